@@ -1,0 +1,2 @@
+//! dslint: a linter and fixer for NVIDIA DeepStream pipeline configuration.
+pub mod syntax;

@@ -1,0 +1,256 @@
+//! How GLib's key-file reader turns a raw value into a typed one. These
+//! follow `g_key_file_parse_value_as_*` in GLib 2.7x and are checked against
+//! `GLib.KeyFile` in `tests/glib_agreement.rs`.
+
+/// The GLib type DeepStream reads a key with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueType {
+    Int,
+    Uint64,
+    Double,
+    Bool,
+    String,
+    IntList,
+    DoubleList,
+    StringList,
+}
+
+impl ValueType {
+    pub fn parse(s: &str) -> Option<ValueType> {
+        Some(match s {
+            "int" => ValueType::Int,
+            "uint64" => ValueType::Uint64,
+            "double" => ValueType::Double,
+            "bool" => ValueType::Bool,
+            "string" => ValueType::String,
+            "int_list" => ValueType::IntList,
+            "double_list" => ValueType::DoubleList,
+            "string_list" => ValueType::StringList,
+            _ => return None,
+        })
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            ValueType::Int => "an integer",
+            ValueType::Uint64 => "an unsigned 64-bit integer",
+            ValueType::Double => "a number",
+            ValueType::Bool => "a boolean (true, false, 1 or 0)",
+            ValueType::String => "a string",
+            ValueType::IntList => "a `;` list of integers",
+            ValueType::DoubleList => "a `;` list of numbers",
+            ValueType::StringList => "a `;` list of strings",
+        }
+    }
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+}
+
+/// `strtol(value, &end, 10)` then "end is NUL or whitespace", range-checked
+/// to a C `int`: so `2 # note` reads as 2, but `2#note` and `0x10` fail.
+pub fn parse_int(value: &str) -> Option<i64> {
+    let s = value.trim_start_matches(is_space);
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let len = digits.bytes().take_while(u8::is_ascii_digit).count();
+    if len == 0 {
+        return None;
+    }
+    let rest = &digits[len..];
+    if !rest.is_empty() && !rest.starts_with(is_space) {
+        return None;
+    }
+    let n: i64 = digits[..len].parse().ok()?;
+    let n = if neg { -n } else { n };
+    if n < i32::MIN as i64 || n > i32::MAX as i64 {
+        return None;
+    }
+    Some(n)
+}
+
+/// `g_ascii_strtoull` with nothing after the digits (GLib also wraps a
+/// leading `-`, which no DeepStream value means; we refuse it).
+pub fn parse_uint64(value: &str) -> Option<u64> {
+    let s = value.trim_start_matches(is_space);
+    let s = s.strip_prefix('+').unwrap_or(s);
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `g_ascii_strtod` with nothing after the number, not even a space.
+pub fn parse_double(value: &str) -> Option<f64> {
+    let s = value.trim_start_matches(is_space);
+    if s.is_empty() || s.ends_with(is_space) {
+        return None;
+    }
+    let lower = s.to_ascii_lowercase();
+    let body = lower.trim_start_matches(['+', '-']);
+    if body.starts_with("0x") {
+        return parse_hex_float(&lower);
+    }
+    if matches!(body, "inf" | "infinity" | "nan") {
+        return lower.parse().ok();
+    }
+    // Rust's parser accepts what strtod accepts for decimal forms, except
+    // that it also takes "inf"/"nan" spellings handled above.
+    if !body.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn parse_hex_float(s: &str) -> Option<f64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let body = body.strip_prefix("0x")?;
+    let (mant, exp) = match body.split_once('p') {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut v = 0f64;
+    for c in int.chars() {
+        v = v * 16.0 + c.to_digit(16)? as f64;
+    }
+    let mut scale = 1.0 / 16.0;
+    for c in frac.chars() {
+        v += c.to_digit(16)? as f64 * scale;
+        scale /= 16.0;
+    }
+    let v = v * 2f64.powi(exp);
+    Some(if neg { -v } else { v })
+}
+
+/// `true`/`false`/`1`/`0`, trailing whitespace ignored, nothing else.
+pub fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim_end_matches(is_space) {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Unescape a string value: `\s \n \t \r \\` are escapes; any other
+/// backslash sequence makes `g_key_file_get_string` fail.
+pub fn parse_string(value: &str) -> Result<String, String> {
+    unescape(value, None).map(|mut v| v.pop().unwrap_or_default())
+}
+
+/// Split a list on `;` (a `\;` stays in the item), dropping one trailing
+/// empty item, as `g_key_file_get_string_list` does.
+pub fn split_list(value: &str) -> Result<Vec<String>, String> {
+    let mut items = unescape(value, Some(';'))?;
+    if items.last().is_some_and(|s| s.is_empty()) {
+        items.pop();
+    }
+    Ok(items)
+}
+
+fn unescape(value: &str, sep: Option<char>) -> Result<Vec<String>, String> {
+    let mut items = vec![String::new()];
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == sep {
+            items.push(String::new());
+            continue;
+        }
+        let cur = items.last_mut().expect("never empty");
+        if c != '\\' {
+            cur.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('s') => cur.push(' '),
+            Some('n') => cur.push('\n'),
+            Some('t') => cur.push('\t'),
+            Some('r') => cur.push('\r'),
+            Some('\\') => cur.push('\\'),
+            Some(c) if Some(c) == sep => cur.push(c),
+            Some(c) => return Err(format!("invalid escape sequence `\\{c}`")),
+            None => return Err("escape character at end of line".to_string()),
+        }
+    }
+    Ok(items)
+}
+
+/// Check a raw value against a type; the error says what GLib would say.
+pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
+    let bad = || Err(format!("`{}` cannot be read as {}", value, ty.describe()));
+    match ty {
+        ValueType::Int => parse_int(value).map(|_| ()).map_or_else(bad, Ok),
+        ValueType::Uint64 => parse_uint64(value).map(|_| ()).map_or_else(bad, Ok),
+        ValueType::Double => parse_double(value).map(|_| ()).map_or_else(bad, Ok),
+        ValueType::Bool => parse_bool(value).map(|_| ()).map_or_else(bad, Ok),
+        ValueType::String => parse_string(value).map(|_| ()),
+        ValueType::StringList => split_list(value).map(|_| ()),
+        ValueType::IntList => {
+            for item in split_list(value)? {
+                if parse_int(&item).is_none() {
+                    return Err(format!("list item `{item}` is not an integer"));
+                }
+            }
+            Ok(())
+        }
+        ValueType::DoubleList => {
+            for item in split_list(value)? {
+                if parse_double(&item).is_none() {
+                    return Err(format!("list item `{item}` is not a number"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_like_strtol() {
+        assert_eq!(parse_int("1 # c"), Some(1));
+        assert_eq!(parse_int("5\t"), Some(5));
+        assert_eq!(parse_int("+5"), Some(5));
+        assert_eq!(parse_int("-3"), Some(-3));
+        assert_eq!(parse_int("0x10"), None);
+        assert_eq!(parse_int("5#c"), None);
+        assert_eq!(parse_int(""), None);
+        assert_eq!(parse_int("99999999999"), None);
+    }
+
+    #[test]
+    fn doubles_and_booleans_are_strict() {
+        assert_eq!(parse_double("0.5"), Some(0.5));
+        assert_eq!(parse_double("0.5 "), None);
+        assert_eq!(parse_double(".5"), Some(0.5));
+        assert_eq!(parse_double("0x1p3"), Some(8.0));
+        assert_eq!(parse_double("0,5"), None);
+        assert_eq!(parse_bool("true "), Some(true));
+        assert_eq!(parse_bool("true # on"), None);
+        assert_eq!(parse_bool("yes"), None);
+        assert_eq!(parse_bool("TRUE"), None);
+    }
+
+    #[test]
+    fn lists_and_escapes() {
+        assert_eq!(split_list("a;b\\;c;").unwrap(), vec!["a", "b;c"]);
+        assert!(check("1; 2;3;", ValueType::IntList).is_ok());
+        assert!(check("1;;2", ValueType::IntList).is_err());
+        assert!(check("0.1 ;0.2", ValueType::DoubleList).is_err());
+        assert!(check("", ValueType::IntList).is_ok());
+        assert_eq!(parse_string("a\\sb").unwrap(), "a b");
+        assert!(parse_string("c:\\dir").is_err());
+    }
+}

@@ -1,0 +1,224 @@
+//! A line lexer for GLib key-files (`GKeyFile`), the format DeepStream reads
+//! `.txt` configs with. It follows GLib 2.7x's `g_key_file_parse_line`:
+//! `#` starts a comment only at the start of a line, whitespace around the key
+//! and before the value is dropped, the value keeps its trailing whitespace,
+//! `;` is *not* a comment, and a key before the first group is an error.
+//! Nothing is rewritten: the text is kept and every token is a byte span.
+
+use super::{Document, Entry, Format, Group, Span, SyntaxError, detect_line_ending};
+
+/// GLib's `g_ascii_isspace`.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// GLib's `g_key_file_is_group_name`.
+fn is_group_name(name: &str) -> bool {
+    !name.is_empty() && !name.chars().any(|c| c == '[' || c == ']' || c.is_ascii_control())
+}
+
+/// GLib's `g_key_file_is_key_name`; returns whether the key carries a
+/// `[locale]` suffix.
+fn check_key_name(key: &str) -> Result<bool, ()> {
+    let base_end = key.find(['=', '[', ']']).unwrap_or(key.len());
+    let base = &key[..base_end];
+    if base.is_empty() || base.starts_with(' ') || base.ends_with(' ') {
+        return Err(());
+    }
+    let rest = &key[base_end..];
+    if rest.is_empty() {
+        return Ok(false);
+    }
+    // `key[locale]`: the locale runs to a `]` that must end the key.
+    let Some(locale) = rest.strip_prefix('[') else {
+        return Err(());
+    };
+    match locale.find(']') {
+        Some(close) if close + 1 == locale.len() && close > 0 => Ok(true),
+        _ => Err(()),
+    }
+}
+
+pub fn parse(text: String) -> Document {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut errors = Vec::new();
+    let has_bom = text.starts_with('\u{feff}');
+    let line_ending = detect_line_ending(&text);
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    if has_bom {
+        // GLib fails the whole file on the BOM; report it once and read the
+        // rest as if it were not there, so the other findings still show.
+        errors.push(SyntaxError {
+            span: 0..3,
+            message: "the file starts with a UTF-8 byte-order mark, which GLib's key-file reader rejects".into(),
+        });
+        pos = 3;
+    }
+    while pos < bytes.len() {
+        let nl = bytes[pos..].iter().position(|&b| b == b'\n');
+        let next = nl.map_or(bytes.len(), |i| pos + i + 1);
+        let mut end = nl.map_or(bytes.len(), |i| pos + i);
+        if end > pos && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        parse_line(&text, pos, end, next, &mut groups, &mut errors);
+        pos = next;
+    }
+    Document { text, format: Format::KeyFile, groups, errors, has_bom, line_ending }
+}
+
+fn parse_line(
+    text: &str,
+    line_start: usize,
+    end: usize,
+    next: usize,
+    groups: &mut Vec<Group>,
+    errors: &mut Vec<SyntaxError>,
+) {
+    let bytes = text.as_bytes();
+    let mut start = line_start;
+    while start < end && is_space(bytes[start]) {
+        start += 1;
+    }
+    let line = &text[start..end];
+    if line.is_empty() || line.starts_with('#') {
+        return;
+    }
+    let not_a_line = |errors: &mut Vec<SyntaxError>| {
+        let what = if line.starts_with(';') {
+            "a line starting with `;` is not a comment in a GLib key-file (use `#`)".to_string()
+        } else {
+            format!("line `{}` is not a key=value pair, a [group] or a # comment", line)
+        };
+        errors.push(SyntaxError { span: start..end, message: what });
+    };
+    if let Some(inner) = line.strip_prefix('[') {
+        if let Some(close) = inner.find(']') {
+            let after = &inner[close + 1..];
+            if after.bytes().all(|b| b == b' ' || b == b'\t') {
+                let name = &inner[..close];
+                let name_start = start + 1;
+                if !is_group_name(name) {
+                    errors.push(SyntaxError {
+                        span: start..end,
+                        message: format!("invalid group name `[{}]`", name),
+                    });
+                }
+                groups.push(Group {
+                    name: name.to_string(),
+                    name_span: name_start..name_start + name.len(),
+                    entries: Vec::new(),
+                    insert_at: next,
+                    indent: String::new(),
+                });
+                return;
+            }
+        }
+    }
+    let Some(eq) = line.find('=') else {
+        not_a_line(errors);
+        return;
+    };
+    if eq == 0 {
+        not_a_line(errors);
+        return;
+    }
+    let Some(group) = groups.last_mut() else {
+        errors.push(SyntaxError {
+            span: start..end,
+            message: "key before the first [group]: GLib refuses the whole file".to_string(),
+        });
+        return;
+    };
+    let mut key_end = start + eq;
+    while key_end > start && is_space(bytes[key_end - 1]) {
+        key_end -= 1;
+    }
+    let key = &text[start..key_end];
+    let localized = match check_key_name(key) {
+        Ok(l) => l,
+        Err(()) => {
+            errors.push(SyntaxError {
+                span: start..key_end,
+                message: format!("invalid key name `{}`", key),
+            });
+            false
+        }
+    };
+    let mut value_start = start + eq + 1;
+    while value_start < end && is_space(bytes[value_start]) {
+        value_start += 1;
+    }
+    group.entries.push(Entry {
+        key: key.to_string(),
+        key_span: start..key_end,
+        value: Some(text[value_start..end].to_string()),
+        value_span: value_start..end,
+        line_span: line_start..next,
+        localized,
+    });
+    group.insert_at = next;
+}
+
+/// The span of a whole key-file line containing `offset`, with its ending.
+pub fn line_around(text: &str, offset: usize) -> Span {
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1);
+    start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(s: &str) -> Document {
+        parse(s.to_string())
+    }
+
+    #[test]
+    fn spans_and_values_follow_glib() {
+        let d = doc("# c\n[g]\n  k = v  \r\nx=1\n");
+        assert!(d.errors.is_empty());
+        let e = &d.groups[0].entries[0];
+        assert_eq!(e.key, "k");
+        assert_eq!(e.value.as_deref(), Some("v  "));
+        assert_eq!(&d.text[e.value_span.clone()], "v  ");
+        assert_eq!(&d.text[e.key_span.clone()], "k");
+        assert_eq!(d.groups[0].insert_at, d.text.len());
+    }
+
+    #[test]
+    fn glib_load_errors() {
+        for (src, want) in [
+            ("\u{feff}[g]\nk=1\n", "byte-order mark"),
+            ("[g]\n;c\n", "`;`"),
+            ("k=1\n[g]\n", "before the first [group]"),
+            ("[g]\nnoeq\n", "not a key=value"),
+            ("[]\n", "invalid group name"),
+            ("[g]\n=v\n", "not a key=value"),
+            ("[g]\nk]=v\n", "invalid key name"),
+            ("[g]]\n", "not a key=value"),
+        ] {
+            let d = doc(src);
+            assert_eq!(d.errors.len(), 1, "{src:?}");
+            assert!(d.errors[0].message.contains(want), "{src:?}: {}", d.errors[0].message);
+        }
+    }
+
+    #[test]
+    fn accepted_shapes() {
+        for src in ["  [g]  \n  k = v  \n", "[g]\nk k=v\n", "[g]\nk[de]=v\n", "[g]\r\nk=v\r\n", "[g]\n\t# c\n   \n"] {
+            assert!(doc(src).errors.is_empty(), "{src:?}");
+        }
+        let d = doc("[g]\nk[de]=v\n");
+        assert!(d.groups[0].entries[0].localized);
+    }
+
+    #[test]
+    fn repeated_keys_and_groups_merge_last_wins() {
+        let d = doc("[g]\nk=1\nk=2\n[h]\n[g]\nk=3");
+        assert_eq!(d.get("g", "k").and_then(|e| e.value.as_deref()), Some("3"));
+        assert_eq!(d.last_group("g").unwrap().insert_at, d.text.len());
+    }
+}

@@ -1,0 +1,163 @@
+//! Lossless documents: every group, key and value remembers its byte span in
+//! the original text, so a fix can replace exactly the bytes it means to and
+//! printing an unedited document is the identity.
+
+pub mod glib;
+pub mod keyfile;
+pub mod yaml;
+
+use std::ops::Range;
+
+/// A byte range into a document's text.
+pub type Span = Range<usize>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    KeyFile,
+    Yaml,
+}
+
+/// One `key=value` line (key-file) or `key: value` pair (YAML).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub key: String,
+    pub key_span: Span,
+    /// The value as the reader sees it before typing: for key-files the raw
+    /// text after `=` (leading whitespace dropped, trailing kept, as GLib
+    /// does); for YAML the scalar after unquoting. `None` for a nested YAML
+    /// sequence or map.
+    pub value: Option<String>,
+    /// Bytes of the value in the source (for a quoted YAML scalar: including
+    /// the quotes).
+    pub value_span: Span,
+    /// The whole line(s) of this entry, up to and including the line end.
+    pub line_span: Span,
+    /// For a key-file key written `key[locale]`: a translation, which GLib
+    /// hides from `get_keys`.
+    pub localized: bool,
+}
+
+/// A `[group]` (key-file) or a top-level `name:` map (YAML).
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub name: String,
+    pub name_span: Span,
+    pub entries: Vec<Entry>,
+    /// Where a new key for this group goes: after the last key line.
+    pub insert_at: usize,
+    /// Indentation of the entries (YAML), or "" for key-files.
+    pub indent: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A parsed configuration file that still owns its exact bytes.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub text: String,
+    pub format: Format,
+    pub groups: Vec<Group>,
+    pub errors: Vec<SyntaxError>,
+    pub has_bom: bool,
+    pub line_ending: &'static str,
+}
+
+impl Document {
+    pub fn parse(text: String, format: Format) -> Document {
+        match format {
+            Format::KeyFile => keyfile::parse(text),
+            Format::Yaml => yaml::parse(text),
+        }
+    }
+
+    /// Groups with this name, in file order (GLib merges repeats).
+    pub fn groups_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Group> + use<'a, 'n> {
+        self.groups.iter().filter(move |g| g.name == name)
+    }
+
+    pub fn has_group(&self, name: &str) -> bool {
+        self.groups.iter().any(|g| g.name == name)
+    }
+
+    /// The entry that wins for `group`/`key`: the last one, as GLib and
+    /// yaml maps resolve repeats.
+    pub fn get(&self, group: &str, key: &str) -> Option<&Entry> {
+        self.groups_named(group)
+            .flat_map(|g| g.entries.iter())
+            .filter(|e| e.key == key && !e.localized)
+            .last()
+    }
+
+    /// Distinct group names in first-seen order.
+    pub fn group_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for g in &self.groups {
+            if !names.contains(&g.name.as_str()) {
+                names.push(&g.name);
+            }
+        }
+        names
+    }
+
+    /// The last occurrence of a group: where a missing key is added.
+    pub fn last_group(&self, name: &str) -> Option<&Group> {
+        self.groups_named(name).last()
+    }
+}
+
+/// Maps byte offsets to 1-based line and column (columns count characters,
+/// skipping a leading BOM, as editors show them).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i + 1);
+            }
+        }
+        LineIndex { starts }
+    }
+
+    /// 1-based (line, column) of a byte offset.
+    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.starts[line];
+        let prefix = text.get(start..offset).unwrap_or("");
+        let col = prefix.trim_start_matches('\u{feff}').chars().count() + 1;
+        (line + 1, col)
+    }
+
+    /// Byte range of a 1-based line, without its line ending.
+    pub fn line_span(&self, text: &str, line: usize) -> Span {
+        let start = self.starts[line - 1];
+        let mut end = self.starts.get(line).copied().unwrap_or(text.len());
+        let bytes = text.as_bytes();
+        if end > start && bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > start && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end
+    }
+}
+
+/// The line ending the file mostly uses; new lines are written the same way.
+pub fn detect_line_ending(text: &str) -> &'static str {
+    let crlf = text.matches("\r\n").count();
+    let lf = text.matches('\n').count();
+    if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" }
+}
