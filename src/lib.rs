@@ -1,2 +1,14 @@
-//! dslint: a linter and fixer for NVIDIA DeepStream pipeline configuration.
+//! dslint: a linter and fixer for NVIDIA DeepStream pipeline configuration,
+//! driven by measurement.
+//!
+//! - [`syntax`]: lossless key-file and YAML documents with byte spans.
+//! - [`model`]: file kinds, key tables, the pipeline built from many files,
+//!   the facts file.
+//! - [`rules`]: the rule book (DS0xx–DS7xx) and its pages.
+//! - [`fix`]: surgical edits, the fix loop and safe writes.
+//! - [`output`]: human and machine renderings.
+pub mod fix;
+pub mod model;
+pub mod output;
+pub mod rules;
 pub mod syntax;

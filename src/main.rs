@@ -1,3 +1,230 @@
-fn main() {
-    println!("Hello, world!");
+//! The `dslint` command line.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use dslint::fix::engine::{self, FixOptions};
+use dslint::model::facts::Facts;
+use dslint::model::workspace::Workspace;
+use dslint::output::{self, human};
+use dslint::rules::context::Profile;
+use dslint::rules::diagnostic::Severity;
+use dslint::rules::registry;
+
+#[derive(Parser)]
+#[command(name = "dslint", version, about = "Lint and fix NVIDIA DeepStream pipeline configs, driven by measurement")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProfileArg {
+    Bench,
+    Display,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(clap::Args)]
+struct Common {
+    /// Files or folders (folders are walked, respecting .gitignore).
+    #[arg(default_value = ".")]
+    paths: Vec<PathBuf>,
+    /// A facts file from `dslint measure` (or written by hand).
+    #[arg(long)]
+    facts: Option<PathBuf>,
+    /// bench: measure-ready output branch; display: R6 findings are info only.
+    #[arg(long, value_enum, default_value = "display")]
+    profile: ProfileArg,
+    /// Only these codes (comma-separated; a prefix such as DS6 selects a family).
+    #[arg(long, value_delimiter = ',')]
+    select: Vec<String>,
+    /// Not these codes (comma-separated, prefixes allowed).
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Report findings (exit 0: nothing at warning or above, 1: findings, 2: usage or I/O error).
+    Check {
+        #[command(flatten)]
+        common: Common,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Show (default) or apply (--write) the fixes.
+    Fix {
+        #[command(flatten)]
+        common: Common,
+        /// Apply the fixes (atomic writes); without it, print a diff.
+        #[arg(long)]
+        write: bool,
+        /// Print the diff (the default without --write).
+        #[arg(long)]
+        diff: bool,
+        /// Also apply fixes that may change results.
+        #[arg(long)]
+        unsafe_fixes: bool,
+        /// `bench`: write NAME.bench.txt/.yml beside each app config with R6
+        /// applied, leaving the display config as it is.
+        #[arg(long)]
+        variant: Option<String>,
+    },
+    /// List the rules.
+    Rules,
+    /// Print a rule's page.
+    Explain { code: String },
+    /// The facts file.
+    Facts {
+        #[command(subcommand)]
+        what: FactsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum FactsCommand {
+    /// Print the facts file's JSON Schema.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check { common, format } => check(common, format),
+        Command::Fix { common, write, diff: _, unsafe_fixes, variant } => fix(common, write, unsafe_fixes, variant),
+        Command::Rules => {
+            for r in registry::RULES {
+                println!("{}  {:<30} {:<8} fix: {:<10} {}", r.code, r.name, r.severity.as_str(), r.fix.split(' ').next().unwrap_or(""), r.summary);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Explain { code } => match registry::find(&code) {
+            Some(r) => {
+                print!("{}", r.page);
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("dslint: no rule `{code}` (see `dslint rules`)");
+                ExitCode::from(2)
+            }
+        },
+        Command::Facts { what: FactsCommand::Schema } => {
+            println!("{}", Facts::schema_json());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn color(c: ColorArg) -> bool {
+    match c {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal(),
+    }
+}
+
+fn load_facts(path: &Option<PathBuf>) -> Result<Option<Facts>, ExitCode> {
+    match path {
+        None => Ok(None),
+        Some(p) => Facts::load(p).map(Some).map_err(|e| {
+            eprintln!("dslint: facts: {e}");
+            ExitCode::from(2)
+        }),
+    }
+}
+
+fn profile(p: ProfileArg) -> Profile {
+    match p {
+        ProfileArg::Bench => Profile::Bench,
+        ProfileArg::Display => Profile::Display,
+    }
+}
+
+fn check(common: Common, format: Format) -> ExitCode {
+    let facts = match load_facts(&common.facts) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let mut ws = Workspace::load(&common.paths);
+    let result = dslint::rules::check(&mut ws, facts.as_ref(), profile(common.profile));
+    let diags: Vec<_> = result.diagnostics.into_iter().filter(|d| engine::selected(d.code, &common.select, &common.ignore)).collect();
+    let problems: Vec<_> = output::file_problems(&ws).into_iter().filter(|p| engine::selected(p.code, &common.select, &common.ignore)).collect();
+    for p in &ws.missing_args {
+        eprintln!("dslint: {}: no such file or folder", p.display());
+    }
+    match format {
+        Format::Human => {
+            let style = human::Style { color: color(common.color) };
+            print!("{}", human::render(&ws, &diags, &problems, &style));
+            print!("{}", human::summary(&diags, &problems, ws.files.len()));
+        }
+        Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
+    }
+    if !ws.missing_args.is_empty() {
+        return ExitCode::from(2);
+    }
+    let findings = diags.iter().any(|d| d.severity >= Severity::Warning) || problems.iter().any(|p| p.severity >= Severity::Warning);
+    ExitCode::from(u8::from(findings))
+}
+
+fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>) -> ExitCode {
+    let facts = match load_facts(&common.facts) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    if let Some(v) = variant {
+        if v != "bench" {
+            eprintln!("dslint: --variant takes `bench`");
+            return ExitCode::from(2);
+        }
+        return dslint::fix::variant::write_bench_variants(&common.paths, facts.as_ref(), write, color(common.color));
+    }
+    let opts = FixOptions { facts: facts.as_ref(), profile: profile(common.profile), unsafe_fixes, select: common.select.clone(), ignore: common.ignore.clone() };
+    let outcome = engine::run(&common.paths, &opts);
+    for p in &outcome.final_ws.missing_args {
+        eprintln!("dslint: {}: no such file or folder", p.display());
+    }
+    let mut failed = false;
+    if write {
+        for (path, (original, new)) in &outcome.changed {
+            if let Err(e) = dslint::fix::write::write_atomic(path, original, new, &common.paths) {
+                eprintln!("dslint: {e}");
+                failed = true;
+            }
+        }
+    } else {
+        let style = color(common.color);
+        for (path, (original, new)) in &outcome.changed {
+            print!("{}", dslint::fix::diff::unified(path, original, new, style));
+        }
+    }
+    eprint!("{}", dslint::fix::diff::summary(&outcome, write));
+    if failed || !outcome.final_ws.missing_args.is_empty() {
+        return ExitCode::from(2);
+    }
+    ExitCode::from(u8::from(!write && !outcome.changed.is_empty()))
 }

@@ -157,6 +157,7 @@ fn parse_line(
         value_span: value_start..end,
         line_span: line_start..next,
         localized,
+        children: 0,
     });
     group.insert_at = next;
 }

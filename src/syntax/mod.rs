@@ -35,6 +35,8 @@ pub struct Entry {
     /// For a key-file key written `key[locale]`: a translation, which GLib
     /// hides from `get_keys`.
     pub localized: bool,
+    /// For a nested YAML sequence or map: how many items it holds.
+    pub children: usize,
 }
 
 /// A `[group]` (key-file) or a top-level `name:` map (YAML).

@@ -34,7 +34,8 @@ fn offsets(span: &YSpan) -> Span {
 
 enum Node {
     Scalar(String, Span),
-    Complex(Span),
+    /// A sequence or map: its span and how many direct items it has.
+    Complex(Span, usize),
 }
 
 fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
@@ -67,20 +68,26 @@ fn node(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, 
     match first {
         Event::Scalar(v, ..) => Ok(Node::Scalar(v.into_owned(), span)),
         Event::MappingStart(..) | Event::SequenceStart(..) => {
+            let is_map = matches!(first, Event::MappingStart(..));
             let mut depth = 1;
             let mut end = span.end;
+            let mut nodes_at_top = 0;
             while depth > 0 {
                 let Some((ev, s)) = next(events)? else { break };
                 end = end.max(s.end);
+                if depth == 1 && !matches!(ev, Event::MappingEnd | Event::SequenceEnd) {
+                    nodes_at_top += 1;
+                }
                 match ev {
                     Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
                     Event::MappingEnd | Event::SequenceEnd => depth -= 1,
                     _ => {}
                 }
             }
-            Ok(Node::Complex(span.start..end))
+            let items = if is_map { nodes_at_top / 2 } else { nodes_at_top };
+            Ok(Node::Complex(span.start..end, items))
         }
-        _ => Ok(Node::Complex(span)),
+        _ => Ok(Node::Complex(span, 0)),
     }
 }
 
@@ -126,7 +133,7 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
         let key = match node(&mut events, ev, span.clone())? {
             _ if false => unreachable!(),
             Node::Scalar(k, s) => Some((k, s)),
-            Node::Complex(_) => None,
+            Node::Complex(..) => None,
         };
         if matches!(events.peek(), None) {
             return Ok(());
@@ -169,13 +176,13 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
 }
 
 fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
-    let (value, value_span) = match value {
-        Node::Scalar(v, s) => (Some(v), s),
-        Node::Complex(s) => (None, s),
+    let (value, value_span, children) = match value {
+        Node::Scalar(v, s) => (Some(v), s, 0),
+        Node::Complex(s, n) => (None, s, n),
     };
     let end = value_span.end.max(key_span.end);
     let line_span = line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
-    Entry { key, key_span, value, value_span, line_span, localized: false }
+    Entry { key, key_span, value, value_span, line_span, localized: false, children }
 }
 
 fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) -> Result<Group, ScanError> {
@@ -220,6 +227,7 @@ mod tests {
         assert_eq!(n.value.as_deref(), Some("x y"));
         assert_eq!(&src[n.value_span.clone()], "\"x y\"");
         assert!(d.get("streammux", "list").unwrap().value.is_none());
+        assert_eq!(d.get("streammux", "list").unwrap().children, 2);
         let g = d.last_group("streammux").unwrap();
         assert_eq!(g.indent, "  ");
         assert_eq!(&src[g.insert_at..g.insert_at + 9], "property:");

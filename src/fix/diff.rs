@@ -1,0 +1,46 @@
+//! Unified diffs of what `fix` would change, and its summary.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use similar::TextDiff;
+
+use crate::fix::engine::FixOutcome;
+
+pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
+    let name = path.display().to_string();
+    let diff = TextDiff::from_lines(original, new);
+    let text = diff.unified_diff().context_radius(3).header(&format!("a/{name}"), &format!("b/{name}")).to_string();
+    if !color {
+        return text;
+    }
+    text.lines()
+        .map(|l| match l.as_bytes().first() {
+            Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
+            Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
+            Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+pub fn summary(o: &FixOutcome, written: bool) -> String {
+    let mut s = String::new();
+    let verb = if written { "fixed" } else { "would fix" };
+    let total: usize = o.applied.values().sum();
+    let _ = write!(s, "{} {} in {} files", verb, plural(total, "finding"), o.changed.len());
+    if !o.applied.is_empty() {
+        let per: Vec<String> = o.applied.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        let _ = write!(s, " ({})", per.join(", "));
+    }
+    s.push_str(".\n");
+    if !o.unsafe_left.is_empty() {
+        let per: Vec<String> = o.unsafe_left.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        let _ = writeln!(s, "{} left: unsafe ({}); use --unsafe-fixes to apply.", plural(o.unsafe_left.values().sum(), "fix"), per.join(", "));
+    }
+    s
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else if word.ends_with('x') { format!("{n} {word}es") } else { format!("{n} {word}s") }
+}

@@ -1,0 +1,42 @@
+//! Fixes as data: byte-range edits with an applicability, as ruff does.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::model::workspace::FileId;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Applied only with `--unsafe-fixes`: it may change results.
+    Unsafe,
+    /// Applied by `dslint fix`: it keeps what the pipeline computes.
+    Safe,
+}
+
+/// Replace `range` of one file's text with `text` (an insertion when the
+/// range is empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub file: FileId,
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Fix {
+    pub applicability: Applicability,
+    /// What the fix does, in a few words ("set batch-size=4").
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix { applicability: Applicability::Safe, title: title.into(), edits }
+    }
+    pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix { applicability: Applicability::Unsafe, title: title.into(), edits }
+    }
+}

@@ -1,0 +1,98 @@
+//! The fix loop: check, take the wanted fixes that do not overlap, apply
+//! them in memory, check again, until nothing changes (at most
+//! `MAX_PASSES`). Files are written only at the end, and only when asked.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use crate::fix::apply;
+use crate::fix::edit::Applicability;
+use crate::model::facts::Facts;
+use crate::model::workspace::{Workspace, canonical};
+use crate::rules::context::Profile;
+use crate::rules::diagnostic::Diagnostic;
+
+pub const MAX_PASSES: usize = 10;
+
+pub struct FixOptions<'a> {
+    pub facts: Option<&'a Facts>,
+    pub profile: Profile,
+    pub unsafe_fixes: bool,
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+/// Code selection by full code or prefix (`DS6` selects DS601–DS604).
+pub fn selected(code: &str, select: &[String], ignore: &[String]) -> bool {
+    let hit = |list: &[String]| list.iter().any(|s| code.starts_with(s.trim()) || s.trim().eq_ignore_ascii_case("ALL"));
+    (select.is_empty() || hit(select)) && !hit(ignore)
+}
+
+#[derive(Default)]
+pub struct FixOutcome {
+    /// path → (original text, fixed text), for files that changed.
+    pub changed: BTreeMap<PathBuf, (String, String)>,
+    pub applied: BTreeMap<&'static str, usize>,
+    /// Unsafe fixes not applied (no `--unsafe-fixes`), by code.
+    pub unsafe_left: BTreeMap<&'static str, usize>,
+    pub passes: usize,
+    /// What is left after fixing.
+    pub remaining: Vec<Diagnostic>,
+    pub final_ws: Workspace,
+}
+
+pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
+    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
+    let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
+    let mut out = FixOutcome::default();
+    loop {
+        let mut ws = Workspace::load_with(paths, overlay.clone());
+        let result = crate::rules::check(&mut ws, opts.facts, opts.profile);
+        let wanted = |d: &&Diagnostic| {
+            selected(d.code, &opts.select, &opts.ignore)
+                && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
+        };
+        let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
+        if fixable.is_empty() || out.passes >= MAX_PASSES {
+            out.unsafe_left.clear();
+            for d in &result.diagnostics {
+                if !opts.unsafe_fixes && selected(d.code, &opts.select, &opts.ignore) && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
+                    *out.unsafe_left.entry(d.code).or_default() += 1;
+                }
+            }
+            out.remaining = result.diagnostics;
+            out.final_ws = ws;
+            break;
+        }
+        out.passes += 1;
+        let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_ref()));
+        for d in &fixable {
+            if let Some(f) = &d.fix {
+                if taken.iter().any(|t| std::ptr::eq(*t, f)) {
+                    *out.applied.entry(d.code).or_default() += 1;
+                }
+            }
+        }
+        let mut texts: BTreeMap<usize, String> = BTreeMap::new();
+        for fix in &taken {
+            for e in &fix.edits {
+                texts.entry(e.file).or_insert_with(|| ws.files[e.file].doc.text.clone());
+            }
+        }
+        apply::apply(&mut texts, taken.iter().flat_map(|f| f.edits.iter()).collect());
+        for (file, text) in texts {
+            let path = ws.files[file].path.clone();
+            let key = canonical(&path);
+            originals.entry(key.clone()).or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
+            overlay.insert(key, text);
+        }
+    }
+    for (key, (path, original)) in originals {
+        if let Some(new) = overlay.get(&key) {
+            if *new != original {
+                out.changed.insert(path, (original, new.clone()));
+            }
+        }
+    }
+    out
+}

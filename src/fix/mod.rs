@@ -1,0 +1,9 @@
+//! Surgical rewrites: edits on byte spans, applied without touching any
+//! other byte, to a fixed point.
+
+pub mod apply;
+pub mod edit;
+pub mod diff;
+pub mod engine;
+pub mod variant;
+pub mod write;

@@ -1,0 +1,147 @@
+//! What a file is, decided from its content: a repository holds many YAML
+//! and `.txt` files that are not DeepStream configs, and those are skipped
+//! without a word.
+
+use crate::syntax::{Document, Format};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// deepstream-app (and deepstream-test5) config, key-file or YAML.
+    App,
+    /// A test app's YAML (`streammux:`, `primary-gie:` with `config-file-path`, …).
+    TestApp,
+    /// nvinfer config (`[property]`).
+    NvInfer,
+    /// nvdspreprocess config (`[property]` with `network-input-shape`).
+    Preprocess,
+    /// nvtracker key-file (`[tracker]`).
+    Tracker,
+    /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
+    TrackerLowLevel,
+}
+
+impl Kind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::App => "deepstream-app config",
+            Kind::TestApp => "test-app config",
+            Kind::NvInfer => "nvinfer config",
+            Kind::Preprocess => "nvdspreprocess config",
+            Kind::Tracker => "tracker config",
+            Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+        }
+    }
+}
+
+const APP_GROUPS: &[&str] = &[
+    "application", "tiled-display", "source-list", "source-attr-all", "tests", "primary-gie", "osd",
+    "streammux", "img-save", "message-converter", "nvds-analytics",
+];
+const TEST_APP_GROUPS: &[&str] =
+    &["streammux", "primary-gie", "tracker", "source-list", "source", "sink", "tiler", "osd", "pgie", "sgie"];
+const TRACKER_LL_SECTIONS: &[&str] = &[
+    "BaseConfig", "TargetManagement", "TrajectoryManagement", "DataAssociator", "StateEstimator",
+    "VisualTracker", "ReID", "ObjectModelProjection", "MultiViewAssociator", "Segmentation",
+];
+/// Keys only nvinfer's `[property]` has (nvdsanalytics, nvdspreprocess,
+/// nvdewarper and msgconv configs also use `[property]`).
+const NVINFER_MARKERS: &[&str] = &[
+    "gie-unique-id", "network-type", "model-engine-file", "onnx-file", "net-scale-factor", "labelfile-path",
+    "num-detected-classes", "model-file", "tlt-encoded-model", "uff-file", "int8-calib-file", "network-mode",
+    "infer-dims", "parse-bbox-func-name", "output-blob-names", "model-color-format", "cluster-mode",
+];
+
+fn numbered(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Classify a parsed document. `None`: not a DeepStream config we read.
+pub fn classify(doc: &Document) -> Option<Kind> {
+    let names = doc.group_names();
+    let has = |g: &str| names.contains(&g);
+    if doc.format == Format::Yaml && names.iter().any(|n| TRACKER_LL_SECTIONS.contains(n)) {
+        return Some(Kind::TrackerLowLevel);
+    }
+    if has("property") {
+        if doc.get("property", "network-input-shape").is_some() {
+            return Some(Kind::Preprocess);
+        }
+        let prop_keys = doc.groups_named("property").flat_map(|g| &g.entries);
+        if prop_keys.into_iter().any(|e| NVINFER_MARKERS.contains(&e.key.as_str())) {
+            return Some(Kind::NvInfer);
+        }
+        return None;
+    }
+    let app_like = names.iter().any(|n| {
+        APP_GROUPS.contains(n) || numbered(n, "source") || numbered(n, "sink") || numbered(n, "secondary-gie")
+    });
+    if doc.format == Format::KeyFile {
+        if app_like {
+            return Some(Kind::App);
+        }
+        if has("tracker") {
+            return Some(Kind::Tracker);
+        }
+        return None;
+    }
+    // YAML: deepstream-app's own groups, or a test app's sections.
+    let deepstream_app = names.iter().any(|n| {
+        matches!(*n, "application" | "tiled-display" | "source-attr-all" | "tests")
+            || numbered(n, "source")
+            || numbered(n, "sink")
+    });
+    if deepstream_app {
+        return Some(Kind::App);
+    }
+    if names.iter().any(|n| TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie")) {
+        return Some(Kind::TestApp);
+    }
+    None
+}
+
+/// Which syntax to read a file with. Extensions decide first; a file with
+/// none that looks like YAML is read as YAML. nvinferserver's protobuf text
+/// (often named `.txt`) is neither.
+pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if looks_like_protobuf(text) {
+        return None;
+    }
+    match ext.as_str() {
+        "yml" | "yaml" => Some(Format::Yaml),
+        "txt" | "cfg" | "ini" | "conf" => Some(Format::KeyFile),
+        _ => {
+            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+            if first.starts_with('[') {
+                Some(Format::KeyFile)
+            } else if first.ends_with(':') || first.starts_with("%YAML") {
+                Some(Format::Yaml)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+fn looks_like_protobuf(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .take(3)
+        .any(|l| (l.ends_with('{') && !l.starts_with('[')) || l.starts_with("infer_config"))
+}
+
+/// For a YAML file the parser rejects: does it still look like one of ours
+/// (so the error is worth reporting)? A line-level look at top-level keys.
+pub fn yaml_looks_like_ours(text: &str) -> bool {
+    text.lines().any(|l| {
+        let Some(key) = l.strip_suffix(':').or_else(|| l.split_once(": ").map(|(k, _)| k)) else { return false };
+        !l.starts_with([' ', '\t', '#', '-'])
+            && (APP_GROUPS.contains(&key)
+                || TEST_APP_GROUPS.contains(&key)
+                || TRACKER_LL_SECTIONS.contains(&key)
+                || key == "property"
+                || numbered(key, "source")
+                || numbered(key, "sink"))
+    })
+}

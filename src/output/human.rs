@@ -1,0 +1,92 @@
+//! ShellCheck-style output: each finding explains itself.
+//!
+//! ```text
+//! error[DS701]: BATCH_MISMATCH: streammux batch-size 4 != … (pgie.txt:7)
+//!   --> app.txt:12:12
+//!    |
+//! 12 | batch-size=4
+//!    |            ^
+//!    = expected: 4
+//!    = why: nvinfer runs partial batches …
+//!    = fix (safe): set both batch-size=4
+//! ```
+
+use std::fmt::Write;
+
+use crate::fix::edit::Applicability;
+use crate::model::workspace::Workspace;
+use crate::output::{FileProblem, locate};
+use crate::rules::diagnostic::{Diagnostic, Severity};
+
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    fn severity(&self, sev: Severity) -> String {
+        let code = match sev {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "1;36",
+        };
+        self.paint(code, sev.as_str())
+    }
+}
+
+pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], style: &Style) -> String {
+    let mut out = String::new();
+    for p in problems {
+        let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, p.message);
+        let _ = writeln!(out, "  --> {}\n", p.path.display());
+    }
+    for d in diags {
+        let l = locate(ws, d);
+        let f = &ws.files[d.file];
+        let _ = writeln!(out, "{}[{}]: {}", style.severity(d.severity), d.code, style.paint("1", &d.message));
+        let _ = writeln!(out, "  --> {}:{}:{}", l.path.display(), l.line, l.col);
+        let src = f.lines.line_span(&f.doc.text, l.line);
+        let line_text = f.doc.text[src.clone()].replace('\t', " ");
+        let gutter = l.line.to_string().len();
+        let pad = " ".repeat(gutter);
+        let _ = writeln!(out, "{pad} |");
+        let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
+        let caret_len = if l.end_line == l.line { (l.end_col.saturating_sub(l.col)).max(1) } else { line_text.chars().count().saturating_sub(l.col - 1).max(1) };
+        let _ = writeln!(out, "{pad} | {}{}", " ".repeat(l.col - 1), style.paint("1;31", &"^".repeat(caret_len)));
+        if let Some(e) = &d.expected {
+            let _ = writeln!(out, "{pad} = expected: {e}");
+        }
+        if let Some(w) = &d.why {
+            let _ = writeln!(out, "{pad} = why: {w}");
+        }
+        for (rf, rs) in &d.related {
+            let (rl, rc) = ws.files[*rf].position(rs.start);
+            let _ = writeln!(out, "{pad} = see: {}:{rl}:{rc}", ws.files[*rf].path.display());
+        }
+        let fix = match &d.fix {
+            Some(fx) if fx.applicability == Applicability::Safe => format!("safe, `dslint fix`: {}", fx.title),
+            Some(fx) => format!("unsafe, `dslint fix --unsafe-fixes`: {}", fx.title),
+            None => "none".to_string(),
+        };
+        let _ = writeln!(out, "{pad} = fix: {fix}\n");
+    }
+    out
+}
+
+/// The closing line: counts by severity and how many are fixable.
+pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> String {
+    let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count() + problems.iter().filter(|p| p.severity == s).count();
+    let safe = diags.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe)).count();
+    let unsafe_ = diags.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe)).count();
+    if diags.is_empty() && problems.is_empty() {
+        return format!("All checks passed ({files} files).\n");
+    }
+    format!(
+        "Found {} errors, {} warnings, {} info in {files} files; {safe} fixable with `dslint fix`, {unsafe_} more with `--unsafe-fixes`.\n",
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info)
+    )
+}

@@ -1,0 +1,99 @@
+//! `--format json`: one object per finding; the schema is in the README.
+
+use serde::Serialize;
+
+use crate::fix::edit::Applicability;
+use crate::model::workspace::Workspace;
+use crate::output::{FileProblem, locate};
+use crate::rules::diagnostic::{Diagnostic, Severity};
+
+#[derive(Serialize)]
+struct Position {
+    line: usize,
+    column: usize,
+}
+
+#[derive(Serialize)]
+struct JsonEdit {
+    file: String,
+    start: usize,
+    end: usize,
+    content: String,
+}
+
+#[derive(Serialize)]
+struct JsonFix {
+    applicability: Applicability,
+    message: String,
+    edits: Vec<JsonEdit>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic {
+    code: String,
+    name: String,
+    severity: Severity,
+    file: String,
+    location: Option<Position>,
+    end_location: Option<Position>,
+    message: String,
+    expected: Option<String>,
+    why: Option<String>,
+    related: Vec<String>,
+    fix: Option<JsonFix>,
+}
+
+pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
+    let mut items: Vec<JsonDiagnostic> = problems
+        .iter()
+        .map(|p| JsonDiagnostic {
+            code: p.code.to_string(),
+            name: name(p.code),
+            severity: p.severity,
+            file: p.path.display().to_string(),
+            location: None,
+            end_location: None,
+            message: p.message.to_string(),
+            expected: None,
+            why: None,
+            related: Vec::new(),
+            fix: None,
+        })
+        .collect();
+    for d in diags {
+        let l = locate(ws, d);
+        items.push(JsonDiagnostic {
+            code: d.code.to_string(),
+            name: name(d.code),
+            severity: d.severity,
+            file: l.path.display().to_string(),
+            location: Some(Position { line: l.line, column: l.col }),
+            end_location: Some(Position { line: l.end_line, column: l.end_col }),
+            message: d.message.clone(),
+            expected: d.expected.clone(),
+            why: d.why.clone(),
+            related: d
+                .related
+                .iter()
+                .map(|(f, s)| {
+                    let (line, col) = ws.files[*f].position(s.start);
+                    format!("{}:{line}:{col}", ws.files[*f].path.display())
+                })
+                .collect(),
+            fix: d.fix.as_ref().map(|f| JsonFix {
+                applicability: f.applicability,
+                message: f.title.clone(),
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| JsonEdit { file: ws.files[e.file].path.display().to_string(), start: e.range.start, end: e.range.end, content: e.text.clone() })
+                    .collect(),
+            }),
+        });
+    }
+    serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".into()) + "\n"
+}
+
+fn name(code: &str) -> String {
+    crate::rules::registry::find(code).map_or_else(String::new, |r| r.name.to_string())
+}

@@ -1,0 +1,64 @@
+//! A finding: code, severity, where, what was found, what was expected and
+//! why, and the fix if there is one.
+
+use serde::Serialize;
+
+use crate::fix::edit::Fix;
+use crate::model::workspace::FileId;
+use crate::syntax::Span;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub file: FileId,
+    pub span: Span,
+    pub message: String,
+    /// The value dslint expects, when there is one.
+    pub expected: Option<String>,
+    /// Why: the reasoning or the inputs the expected value came from.
+    pub why: Option<String>,
+    /// Other places this finding involves (DS701 names two files).
+    pub related: Vec<(FileId, Span)>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    pub fn new(code: &'static str, severity: Severity, file: FileId, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { code, severity, file, span, message: message.into(), expected: None, why: None, related: Vec::new(), fix: None }
+    }
+    pub fn expected(mut self, e: impl Into<String>) -> Self {
+        self.expected = Some(e.into());
+        self
+    }
+    pub fn why(mut self, w: impl Into<String>) -> Self {
+        self.why = Some(w.into());
+        self
+    }
+    pub fn related(mut self, file: FileId, span: Span) -> Self {
+        self.related.push((file, span));
+        self
+    }
+    pub fn fix(mut self, fix: Option<Fix>) -> Self {
+        self.fix = fix;
+        self
+    }
+}

@@ -1,0 +1,77 @@
+//! R6: the output branch (DS601–DS604). Warnings in the bench profile,
+//! info in the display profile (where the fix belongs to `--variant bench`).
+
+use crate::fix::edit::Fix;
+use crate::model::pipeline::Pipeline;
+use crate::rules::context::{Ctx, Profile};
+use crate::rules::diagnostic::{Diagnostic, Severity};
+
+pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    let bench = ctx.profile == Profile::Bench;
+    let sev = if bench { Severity::Warning } else { Severity::Info };
+    let note = if bench { "" } else { "; costs throughput: measure with the bench variant (dslint fix --variant bench)" };
+    let ws = ctx.ws;
+    for (code, at, what) in [("DS601", &p.osd, "OSD"), ("DS602", &p.tiler, "tiler")] {
+        let Some(at) = at else { continue };
+        let Some(loc) = ctx.loc(at, "enable") else { continue };
+        out.push(
+            Diagnostic::new(code, sev, loc.file, loc.value_span.clone(), format!("{what} is enabled"))
+                .expected("enable=0 in the bench profile")
+                .why(format!("drawing and compositing frames is work no measurement needs{note}"))
+                .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
+        );
+    }
+    // DS603: exactly one sink, a fakesink without sync.
+    for (i, at) in p.sinks.iter().enumerate() {
+        let ty = ws.int_at(at, "type");
+        let sync = ws.int_at(at, "sync");
+        let is_fake = ty == Some(1);
+        let group_span = ws.files[at.file].doc.last_group(&at.group).map_or(0..0, |g| g.name_span.clone());
+        if i > 0 {
+            let edit = ctx.set_or_insert(at, "enable", "0");
+            out.push(
+                Diagnostic::new("DS603", sev, at.file, group_span, format!("[{}] is an extra sink", at.group))
+                    .expected("exactly one sink in the bench profile")
+                    .why(format!("every sink is a branch that encodes, renders or sends frames{note}"))
+                    .fix(if bench { edit.map(|e| Fix::safe("set enable=0", vec![e])) } else { None }),
+            );
+            continue;
+        }
+        if !is_fake || sync != Some(0) {
+            let mut edits = Vec::new();
+            if !is_fake {
+                edits.extend(ctx.set_or_insert(at, "type", "1"));
+            }
+            if sync != Some(0) {
+                edits.extend(ctx.set_or_insert(at, "sync", "0"));
+            }
+            let (file, span) = ctx.loc(at, if is_fake { "sync" } else { "type" }).map_or((at.file, group_span), |l| (l.file, l.value_span));
+            let what = match (is_fake, sync) {
+                (false, _) => format!("[{}] is not a fakesink (type={})", at.group, ty.map_or("unset".into(), |t| t.to_string())),
+                (true, Some(s)) => format!("[{}] has sync={s}", at.group),
+                (true, None) => format!("[{}] does not set sync=0", at.group),
+            };
+            out.push(
+                Diagnostic::new("DS603", sev, file, span, what)
+                    .expected("type=1 (fakesink), sync=0")
+                    .why(format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}"))
+                    .fix(if bench && !edits.is_empty() { Some(Fix::safe("make it a fakesink with sync=0", edits)) } else { None }),
+            );
+        }
+    }
+    // DS604: perf measurement on (deepstream-app's [application]).
+    if let Some(app) = &p.application {
+        if ws.int_at(app, "enable-perf-measurement") != Some(1) {
+            let (file, span) = ctx.loc(app, "enable-perf-measurement").map_or_else(
+                || (app.file, ws.files[app.file].doc.last_group(&app.group).map_or(0..0, |g| g.name_span.clone())),
+                |l| (l.file, l.value_span),
+            );
+            out.push(
+                Diagnostic::new("DS604", Severity::Info, file, span, "[application] enable-perf-measurement is not 1")
+                    .expected("1")
+                    .why("deepstream-app prints **PERF lines only when it is on; dslint measure sweep reads them")
+                    .fix(ctx.set_or_insert(app, "enable-perf-measurement", "1").map(|e| Fix::safe("set enable-perf-measurement=1", vec![e]))),
+            );
+        }
+    }
+}
