@@ -15,7 +15,11 @@ use dslint::rules::diagnostic::Severity;
 use dslint::rules::registry;
 
 #[derive(Parser)]
-#[command(name = "dslint", version, about = "Lint and fix NVIDIA DeepStream pipeline configs, driven by measurement")]
+#[command(
+    name = "dslint",
+    version,
+    about = "Lint and fix NVIDIA DeepStream pipeline configs, driven by measurement"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -115,10 +119,23 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check { common, format } => check(common, format),
-        Command::Fix { common, write, diff: _, unsafe_fixes, variant } => fix(common, write, unsafe_fixes, variant),
+        Command::Fix {
+            common,
+            write,
+            diff: _,
+            unsafe_fixes,
+            variant,
+        } => fix(common, write, unsafe_fixes, variant),
         Command::Rules => {
             for r in registry::RULES {
-                println!("{}  {:<30} {:<8} fix: {:<10} {}", r.code, r.name, r.severity.as_str(), r.fix.split(' ').next().unwrap_or(""), r.summary);
+                println!(
+                    "{}  {:<30} {:<8} fix: {:<10} {}",
+                    r.code,
+                    r.name,
+                    r.severity.as_str(),
+                    r.fix.split(' ').next().unwrap_or(""),
+                    r.summary
+                );
             }
             ExitCode::SUCCESS
         }
@@ -132,7 +149,9 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Facts { what: FactsCommand::Schema } => {
+        Command::Facts {
+            what: FactsCommand::Schema,
+        } => {
             println!("{}", Facts::schema_json());
             ExitCode::SUCCESS
         }
@@ -171,14 +190,23 @@ fn check(common: Common, format: Format) -> ExitCode {
     };
     let mut ws = Workspace::load(&common.paths);
     let result = dslint::rules::check(&mut ws, facts.as_ref(), profile(common.profile));
-    let diags: Vec<_> = result.diagnostics.into_iter().filter(|d| engine::selected(d.code, &common.select, &common.ignore)).collect();
-    let problems: Vec<_> = output::file_problems(&ws).into_iter().filter(|p| engine::selected(p.code, &common.select, &common.ignore)).collect();
+    let diags: Vec<_> = result
+        .diagnostics
+        .into_iter()
+        .filter(|d| engine::selected(d.code, &common.select, &common.ignore))
+        .collect();
+    let problems: Vec<_> = output::file_problems(&ws)
+        .into_iter()
+        .filter(|p| engine::selected(p.code, &common.select, &common.ignore))
+        .collect();
     for p in &ws.missing_args {
         eprintln!("dslint: {}: no such file or folder", p.display());
     }
     match format {
         Format::Human => {
-            let style = human::Style { color: color(common.color) };
+            let style = human::Style {
+                color: color(common.color),
+            };
             print!("{}", human::render(&ws, &diags, &problems, &style));
             print!("{}", human::summary(&diags, &problems, ws.files.len()));
         }
@@ -187,7 +215,8 @@ fn check(common: Common, format: Format) -> ExitCode {
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }
-    let findings = diags.iter().any(|d| d.severity >= Severity::Warning) || problems.iter().any(|p| p.severity >= Severity::Warning);
+    let findings = diags.iter().any(|d| d.severity >= Severity::Warning)
+        || problems.iter().any(|p| p.severity >= Severity::Warning);
     ExitCode::from(u8::from(findings))
 }
 
@@ -203,7 +232,13 @@ fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>)
         }
         return dslint::fix::variant::write_bench_variants(&common.paths, facts.as_ref(), write, color(common.color));
     }
-    let opts = FixOptions { facts: facts.as_ref(), profile: profile(common.profile), unsafe_fixes, select: common.select.clone(), ignore: common.ignore.clone() };
+    let opts = FixOptions {
+        facts: facts.as_ref(),
+        profile: profile(common.profile),
+        unsafe_fixes,
+        select: common.select.clone(),
+        ignore: common.ignore.clone(),
+    };
     let outcome = engine::run(&common.paths, &opts);
     for p in &outcome.final_ws.missing_args {
         eprintln!("dslint: {}: no such file or folder", p.display());

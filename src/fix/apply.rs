@@ -14,7 +14,10 @@ pub fn select<'a>(fixes: impl IntoIterator<Item = &'a Fix>) -> (Vec<&'a Fix>, us
     for fix in fixes {
         let clash = fix.edits.iter().any(|e| {
             claimed.iter().any(|&(f, s, t)| {
-                f == e.file && (e.range.start < t && s < e.range.end || (e.range.is_empty() && s == e.range.start && t == s) || (e.range.start == s && e.range.end == t))
+                f == e.file
+                    && (e.range.start < t && s < e.range.end
+                        || (e.range.is_empty() && s == e.range.start && t == s)
+                        || (e.range.start == s && e.range.end == t))
             })
         });
         if clash {

@@ -10,7 +10,11 @@ use crate::fix::engine::FixOutcome;
 pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     let name = path.display().to_string();
     let diff = TextDiff::from_lines(original, new);
-    let text = diff.unified_diff().context_radius(3).header(&format!("a/{name}"), &format!("b/{name}")).to_string();
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
     if !color {
         return text;
     }
@@ -36,11 +40,22 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
     s.push_str(".\n");
     if !o.unsafe_left.is_empty() {
         let per: Vec<String> = o.unsafe_left.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
-        let _ = writeln!(s, "{} left: unsafe ({}); use --unsafe-fixes to apply.", plural(o.unsafe_left.values().sum(), "fix"), per.join(", "));
+        let _ = writeln!(
+            s,
+            "{} left: unsafe ({}); use --unsafe-fixes to apply.",
+            plural(o.unsafe_left.values().sum(), "fix"),
+            per.join(", ")
+        );
     }
     s
 }
 
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else if word.ends_with('x') { format!("{n} {word}es") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("1 {word}")
+    } else if word.ends_with('x') {
+        format!("{n} {word}es")
+    } else {
+        format!("{n} {word}s")
+    }
 }

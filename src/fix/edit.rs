@@ -34,9 +34,17 @@ pub struct Fix {
 
 impl Fix {
     pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
-        Fix { applicability: Applicability::Safe, title: title.into(), edits }
+        Fix {
+            applicability: Applicability::Safe,
+            title: title.into(),
+            edits,
+        }
     }
     pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
-        Fix { applicability: Applicability::Unsafe, title: title.into(), edits }
+        Fix {
+            applicability: Applicability::Unsafe,
+            title: title.into(),
+            edits,
+        }
     }
 }

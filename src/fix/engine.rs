@@ -24,7 +24,10 @@ pub struct FixOptions<'a> {
 
 /// Code selection by full code or prefix (`DS6` selects DS601–DS604).
 pub fn selected(code: &str, select: &[String], ignore: &[String]) -> bool {
-    let hit = |list: &[String]| list.iter().any(|s| code.starts_with(s.trim()) || s.trim().eq_ignore_ascii_case("ALL"));
+    let hit = |list: &[String]| {
+        list.iter()
+            .any(|s| code.starts_with(s.trim()) || s.trim().eq_ignore_ascii_case("ALL"))
+    };
     (select.is_empty() || hit(select)) && !hit(ignore)
 }
 
@@ -50,13 +53,18 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
         let result = crate::rules::check(&mut ws, opts.facts, opts.profile);
         let wanted = |d: &&Diagnostic| {
             selected(d.code, &opts.select, &opts.ignore)
-                && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
+                && d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
         };
         let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
         if fixable.is_empty() || out.passes >= MAX_PASSES {
             out.unsafe_left.clear();
             for d in &result.diagnostics {
-                if !opts.unsafe_fixes && selected(d.code, &opts.select, &opts.ignore) && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
+                if !opts.unsafe_fixes
+                    && selected(d.code, &opts.select, &opts.ignore)
+                    && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe)
+                {
                     *out.unsafe_left.entry(d.code).or_default() += 1;
                 }
             }
@@ -83,7 +91,9 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
         for (file, text) in texts {
             let path = ws.files[file].path.clone();
             let key = canonical(&path);
-            originals.entry(key.clone()).or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
+            originals
+                .entry(key.clone())
+                .or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
             overlay.insert(key, text);
         }
     }

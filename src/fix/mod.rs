@@ -2,8 +2,8 @@
 //! other byte, to a fixed point.
 
 pub mod apply;
-pub mod edit;
 pub mod diff;
+pub mod edit;
 pub mod engine;
 pub mod variant;
 pub mod write;

@@ -83,7 +83,10 @@ pub fn write_bench_variants(paths: &[PathBuf], facts: Option<&Facts>, write: boo
             }
             eprintln!("wrote {}", dst.display());
         } else {
-            print!("{}", crate::fix::diff::unified(dst, old.as_deref().unwrap_or(""), text, color));
+            print!(
+                "{}",
+                crate::fix::diff::unified(dst, old.as_deref().unwrap_or(""), text, color)
+            );
         }
     }
     if variants.is_empty() {

@@ -34,25 +34,67 @@ impl Kind {
 }
 
 const APP_GROUPS: &[&str] = &[
-    "application", "tiled-display", "source-list", "source-attr-all", "tests", "primary-gie", "osd",
-    "streammux", "img-save", "message-converter", "nvds-analytics",
+    "application",
+    "tiled-display",
+    "source-list",
+    "source-attr-all",
+    "tests",
+    "primary-gie",
+    "osd",
+    "streammux",
+    "img-save",
+    "message-converter",
+    "nvds-analytics",
 ];
-const TEST_APP_GROUPS: &[&str] =
-    &["streammux", "primary-gie", "tracker", "source-list", "source", "sink", "tiler", "osd", "pgie", "sgie"];
+const TEST_APP_GROUPS: &[&str] = &[
+    "streammux",
+    "primary-gie",
+    "tracker",
+    "source-list",
+    "source",
+    "sink",
+    "tiler",
+    "osd",
+    "pgie",
+    "sgie",
+];
 const TRACKER_LL_SECTIONS: &[&str] = &[
-    "BaseConfig", "TargetManagement", "TrajectoryManagement", "DataAssociator", "StateEstimator",
-    "VisualTracker", "ReID", "ObjectModelProjection", "MultiViewAssociator", "Segmentation",
+    "BaseConfig",
+    "TargetManagement",
+    "TrajectoryManagement",
+    "DataAssociator",
+    "StateEstimator",
+    "VisualTracker",
+    "ReID",
+    "ObjectModelProjection",
+    "MultiViewAssociator",
+    "Segmentation",
 ];
 /// Keys only nvinfer's `[property]` has (nvdsanalytics, nvdspreprocess,
 /// nvdewarper and msgconv configs also use `[property]`).
 const NVINFER_MARKERS: &[&str] = &[
-    "gie-unique-id", "network-type", "model-engine-file", "onnx-file", "net-scale-factor", "labelfile-path",
-    "num-detected-classes", "model-file", "tlt-encoded-model", "uff-file", "int8-calib-file", "network-mode",
-    "infer-dims", "parse-bbox-func-name", "output-blob-names", "model-color-format", "cluster-mode",
+    "gie-unique-id",
+    "network-type",
+    "model-engine-file",
+    "onnx-file",
+    "net-scale-factor",
+    "labelfile-path",
+    "num-detected-classes",
+    "model-file",
+    "tlt-encoded-model",
+    "uff-file",
+    "int8-calib-file",
+    "network-mode",
+    "infer-dims",
+    "parse-bbox-func-name",
+    "output-blob-names",
+    "model-color-format",
+    "cluster-mode",
 ];
 
 fn numbered(name: &str, prefix: &str) -> bool {
-    name.strip_prefix(prefix).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix(prefix)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Classify a parsed document. `None`: not a DeepStream config we read.
@@ -93,7 +135,10 @@ pub fn classify(doc: &Document) -> Option<Kind> {
     if deepstream_app {
         return Some(Kind::App);
     }
-    if names.iter().any(|n| TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie")) {
+    if names
+        .iter()
+        .any(|n| TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie"))
+    {
         return Some(Kind::TestApp);
     }
     None
@@ -103,7 +148,11 @@ pub fn classify(doc: &Document) -> Option<Kind> {
 /// none that looks like YAML is read as YAML. nvinferserver's protobuf text
 /// (often named `.txt`) is neither.
 pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if looks_like_protobuf(text) {
         return None;
     }
@@ -111,7 +160,10 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
         "yml" | "yaml" => Some(Format::Yaml),
         "txt" | "cfg" | "ini" | "conf" => Some(Format::KeyFile),
         _ => {
-            let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+            let first = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.starts_with('#'))?;
             if first.starts_with('[') {
                 Some(Format::KeyFile)
             } else if first.ends_with(':') || first.starts_with("%YAML") {
@@ -135,7 +187,9 @@ fn looks_like_protobuf(text: &str) -> bool {
 /// (so the error is worth reporting)? A line-level look at top-level keys.
 pub fn yaml_looks_like_ours(text: &str) -> bool {
     text.lines().any(|l| {
-        let Some(key) = l.strip_suffix(':').or_else(|| l.split_once(": ").map(|(k, _)| k)) else { return false };
+        let Some(key) = l.strip_suffix(':').or_else(|| l.split_once(": ").map(|(k, _)| k)) else {
+            return false;
+        };
         !l.starts_with([' ', '\t', '#', '-'])
             && (APP_GROUPS.contains(&key)
                 || TEST_APP_GROUPS.contains(&key)

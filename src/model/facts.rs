@@ -148,7 +148,10 @@ pub struct Bound {
 
 impl Facts {
     pub fn new() -> Facts {
-        Facts { schema_version: SCHEMA_VERSION, ..Facts::default() }
+        Facts {
+            schema_version: SCHEMA_VERSION,
+            ..Facts::default()
+        }
     }
 
     /// Read and validate a facts file; the error names the field.
@@ -160,14 +163,16 @@ impl Facts {
     pub fn parse(text: &str) -> Result<Facts, String> {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         let version = value.get("schema_version").ok_or("missing field `schema_version`")?;
-        let version = version.as_u64().ok_or("field `schema_version` must be a positive integer")?;
+        let version = version
+            .as_u64()
+            .ok_or("field `schema_version` must be a positive integer")?;
         if version > SCHEMA_VERSION as u64 {
             return Err(format!(
                 "schema_version {version} is newer than this dslint reads ({SCHEMA_VERSION}); upgrade dslint"
             ));
         }
-        let facts: Facts = serde_path_to_error::deserialize(value)
-            .map_err(|e| format!("field `{}`: {}", e.path(), e.inner()))?;
+        let facts: Facts =
+            serde_path_to_error::deserialize(value).map_err(|e| format!("field `{}`: {}", e.path(), e.inner()))?;
         facts.validate()?;
         Ok(facts)
     }
@@ -181,8 +186,10 @@ impl Facts {
                 if p.batch == 0 {
                     return Err(format!("field `sweep.points[{i}].batch`: must be at least 1"));
                 }
-                if !(p.fps_aggregate >= 0.0) {
-                    return Err(format!("field `sweep.points[{i}].fps_aggregate`: must be a non-negative number"));
+                if p.fps_aggregate.is_nan() || p.fps_aggregate < 0.0 {
+                    return Err(format!(
+                        "field `sweep.points[{i}].fps_aggregate`: must be a non-negative number"
+                    ));
                 }
             }
         }
@@ -190,7 +197,7 @@ impl Facts {
             if w.n_streams == Some(0) {
                 return Err("field `workload.n_streams`: must be at least 1".into());
             }
-            if w.source_fps.is_some_and(|f| !(f > 0.0)) {
+            if w.source_fps.is_some_and(|f| f.is_nan() || f <= 0.0) {
                 return Err("field `workload.source_fps`: must be a positive number".into());
             }
         }
@@ -244,7 +251,8 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_kept() {
-        let f = Facts::parse(r#"{"schema_version": 1, "mine": {"a": 1}, "workload": {"n_streams": 4, "x": true}}"#).unwrap();
+        let f = Facts::parse(r#"{"schema_version": 1, "mine": {"a": 1}, "workload": {"n_streams": 4, "x": true}}"#)
+            .unwrap();
         let out = f.to_json();
         assert!(out.contains("\"mine\""));
         assert!(out.contains("\"x\": true"));

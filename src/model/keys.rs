@@ -45,10 +45,10 @@ pub fn table() -> &'static [KeySpec] {
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
             .filter_map(|l| {
                 let cols: Vec<&str> = l.split('\t').collect();
-                let schema = match cols.first()? {
-                    &"app" => Schema::App,
-                    &"nvinfer" => Schema::NvInfer,
-                    &"tracker" => Schema::Tracker,
+                let schema = match *cols.first()? {
+                    "app" => Schema::App,
+                    "nvinfer" => Schema::NvInfer,
+                    "tracker" => Schema::Tracker,
                     _ => return None,
                 };
                 let (min, max) = match cols.get(4).copied().unwrap_or("").split_once("..") {
@@ -82,7 +82,9 @@ const APP_GROUPS_WITHOUT_TABLE: &[&str] = &["visionencoder", "audio-transform", 
 pub fn lookup(schema: Schema, group: &str, key: &str) -> Option<&'static KeySpec> {
     // Exact group and key first, then patterns, so `[sink0] type` finds the
     // sink row rather than a looser match.
-    let candidates = table().iter().filter(|k| k.schema == schema && matches(&k.group, group));
+    let candidates = table()
+        .iter()
+        .filter(|k| k.schema == schema && matches(&k.group, group));
     let mut best: Option<&KeySpec> = None;
     for k in candidates {
         if k.key == key {
@@ -125,7 +127,13 @@ pub fn suggest_group(schema: Schema, group: &str) -> Option<String> {
         .map(|g| (edit_distance(&g, trimmed), g))
         .filter(|(d, g)| *d <= 2.max(g.len() / 4))
         .min_by_key(|(d, _)| *d)
-        .map(|(_, g)| if group.len() > trimmed.len() { format!("{g}{}", &group[trimmed.len()..]) } else { g })
+        .map(|(_, g)| {
+            if group.len() > trimmed.len() {
+                format!("{g}{}", &group[trimmed.len()..])
+            } else {
+                g
+            }
+        })
 }
 
 /// Levenshtein distance over bytes (keys are ASCII).
@@ -151,9 +159,20 @@ mod tests {
     fn table_lookups() {
         let k = lookup(Schema::App, "source0", "type").unwrap();
         assert_eq!(k.ty, ValueType::Int);
-        assert_eq!(lookup(Schema::NvInfer, "property", "network-mode").unwrap().max, Some(3));
-        assert_eq!(lookup(Schema::NvInfer, "class-attrs-all", "pre-cluster-threshold").unwrap().ty, ValueType::Double);
-        assert_eq!(lookup(Schema::App, "primary-gie", "bbox-border-color0").unwrap().ty, ValueType::DoubleList);
+        assert_eq!(
+            lookup(Schema::NvInfer, "property", "network-mode").unwrap().max,
+            Some(3)
+        );
+        assert_eq!(
+            lookup(Schema::NvInfer, "class-attrs-all", "pre-cluster-threshold")
+                .unwrap()
+                .ty,
+            ValueType::Double
+        );
+        assert_eq!(
+            lookup(Schema::App, "primary-gie", "bbox-border-color0").unwrap().ty,
+            ValueType::DoubleList
+        );
         assert!(lookup(Schema::App, "streammux", "batchsize").is_none());
         assert_eq!(suggest_key(Schema::App, "streammux", "batchsize"), Some("batch-size"));
         assert_eq!(suggest_group(Schema::App, "sorce0").as_deref(), Some("source0"));

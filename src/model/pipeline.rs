@@ -74,9 +74,23 @@ pub struct Pipeline {
 }
 
 /// Keys whose value is a path to another file, per kind of file.
-const CONFIG_PATH_KEYS: &[&str] = &["config-file", "config-file-path", "ll-config-file", "msg-conv-config", "msg-broker-config"];
-const DATA_PATH_KEYS: &[&str] =
-    &["labelfile-path", "onnx-file", "model-file", "proto-file", "uff-file", "tlt-encoded-model", "custom-lib-path", "mean-file"];
+const CONFIG_PATH_KEYS: &[&str] = &[
+    "config-file",
+    "config-file-path",
+    "ll-config-file",
+    "msg-conv-config",
+    "msg-broker-config",
+];
+const DATA_PATH_KEYS: &[&str] = &[
+    "labelfile-path",
+    "onnx-file",
+    "model-file",
+    "proto-file",
+    "uff-file",
+    "tlt-encoded-model",
+    "custom-lib-path",
+    "mean-file",
+];
 
 impl Workspace {
     /// The winning entry of `group`/`key` in a file.
@@ -89,7 +103,9 @@ impl Workspace {
     }
 
     pub fn int_at(&self, at: &At, key: &str) -> Option<i64> {
-        self.entry_at(at, key).and_then(|e| e.value.as_deref()).and_then(glib::parse_int)
+        self.entry_at(at, key)
+            .and_then(|e| e.value.as_deref())
+            .and_then(glib::parse_int)
     }
 
     pub fn str_at(&self, at: &At, key: &str) -> Option<&str> {
@@ -108,7 +124,8 @@ fn enabled(ws: &Workspace, at: &At, kind: Kind) -> bool {
 }
 
 fn numbered(name: &str, prefix: &str) -> bool {
-    name.strip_prefix(prefix).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix(prefix)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn split_uris(value: &str) -> Vec<String> {
@@ -134,8 +151,9 @@ pub fn uri_kind(uri: &str) -> SourceKind {
 /// configs they reference. Returns them and the set of files some pipeline
 /// references.
 pub fn build(ws: &mut Workspace) -> (Vec<Pipeline>, HashSet<FileId>) {
-    let apps: Vec<FileId> =
-        (0..ws.files.len()).filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp))).collect();
+    let apps: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp)))
+        .collect();
     let mut referenced = HashSet::new();
     let mut pipelines = Vec::new();
     for root in apps {
@@ -166,9 +184,17 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         application: None,
         references: Vec::new(),
     };
-    let names: Vec<String> = ws.files[root].doc.group_names().into_iter().map(str::to_string).collect();
+    let names: Vec<String> = ws.files[root]
+        .doc
+        .group_names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     for name in names {
-        let at = At { file: root, group: name.clone() };
+        let at = At {
+            file: root,
+            group: name.clone(),
+        };
         let on = enabled(ws, &at, kind);
         match name.as_str() {
             "streammux" => p.streammux = Some(at),
@@ -189,19 +215,29 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                 };
                 // The YAML form may also be a sequence of `- uri: …` maps.
                 let uris = if uris.is_empty() {
-                    ws.entry(root, "", "source-list").map(|e| vec![String::new(); e.children]).unwrap_or_default()
+                    ws.entry(root, "", "source-list")
+                        .map(|e| vec![String::new(); e.children])
+                        .unwrap_or_default()
                 } else {
                     uris
                 };
-                p.use_nvmultiurisrcbin =
-                    ws.str_at(&at, "use-nvmultiurisrcbin").is_some_and(|v| glib::parse_bool(v) == Some(true));
+                p.use_nvmultiurisrcbin = ws
+                    .str_at(&at, "use-nvmultiurisrcbin")
+                    .is_some_and(|v| glib::parse_bool(v) == Some(true));
                 p.source_list = Some((at, uris));
             }
             "source" if kind == Kind::TestApp => {
-                let uri = ws.str_at(&at, "uri").or_else(|| ws.str_at(&at, "location")).map(str::to_string);
+                let uri = ws
+                    .str_at(&at, "uri")
+                    .or_else(|| ws.str_at(&at, "location"))
+                    .map(str::to_string);
                 let streams = uri.as_ref().map(|_| 1);
                 let kind = uri.as_deref().map_or(SourceKind::Other, |u| {
-                    if u.starts_with('/') { SourceKind::File } else { uri_kind(u) }
+                    if u.starts_with('/') {
+                        SourceKind::File
+                    } else {
+                        uri_kind(u)
+                    }
                 });
                 p.sources.push(Source { at, kind, streams });
             }
@@ -215,8 +251,16 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                         k => k,
                     },
                 };
-                let streams = if ty == Some(3) { Some(ws.int_at(&at, "num-sources").unwrap_or(1).max(0) as u32) } else { Some(1) };
-                p.sources.push(Source { at, kind: skind, streams });
+                let streams = if ty == Some(3) {
+                    Some(ws.int_at(&at, "num-sources").unwrap_or(1).max(0) as u32)
+                } else {
+                    Some(1)
+                };
+                p.sources.push(Source {
+                    at,
+                    kind: skind,
+                    streams,
+                });
             }
             n if (numbered(n, "sink") || (n == "sink" && kind == Kind::TestApp)) && on => p.sinks.push(at),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => {
@@ -229,17 +273,36 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     if let Some((at, uris)) = &p.source_list {
         let live = uris.iter().any(|u| uri_kind(u) == SourceKind::Live);
         let file = uris.iter().any(|u| uri_kind(u) == SourceKind::File);
-        let k = if live { SourceKind::Live } else if file { SourceKind::File } else { SourceKind::Other };
+        let k = if live {
+            SourceKind::Live
+        } else if file {
+            SourceKind::File
+        } else {
+            SourceKind::Other
+        };
         p.sources.retain(|s| s.at.group != "source-list");
         if p.sources.iter().all(|s| s.at.group.starts_with("source")) && kind == Kind::App {
             p.sources.clear();
         }
-        p.sources.insert(0, Source { at: at.clone(), kind: k, streams: Some(uris.len() as u32) });
+        p.sources.insert(
+            0,
+            Source {
+                at: at.clone(),
+                kind: k,
+                streams: Some(uris.len() as u32),
+            },
+        );
     }
     // Follow the references: inference configs, tracker, preprocess.
     let gies: Vec<&mut Gie> = p.primary.iter_mut().chain(p.secondaries.iter_mut()).collect();
     for gie in gies {
-        gie.config = follow(ws, root, &gie.at.group, &["config-file", "config-file-path"], referenced);
+        gie.config = follow(
+            ws,
+            root,
+            &gie.at.group,
+            &["config-file", "config-file-path"],
+            referenced,
+        );
     }
     if let Some(t) = &p.tracker {
         let group = t.group.clone();
@@ -289,7 +352,13 @@ fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Referenc
                 if refs.iter().any(|r| r.file == file && r.span == e.value_span) {
                     continue;
                 }
-                refs.push(Reference { file, key: e.key.clone(), span: e.value_span.clone(), target, is_config });
+                refs.push(Reference {
+                    file,
+                    key: e.key.clone(),
+                    span: e.value_span.clone(),
+                    target,
+                    is_config,
+                });
             }
         }
     }

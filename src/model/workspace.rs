@@ -73,7 +73,11 @@ impl Workspace {
 
     /// Load with some files' texts replaced (by canonical path).
     pub fn load_with(paths: &[PathBuf], overlay: HashMap<PathBuf, String>) -> Workspace {
-        let mut ws = Workspace { overlay, roots: paths.to_vec(), ..Workspace::default() };
+        let mut ws = Workspace {
+            overlay,
+            roots: paths.to_vec(),
+            ..Workspace::default()
+        };
         for root in paths {
             if !root.exists() && root.symlink_metadata().is_err() {
                 ws.missing_args.push(root.clone());
@@ -84,12 +88,19 @@ impl Workspace {
                 continue;
             }
             let mut found = Vec::new();
-            let walker = ignore::WalkBuilder::new(root).follow_links(true).require_git(false).build();
+            let walker = ignore::WalkBuilder::new(root)
+                .follow_links(true)
+                .require_git(false)
+                .build();
             for entry in walker {
                 match entry {
                     Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
                         let p = e.into_path();
-                        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+                        let ext = p
+                            .extension()
+                            .and_then(|e| e.to_str())
+                            .unwrap_or("")
+                            .to_ascii_lowercase();
                         if CANDIDATE_EXTENSIONS.contains(&ext.as_str()) {
                             found.push(p);
                         }
@@ -122,7 +133,8 @@ impl Workspace {
             return Some(id);
         }
         let problem = |ws: &mut Workspace, msg: String| {
-            ws.file_problems.push((path.to_path_buf(), "DS005", Severity::Warning, msg));
+            ws.file_problems
+                .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
             None
         };
         if let Some(text) = self.overlay.get(&key).cloned() {
@@ -133,14 +145,25 @@ impl Workspace {
             Err(e) => return problem(self, format!("cannot read: {e}; skipped")),
         };
         if meta.len() > MAX_FILE_BYTES {
-            return problem(self, format!("file is {} bytes, over the {} byte limit; skipped", meta.len(), MAX_FILE_BYTES));
+            return problem(
+                self,
+                format!(
+                    "file is {} bytes, over the {} byte limit; skipped",
+                    meta.len(),
+                    MAX_FILE_BYTES
+                ),
+            );
         }
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) => return problem(self, format!("cannot read: {e}; skipped")),
         };
         if bytes.is_empty() {
-            return if explicit { problem(self, "file is empty; skipped".into()) } else { None };
+            return if explicit {
+                problem(self, "file is empty; skipped".into())
+            } else {
+                None
+            };
         }
         if bytes.contains(&0) {
             return problem(self, "file is binary (contains NUL bytes); skipped".into());
@@ -149,7 +172,10 @@ impl Workspace {
             Ok(t) => t,
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
-                return problem(self, format!("file is not UTF-8 (invalid byte at offset {at}); skipped"));
+                return problem(
+                    self,
+                    format!("file is not UTF-8 (invalid byte at offset {at}); skipped"),
+                );
             }
         };
         self.add_text(path, key, text, walked)
@@ -159,19 +185,28 @@ impl Workspace {
         let format = detect::format_for(path, &text)?;
         let doc = Document::parse(text, format);
         let mut kind = detect::classify(&doc);
-        if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text) {
+        if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text)
+        {
             // A broken YAML file that still looks like a DeepStream config:
             // worth its DS001. Its kind is guessed from the text.
-            kind = Some(if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
-                Kind::NvInfer
-            } else {
-                Kind::TestApp
-            });
+            kind = Some(
+                if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
+                    Kind::NvInfer
+                } else {
+                    Kind::TestApp
+                },
+            );
         }
         kind?;
         let lines = LineIndex::new(&doc.text);
         let id = self.files.len();
-        self.files.push(SourceFile { path: path.to_path_buf(), doc, kind, lines, walked });
+        self.files.push(SourceFile {
+            path: path.to_path_buf(),
+            doc,
+            kind,
+            lines,
+            walked,
+        });
         self.by_path.insert(key, id);
         Some(id)
     }
@@ -191,11 +226,19 @@ impl Workspace {
             return None;
         }
         let path = Path::new(raw);
-        let full = if path.is_absolute() { path.to_path_buf() } else { normalize(&self.files[from].dir().join(path)) };
+        let full = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            normalize(&self.files[from].dir().join(path))
+        };
         if full.starts_with(DEEPSTREAM_ROOT) && !Path::new(DEEPSTREAM_ROOT).exists() {
             return Some(Target::Unchecked(full));
         }
-        Some(if full.exists() { Target::Exists(full) } else { Target::Missing(full) })
+        Some(if full.exists() {
+            Target::Exists(full)
+        } else {
+            Target::Missing(full)
+        })
     }
 
     /// Load a referenced config (not walked) and return its id.

@@ -24,7 +24,11 @@ pub struct Style {
 
 impl Style {
     fn paint(&self, code: &str, s: &str) -> String {
-        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     fn severity(&self, sev: Severity) -> String {
         let code = match sev {
@@ -45,7 +49,13 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
     for d in diags {
         let l = locate(ws, d);
         let f = &ws.files[d.file];
-        let _ = writeln!(out, "{}[{}]: {}", style.severity(d.severity), d.code, style.paint("1", &d.message));
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}",
+            style.severity(d.severity),
+            d.code,
+            style.paint("1", &d.message)
+        );
         let _ = writeln!(out, "  --> {}:{}:{}", l.path.display(), l.line, l.col);
         let src = f.lines.line_span(&f.doc.text, l.line);
         let line_text = f.doc.text[src.clone()].replace('\t', " ");
@@ -53,8 +63,17 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let pad = " ".repeat(gutter);
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
-        let caret_len = if l.end_line == l.line { (l.end_col.saturating_sub(l.col)).max(1) } else { line_text.chars().count().saturating_sub(l.col - 1).max(1) };
-        let _ = writeln!(out, "{pad} | {}{}", " ".repeat(l.col - 1), style.paint("1;31", &"^".repeat(caret_len)));
+        let caret_len = if l.end_line == l.line {
+            (l.end_col.saturating_sub(l.col)).max(1)
+        } else {
+            line_text.chars().count().saturating_sub(l.col - 1).max(1)
+        };
+        let _ = writeln!(
+            out,
+            "{pad} | {}{}",
+            " ".repeat(l.col - 1),
+            style.paint("1;31", &"^".repeat(caret_len))
+        );
         if let Some(e) = &d.expected {
             let _ = writeln!(out, "{pad} = expected: {e}");
         }
@@ -77,9 +96,17 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
 
 /// The closing line: counts by severity and how many are fixable.
 pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> String {
-    let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count() + problems.iter().filter(|p| p.severity == s).count();
-    let safe = diags.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe)).count();
-    let unsafe_ = diags.iter().filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe)).count();
+    let count = |s: Severity| {
+        diags.iter().filter(|d| d.severity == s).count() + problems.iter().filter(|p| p.severity == s).count()
+    };
+    let safe = diags
+        .iter()
+        .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe))
+        .count();
+    let unsafe_ = diags
+        .iter()
+        .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe))
+        .count();
     if diags.is_empty() && problems.is_empty() {
         return format!("All checks passed ({files} files).\n");
     }

@@ -67,8 +67,14 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
             name: name(d.code),
             severity: d.severity,
             file: l.path.display().to_string(),
-            location: Some(Position { line: l.line, column: l.col }),
-            end_location: Some(Position { line: l.end_line, column: l.end_col }),
+            location: Some(Position {
+                line: l.line,
+                column: l.col,
+            }),
+            end_location: Some(Position {
+                line: l.end_line,
+                column: l.end_col,
+            }),
             message: d.message.clone(),
             expected: d.expected.clone(),
             why: d.why.clone(),
@@ -86,7 +92,12 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
                 edits: f
                     .edits
                     .iter()
-                    .map(|e| JsonEdit { file: ws.files[e.file].path.display().to_string(), start: e.range.start, end: e.range.end, content: e.text.clone() })
+                    .map(|e| JsonEdit {
+                        file: ws.files[e.file].path.display().to_string(),
+                        start: e.range.start,
+                        end: e.range.end,
+                        content: e.text.clone(),
+                    })
                     .collect(),
             }),
         });

@@ -22,7 +22,14 @@ pub fn locate<'a>(ws: &'a Workspace, d: &'a Diagnostic) -> Located<'a> {
     let f = &ws.files[d.file];
     let (line, col) = f.position(d.span.start);
     let (end_line, end_col) = f.position(d.span.end);
-    Located { d, path: &f.path, line, col, end_line, end_col }
+    Located {
+        d,
+        path: &f.path,
+        line,
+        col,
+        end_line,
+        end_col,
+    }
 }
 
 /// A problem outside any parsed file (DS005).
@@ -34,5 +41,13 @@ pub struct FileProblem<'a> {
 }
 
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
-    ws.file_problems.iter().map(|(p, c, s, m)| FileProblem { path: p, code: c, severity: *s, message: m }).collect()
+    ws.file_problems
+        .iter()
+        .map(|(p, c, s, m)| FileProblem {
+            path: p,
+            code: c,
+            severity: *s,
+            message: m,
+        })
+        .collect()
 }

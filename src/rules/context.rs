@@ -42,7 +42,12 @@ pub struct Effective {
 impl<'a> Ctx<'a> {
     pub fn loc(&self, at: &At, key: &str) -> Option<Loc> {
         let e = self.ws.entry_at(at, key)?;
-        Some(Loc { file: at.file, group: at.group.clone(), key: key.to_string(), value_span: e.value_span.clone() })
+        Some(Loc {
+            file: at.file,
+            group: at.group.clone(),
+            key: key.to_string(),
+            value_span: e.value_span.clone(),
+        })
     }
 
     pub fn text(&self, file: FileId, span: &Span) -> &str {
@@ -76,7 +81,10 @@ impl<'a> Ctx<'a> {
                 plateau.min(n),
                 format!("final_batch = min(plateau_batch {plateau}, n_streams {n}); n_streams from {from}"),
             )),
-            None => Some((n.min(16), format!("final_batch = min(n_streams {n}, 16); n_streams from {from}"))),
+            None => Some((
+                n.min(16),
+                format!("final_batch = min(n_streams {n}, 16); n_streams from {from}"),
+            )),
         }
     }
 
@@ -106,7 +114,11 @@ impl<'a> Ctx<'a> {
         }
         let at = p.streammux.as_ref()?;
         let v = self.ws.int_at(at, "batch-size")?;
-        Some(Effective { value: v, loc: self.loc(at, "batch-size"), how: "[streammux] batch-size".into() })
+        Some(Effective {
+            value: v,
+            loc: self.loc(at, "batch-size"),
+            how: "[streammux] batch-size".into(),
+        })
     }
 
     /// The primary nvinfer's batch-size as the element ends up with it.
@@ -123,12 +135,22 @@ impl<'a> Ctx<'a> {
             return Some(Effective {
                 value: v,
                 loc: self.loc(&gie.at, "batch-size"),
-                how: format!("[{}] batch-size (set on the element, overrides the config file)", gie.at.group),
+                how: format!(
+                    "[{}] batch-size (set on the element, overrides the config file)",
+                    gie.at.group
+                ),
             });
         }
-        let cfg = At { file: gie.config?, group: "property".into() };
+        let cfg = At {
+            file: gie.config?,
+            group: "property".into(),
+        };
         let v = self.ws.int_at(&cfg, "batch-size")?;
-        Some(Effective { value: v, loc: self.loc(&cfg, "batch-size"), how: "nvinfer [property] batch-size".into() })
+        Some(Effective {
+            value: v,
+            loc: self.loc(&cfg, "batch-size"),
+            how: "nvinfer [property] batch-size".into(),
+        })
     }
 
     /// An edit that sets the value at `loc`: only the value's bytes change
@@ -142,14 +164,22 @@ impl<'a> Ctx<'a> {
                 range = range.start + 1..range.end - 1;
             }
         } else if glib::parse_int(text).is_some() {
-            let len = text.bytes().enumerate().take_while(|(i, b)| b.is_ascii_digit() || (*i == 0 && (*b == b'-' || *b == b'+'))).count();
+            let len = text
+                .bytes()
+                .enumerate()
+                .take_while(|(i, b)| b.is_ascii_digit() || (*i == 0 && (*b == b'-' || *b == b'+')))
+                .count();
             range = range.start..range.start + len;
         } else if self.ws.files[loc.file].doc.format == Format::KeyFile {
             // Keep trailing whitespace outside the replaced value.
             let trimmed = text.trim_end_matches([' ', '\t']).len();
             range = range.start..range.start + trimmed;
         }
-        Edit { file: loc.file, range, text: new.to_string() }
+        Edit {
+            file: loc.file,
+            range,
+            text: new.to_string(),
+        }
     }
 
     /// An edit that adds `key` at the end of the group, in the file's
@@ -169,7 +199,11 @@ impl<'a> Ctx<'a> {
         } else {
             format!("{line}{eol}")
         };
-        Some(Edit { file: at.file, range: group.insert_at..group.insert_at, text })
+        Some(Edit {
+            file: at.file,
+            range: group.insert_at..group.insert_at,
+            text,
+        })
     }
 
     pub fn set_or_insert(&self, at: &At, key: &str, value: &str) -> Option<Edit> {
@@ -197,5 +231,8 @@ fn key_separator(ws: &Workspace, file: FileId) -> String {
             None => counts.push((sep.to_string(), 1)),
         }
     }
-    counts.into_iter().max_by_key(|(_, n)| *n).map_or_else(|| "=".to_string(), |(s, _)| s)
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map_or_else(|| "=".to_string(), |(s, _)| s)
 }

@@ -7,12 +7,21 @@ use crate::rules::context::Ctx;
 use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::glib;
 
-fn preprocess_feeds_primary(ctx: &Ctx, p: &Pipeline) -> bool {
+pub fn preprocess_feeds_primary(ctx: &Ctx, p: &Pipeline) -> bool {
     p.preprocess.is_some()
         || p.primary.as_ref().is_some_and(|g| {
             let in_app = ctx.ws.str_at(&g.at, "input-tensor-meta").and_then(glib::parse_bool) == Some(true);
             let in_cfg = g.config.is_some_and(|c| {
-                ctx.ws.str_at(&At { file: c, group: "property".into() }, "input-tensor-from-meta").and_then(glib::parse_bool) == Some(true)
+                ctx.ws
+                    .str_at(
+                        &At {
+                            file: c,
+                            group: "property".into(),
+                        },
+                        "input-tensor-from-meta",
+                    )
+                    .and_then(glib::parse_bool)
+                    == Some(true)
             });
             in_app || in_cfg
         })
@@ -60,35 +69,67 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS707: with nvdspreprocess, nvinfer batch = network-input-shape[0].
     if let (Some((_, Some(cfg))), Some(g)) = (&p.preprocess, &pgie) {
         let shape = ws.entry(*cfg, "property", "network-input-shape");
-        if let Some(first) = shape.and_then(|e| e.value.as_deref()).and_then(|v| glib::split_list(v).ok()).and_then(|l| l.first().and_then(|s| glib::parse_int(s))) {
+        if let Some(first) = shape
+            .and_then(|e| e.value.as_deref())
+            .and_then(|v| glib::split_list(v).ok())
+            .and_then(|l| l.first().and_then(|s| glib::parse_int(s)))
+        {
             if first != g.value {
                 if let Some(gl) = &g.loc {
                     out.push(
-                        Diagnostic::new("DS707", Severity::Error, gl.file, gl.value_span.clone(), format!("primary nvinfer batch-size {} != nvdspreprocess network-input-shape batch {first}", g.value))
-                            .expected(first.to_string())
-                            .why("the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch")
-                            .related(*cfg, shape.map_or(0..0, |e| e.value_span.clone()))
-                            .fix(Some(Fix::safe(format!("set batch-size={first}"), vec![ctx.set_value(gl, &first.to_string())]))),
+                        Diagnostic::new(
+                            "DS707",
+                            Severity::Error,
+                            gl.file,
+                            gl.value_span.clone(),
+                            format!(
+                                "primary nvinfer batch-size {} != nvdspreprocess network-input-shape batch {first}",
+                                g.value
+                            ),
+                        )
+                        .expected(first.to_string())
+                        .why(
+                            "the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch",
+                        )
+                        .related(*cfg, shape.map_or(0..0, |e| e.value_span.clone()))
+                        .fix(Some(Fix::safe(
+                            format!("set batch-size={first}"),
+                            vec![ctx.set_value(gl, &first.to_string())],
+                        ))),
                     );
                 }
             }
         }
     }
     // DS702: streammux batch below n_streams for a small pipeline.
-    if let (Some(m), Some((n, from))) = (&mux, ctx.n_streams(p)) {
+    // A measured plateau below n_streams is DS101's business, not a mistake.
+    let measured = ctx.facts.and_then(|f| f.plateau_batch()).is_some();
+    if let (Some(m), Some((n, from)), false) = (&mux, ctx.n_streams(p), measured) {
         if m.value < n as i64 && n <= 16 {
             if let Some(ml) = &m.loc {
                 out.push(
-                    Diagnostic::new("DS702", Severity::Warning, ml.file, ml.value_span.clone(), format!("streammux batch-size {} < {n} streams ({from})", m.value))
-                        .expected(n.to_string())
-                        .why("every tick the remaining streams wait for a second batch"),
+                    Diagnostic::new(
+                        "DS702",
+                        Severity::Warning,
+                        ml.file,
+                        ml.value_span.clone(),
+                        format!("streammux batch-size {} < {n} streams ({from})", m.value),
+                    )
+                    .expected(n.to_string())
+                    .why("every tick the remaining streams wait for a second batch"),
                 );
             }
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
     let mut seen: Vec<(i64, At)> = Vec::new();
-    let elems = p.streammux.iter().chain(p.sources.iter().map(|s| &s.at)).chain(&p.osd).chain(&p.tiler).chain(&p.sinks);
+    let elems = p
+        .streammux
+        .iter()
+        .chain(p.sources.iter().map(|s| &s.at))
+        .chain(&p.osd)
+        .chain(&p.tiler)
+        .chain(&p.sinks);
     for at in elems {
         if let Some(v) = ws.int_at(at, "nvbuf-memory-type") {
             seen.push((v, at.clone()));
@@ -99,9 +140,18 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if *v != first {
                 let loc = ctx.loc(at, "nvbuf-memory-type").expect("seen above");
                 out.push(
-                    Diagnostic::new("DS703", Severity::Warning, loc.file, loc.value_span.clone(), format!("[{}] nvbuf-memory-type {v} differs from [{}] ({first})", at.group, first_at.group))
-                        .expected(first.to_string())
-                        .why("buffers change memory type between elements through an extra copy"),
+                    Diagnostic::new(
+                        "DS703",
+                        Severity::Warning,
+                        loc.file,
+                        loc.value_span.clone(),
+                        format!(
+                            "[{}] nvbuf-memory-type {v} differs from [{}] ({first})",
+                            at.group, first_at.group
+                        ),
+                    )
+                    .expected(first.to_string())
+                    .why("buffers change memory type between elements through an extra copy"),
                 );
             }
         }
@@ -110,16 +160,32 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     for r in &p.references {
         match &r.target {
             Target::Missing(path) => {
-                let sev = if r.is_config { Severity::Error } else { Severity::Warning };
+                let sev = if r.is_config {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
                 out.push(
-                    Diagnostic::new("DS704", sev, r.file, r.span.clone(), format!("{} {} does not exist", r.key, path.display()))
-                        .why("paths are relative to the folder of the file that names them")
-                        .expected("an existing file"),
+                    Diagnostic::new(
+                        "DS704",
+                        sev,
+                        r.file,
+                        r.span.clone(),
+                        format!("{} {} does not exist", r.key, path.display()),
+                    )
+                    .why("paths are relative to the folder of the file that names them")
+                    .expected("an existing file"),
                 );
             }
             Target::Exists(path) if r.is_config && ws.get(path) == Some(r.file) => out.push(
-                Diagnostic::new("DS704", Severity::Error, r.file, r.span.clone(), format!("{} points at this file itself", r.key))
-                    .expected("the element's own config file"),
+                Diagnostic::new(
+                    "DS704",
+                    Severity::Error,
+                    r.file,
+                    r.span.clone(),
+                    format!("{} points at this file itself", r.key),
+                )
+                .expected("the element's own config file"),
             ),
             _ => {}
         }
@@ -127,33 +193,57 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
     let mut ids: Vec<(i64, At, crate::syntax::Span)> = Vec::new();
     for gie in p.primary.iter().chain(&p.secondaries) {
-        let found = [Some(gie.at.clone()), gie.config.map(|c| At { file: c, group: "property".into() })]
-            .into_iter()
-            .flatten()
-            .find_map(|at| Some((ws.int_at(&at, "gie-unique-id")?, ctx.loc(&at, "gie-unique-id")?)));
+        let found = [
+            Some(gie.at.clone()),
+            gie.config.map(|c| At {
+                file: c,
+                group: "property".into(),
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|at| Some((ws.int_at(&at, "gie-unique-id")?, ctx.loc(&at, "gie-unique-id")?)));
         if let Some((id, loc)) = found {
             if let Some((_, other, _)) = ids.iter().find(|(i, _, _)| *i == id) {
                 out.push(
-                    Diagnostic::new("DS706", Severity::Error, loc.file, loc.value_span.clone(), format!("gie-unique-id {id} is also used by [{}]", other.group))
-                        .expected("a unique id per inference element")
-                        .why("metadata from the two elements is indistinguishable and secondaries attach to the wrong one"),
+                    Diagnostic::new(
+                        "DS706",
+                        Severity::Error,
+                        loc.file,
+                        loc.value_span.clone(),
+                        format!("gie-unique-id {id} is also used by [{}]", other.group),
+                    )
+                    .expected("a unique id per inference element")
+                    .why("metadata from the two elements is indistinguishable and secondaries attach to the wrong one"),
                 );
             }
             ids.push((id, gie.at.clone(), loc.value_span));
         }
     }
     for gie in &p.secondaries {
-        let found = [Some(gie.at.clone()), gie.config.map(|c| At { file: c, group: "property".into() })]
-            .into_iter()
-            .flatten()
-            .find_map(|at| Some((ws.int_at(&at, "operate-on-gie-id")?, ctx.loc(&at, "operate-on-gie-id")?)));
+        let found = [
+            Some(gie.at.clone()),
+            gie.config.map(|c| At {
+                file: c,
+                group: "property".into(),
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|at| Some((ws.int_at(&at, "operate-on-gie-id")?, ctx.loc(&at, "operate-on-gie-id")?)));
         if let Some((id, loc)) = found {
             if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _, _)| *i == id) {
                 let known: Vec<String> = ids.iter().map(|(i, _, _)| i.to_string()).collect();
                 out.push(
-                    Diagnostic::new("DS705", Severity::Error, loc.file, loc.value_span.clone(), format!("operate-on-gie-id {id} names no inference element"))
-                        .expected(format!("one of {}", known.join(", ")))
-                        .why("the secondary never sees an object and silently does nothing"),
+                    Diagnostic::new(
+                        "DS705",
+                        Severity::Error,
+                        loc.file,
+                        loc.value_span.clone(),
+                        format!("operate-on-gie-id {id} names no inference element"),
+                    )
+                    .expected(format!("one of {}", known.join(", ")))
+                    .why("the secondary never sees an object and silently does nothing"),
                 );
             }
         }

@@ -43,7 +43,17 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: &'static str, severity: Severity, file: FileId, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { code, severity, file, span, message: message.into(), expected: None, why: None, related: Vec::new(), fix: None }
+        Diagnostic {
+            code,
+            severity,
+            file,
+            span,
+            message: message.into(),
+            expected: None,
+            why: None,
+            related: Vec::new(),
+            fix: None,
+        }
     }
     pub fn expected(mut self, e: impl Into<String>) -> Self {
         self.expected = Some(e.into());

@@ -16,7 +16,14 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         if doc.format == Format::KeyFile {
             d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");
             if err.span == (0..3) && doc.has_bom {
-                d = d.fix(Some(Fix::safe("drop the byte-order mark", vec![Edit { file, range: 0..3, text: String::new() }])));
+                d = d.fix(Some(Fix::safe(
+                    "drop the byte-order mark",
+                    vec![Edit {
+                        file,
+                        range: 0..3,
+                        text: String::new(),
+                    }],
+                )));
             }
         }
         out.push(d);
@@ -35,7 +42,11 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     Severity::Warning,
                     file,
                     group.name_span.clone(),
-                    format!("unknown group `{}` for a {}", group.name, f.kind.map_or("", |k| k.describe())),
+                    format!(
+                        "unknown group `{}` for a {}",
+                        group.name,
+                        f.kind.map_or("", |k| k.describe())
+                    ),
                 )
                 .why("the reader skips groups it does not know, so nothing in it takes effect");
                 if let Some(s) = keys::suggest_group(schema, &group.name) {
@@ -58,9 +69,15 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
-                    Diagnostic::new("DS004", Severity::Warning, file, e.key_span.clone(), format!("`{}` is set again on line {line}; this line is ignored", e.key))
-                        .why("the key-file reader keeps the last value of a repeated key")
-                        .related(file, winner.key_span.clone()),
+                    Diagnostic::new(
+                        "DS004",
+                        Severity::Warning,
+                        file,
+                        e.key_span.clone(),
+                        format!("`{}` is set again on line {line}; this line is ignored", e.key),
+                    )
+                    .why("the key-file reader keeps the last value of a repeated key")
+                    .related(file, winner.key_span.clone()),
                 );
             }
             let _ = i;
@@ -93,14 +110,25 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_type(file: FileId, e: &crate::syntax::Entry, value: &str, spec: &keys::KeySpec, format: Format, out: &mut Vec<Diagnostic>) {
+fn check_type(
+    file: FileId,
+    e: &crate::syntax::Entry,
+    value: &str,
+    spec: &keys::KeySpec,
+    format: Format,
+    out: &mut Vec<Diagnostic>,
+) {
     use glib::ValueType as T;
     // YAML readers convert scalars themselves; for them check the number
     // kinds only, not GLib's whitespace rules.
     let checked = if format == Format::Yaml {
         match spec.ty {
-            T::Int | T::Uint64 => glib::parse_int(value.trim()).map(|_| ()).ok_or_else(|| format!("`{value}` is not an integer")),
-            T::Double => glib::parse_double(value.trim()).map(|_| ()).ok_or_else(|| format!("`{value}` is not a number")),
+            T::Int | T::Uint64 => glib::parse_int(value.trim())
+                .map(|_| ())
+                .ok_or_else(|| format!("`{value}` is not an integer")),
+            T::Double => glib::parse_double(value.trim())
+                .map(|_| ())
+                .ok_or_else(|| format!("`{value}` is not a number")),
             _ => Ok(()),
         }
     } else {
@@ -108,9 +136,15 @@ fn check_type(file: FileId, e: &crate::syntax::Entry, value: &str, spec: &keys::
     };
     if let Err(msg) = checked {
         out.push(
-            Diagnostic::new("DS003", Severity::Error, file, e.value_span.clone(), format!("`{}`: {msg}", e.key))
-                .expected(spec.ty.describe())
-                .why("DeepStream's parser fails on this value and the pipeline does not start"),
+            Diagnostic::new(
+                "DS003",
+                Severity::Error,
+                file,
+                e.value_span.clone(),
+                format!("`{}`: {msg}", e.key),
+            )
+            .expected(spec.ty.describe())
+            .why("DeepStream's parser fails on this value and the pipeline does not start"),
         );
         return;
     }
@@ -126,9 +160,15 @@ fn check_type(file: FileId, e: &crate::syntax::Entry, value: &str, spec: &keys::
                     _ => String::new(),
                 };
                 out.push(
-                    Diagnostic::new("DS003", Severity::Error, file, e.value_span.clone(), format!("`{}={n}` is out of range", e.key))
-                        .expected(range)
-                        .why("the element rejects the value or misbehaves"),
+                    Diagnostic::new(
+                        "DS003",
+                        Severity::Error,
+                        file,
+                        e.value_span.clone(),
+                        format!("`{}={n}` is out of range", e.key),
+                    )
+                    .expected(range)
+                    .why("the element rejects the value or misbehaves"),
                 );
             }
         }
@@ -144,10 +184,12 @@ fn check_trailing_comment(
     group: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(hash) = value.find(" #").or_else(|| value.find("\t#")) else { return };
+    let Some(hash) = value.find(" #").or_else(|| value.find("\t#")) else {
+        return;
+    };
     let is_string = schema
         .and_then(|s| keys::lookup(s, group, &e.key))
-        .map_or(true, |k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList));
+        .is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList));
     if !is_string {
         return; // integers read past it (DS003 covers doubles and booleans)
     }
@@ -156,8 +198,19 @@ fn check_trailing_comment(
     let doc = &ctx.ws.files[file].doc;
     let line_start = e.line_span.start;
     let indent: String = doc.text[line_start..e.key_span.start].to_string();
-    let mut edits = vec![Edit { file, range: e.value_span.start + kept.len()..e.value_span.end, text: String::new() }];
-    edits.insert(0, Edit { file, range: line_start..line_start, text: format!("{indent}{comment}{}", doc.line_ending) });
+    let mut edits = vec![Edit {
+        file,
+        range: e.value_span.start + kept.len()..e.value_span.end,
+        text: String::new(),
+    }];
+    edits.insert(
+        0,
+        Edit {
+            file,
+            range: line_start..line_start,
+            text: format!("{indent}{comment}{}", doc.line_ending),
+        },
+    );
     out.push(
         Diagnostic::new(
             "DS006",

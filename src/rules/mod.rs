@@ -47,7 +47,12 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
         for (i, gie) in p.primary.iter().chain(&p.secondaries).enumerate() {
             if let Some(cfg) = gie.config {
                 if ctx.ws.files[cfg].kind == Some(Kind::NvInfer) {
-                    let inf = nvinfer::Infer { config: cfg, gie: Some(gie), pipeline: Some(p), primary: i == 0 && p.primary.is_some() };
+                    let inf = nvinfer::Infer {
+                        config: cfg,
+                        gie: Some(gie),
+                        pipeline: Some(p),
+                        primary: i == 0 && p.primary.is_some(),
+                    };
                     nvinfer::check(&ctx, &inf, &mut out);
                 }
             }
@@ -60,14 +65,34 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
         }
         match ctx.ws.files[id].kind {
             Some(Kind::NvInfer) => {
-                let primary = ctx.ws.int_at(&At { file: id, group: "property".into() }, "process-mode").unwrap_or(1) == 1;
-                let inf = nvinfer::Infer { config: id, gie: None, pipeline: None, primary };
+                let primary = ctx
+                    .ws
+                    .int_at(
+                        &At {
+                            file: id,
+                            group: "property".into(),
+                        },
+                        "process-mode",
+                    )
+                    .unwrap_or(1)
+                    == 1;
+                let inf = nvinfer::Infer {
+                    config: id,
+                    gie: None,
+                    pipeline: None,
+                    primary,
+                };
                 nvinfer::check(&ctx, &inf, &mut out);
             }
-            Some(Kind::Tracker) => {
-                if !trackers_done.contains(&(id, "tracker".to_string())) {
-                    tracker::check(&ctx, &At { file: id, group: "tracker".into() }, &mut out);
-                }
+            Some(Kind::Tracker) if !trackers_done.contains(&(id, "tracker".to_string())) => {
+                tracker::check(
+                    &ctx,
+                    &At {
+                        file: id,
+                        group: "tracker".into(),
+                    },
+                    &mut out,
+                );
             }
             _ => {}
         }
@@ -76,7 +101,14 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
     let mut seen = HashSet::new();
     out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
     out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(ctx.ws.files[b.file].path.as_path(), b.span.start, b.code))
+        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(
+            ctx.ws.files[b.file].path.as_path(),
+            b.span.start,
+            b.code,
+        ))
     });
-    CheckResult { pipelines, diagnostics: out }
+    CheckResult {
+        pipelines,
+        diagnostics: out,
+    }
 }

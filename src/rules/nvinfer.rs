@@ -19,7 +19,10 @@ pub struct Infer<'p> {
 
 impl Infer<'_> {
     fn prop(&self) -> At {
-        At { file: self.config, group: "property".into() }
+        At {
+            file: self.config,
+            group: "property".into(),
+        }
     }
 }
 
@@ -27,15 +30,23 @@ impl Infer<'_> {
 fn effective(ctx: &Ctx, inf: &Infer, key: &str) -> Option<Effective> {
     if let Some(g) = inf.gie {
         if let Some(v) = ctx.ws.int_at(&g.at, key) {
-            return Some(Effective { value: v, loc: ctx.loc(&g.at, key), how: format!("[{}] {key}", g.at.group) });
+            return Some(Effective {
+                value: v,
+                loc: ctx.loc(&g.at, key),
+                how: format!("[{}] {key}", g.at.group),
+            });
         }
     }
     let prop = inf.prop();
     let v = ctx.ws.int_at(&prop, key)?;
-    Some(Effective { value: v, loc: ctx.loc(&prop, key), how: format!("[property] {key}") })
+    Some(Effective {
+        value: v,
+        loc: ctx.loc(&prop, key),
+        how: format!("[property] {key}"),
+    })
 }
 
-fn effective_str<'a>(ctx: &'a Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
+fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
     if let Some(g) = inf.gie {
         if let (Some(v), Some(l)) = (ctx.ws.str_at(&g.at, key), ctx.loc(&g.at, key)) {
             return Some((v.to_string(), l));
@@ -46,7 +57,10 @@ fn effective_str<'a>(ctx: &'a Ctx, inf: &Infer, key: &str) -> Option<(String, Lo
 }
 
 fn group_span(ctx: &Ctx, at: &At) -> crate::syntax::Span {
-    ctx.ws.files[at.file].doc.last_group(&at.group).map_or(0..0, |g| g.name_span.clone())
+    ctx.ws.files[at.file]
+        .doc
+        .last_group(&at.group)
+        .map_or(0..0, |g| g.name_span.clone())
 }
 
 pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
@@ -60,16 +74,31 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         _ => effective(ctx, inf, "batch-size"),
     };
     // DS201: primary batch-size = final_batch.
-    if inf.primary {
+    // With nvdspreprocess in front, the batch is the tensor batch (DS707).
+    let tensor_batch = inf
+        .pipeline
+        .is_some_and(|p| crate::rules::cross::preprocess_feeds_primary(ctx, p));
+    if inf.primary && !tensor_batch {
         if let (Some(p), Some(eff)) = (inf.pipeline, &batch) {
             if let Some((fb, why)) = ctx.final_batch(p) {
                 if eff.value != fb as i64 {
-                    let (file, span) = eff.loc.as_ref().map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                    let (file, span) = eff
+                        .loc
+                        .as_ref()
+                        .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
                     out.push(
-                        Diagnostic::new("DS201", Severity::Warning, file, span, format!("primary nvinfer batch-size is {} ({})", eff.value, eff.how))
-                            .expected(fb.to_string())
-                            .why(format!("{why}: the engine runs one batch per streammux batch"))
-                            .fix(eff.loc.as_ref().map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]))),
+                        Diagnostic::new(
+                            "DS201",
+                            Severity::Warning,
+                            file,
+                            span,
+                            format!("primary nvinfer batch-size is {} ({})", eff.value, eff.how),
+                        )
+                        .expected(fb.to_string())
+                        .why(format!("{why}: the engine runs one batch per streammux batch"))
+                        .fix(eff.loc.as_ref().map(|l| {
+                            Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])
+                        })),
                     );
                 }
             }
@@ -77,8 +106,13 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
     }
     // DS202 / DS206: precision.
     let mode = ws.int_at(&prop, "network-mode");
-    let calib = ws.entry(inf.config, "property", "int8-calib-file").and_then(|e| e.value.clone());
-    let calib_target = calib.as_deref().filter(|c| !c.trim().is_empty()).and_then(|c| ws.resolve(inf.config, c));
+    let calib = ws
+        .entry(inf.config, "property", "int8-calib-file")
+        .and_then(|e| e.value.clone());
+    let calib_target = calib
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+        .and_then(|c| ws.resolve(inf.config, c));
     let has_calib = match &calib_target {
         Some(Target::Exists(_)) => Some(true),
         Some(Target::Missing(_)) | None => Some(false),
@@ -93,9 +127,14 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
     match mode.unwrap_or(0) {
         1 => {
             if has_calib == Some(false) {
-                let (file, span) = mode_loc.as_ref().map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                let (file, span) = mode_loc
+                    .as_ref()
+                    .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
                 let what = match &calib_target {
-                    Some(Target::Missing(p)) => format!("network-mode=1 (INT8) but int8-calib-file {} does not exist", p.display()),
+                    Some(Target::Missing(p)) => format!(
+                        "network-mode=1 (INT8) but int8-calib-file {} does not exist",
+                        p.display()
+                    ),
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
                 out.push(
@@ -115,13 +154,24 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                     Some(_) => "2 (FP16)".to_string(),
                     None => "2 (FP16), or 1 (INT8) if the calibration file exists".to_string(),
                 };
-                let name = match m { 0 => "FP32", 1 => "INT8", 2 => "FP16", _ => "unknown" };
+                let name = match m {
+                    0 => "FP32",
+                    1 => "INT8",
+                    2 => "FP16",
+                    _ => "unknown",
+                };
                 let fix = match &mode_loc {
                     Some(l) => Some(ctx.set_value(l, &w.to_string())),
                     None => ctx.insert_key(&prop, "network-mode", &w.to_string()),
                 };
-                let (file, span) = mode_loc.as_ref().map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
-                let msg = if mode.is_none() { "network-mode is not set: nvinfer defaults to 0 (FP32)".to_string() } else { format!("network-mode is {m} ({name})") };
+                let (file, span) = mode_loc
+                    .as_ref()
+                    .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                let msg = if mode.is_none() {
+                    "network-mode is not set: nvinfer defaults to 0 (FP32)".to_string()
+                } else {
+                    format!("network-mode is {m} ({name})")
+                };
                 out.push(
                     Diagnostic::new("DS202", Severity::Warning, file, span, msg)
                         .expected(expected)
@@ -145,10 +195,16 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 };
                 if let Some(l) = &eff.loc {
                     out.push(
-                        Diagnostic::new("DS203", Severity::Warning, l.file, l.value_span.clone(), format!("primary nvinfer interval is {} ({})", eff.value, eff.how))
-                            .expected("0")
-                            .why(why)
-                            .fix(Some(Fix::safe("set interval=0", vec![ctx.set_value(l, "0")]))),
+                        Diagnostic::new(
+                            "DS203",
+                            Severity::Warning,
+                            l.file,
+                            l.value_span.clone(),
+                            format!("primary nvinfer interval is {} ({})", eff.value, eff.how),
+                        )
+                        .expected("0")
+                        .why(why)
+                        .fix(Some(Fix::safe("set interval=0", vec![ctx.set_value(l, "0")]))),
                     );
                 }
             }
@@ -179,14 +235,33 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
     }
     // DS208: a key set both on the element and in its config file.
     if let Some(g) = inf.gie {
-        for key in ["batch-size", "interval", "gie-unique-id", "gpu-id", "model-engine-file", "operate-on-gie-id"] {
-            let (Some(over), Some(inner)) = (ws.entry_at(&g.at, key), ws.entry_at(&prop, key)) else { continue };
+        for key in [
+            "batch-size",
+            "interval",
+            "gie-unique-id",
+            "gpu-id",
+            "model-engine-file",
+            "operate-on-gie-id",
+        ] {
+            let (Some(over), Some(inner)) = (ws.entry_at(&g.at, key), ws.entry_at(&prop, key)) else {
+                continue;
+            };
             let (line, _) = ws.files[g.at.file].position(over.key_span.start);
             out.push(
-                Diagnostic::new("DS208", Severity::Info, prop.file, inner.key_span.clone(), format!("`{key}` is also set in [{}] ({}:{line}), which wins", g.at.group, ws.files[g.at.file].path.display()))
-                    .expected("one source of truth: remove one of the two")
-                    .why("the app sets the key on the element after loading this file, so this line is silently ignored")
-                    .related(g.at.file, over.key_span.clone()),
+                Diagnostic::new(
+                    "DS208",
+                    Severity::Info,
+                    prop.file,
+                    inner.key_span.clone(),
+                    format!(
+                        "`{key}` is also set in [{}] ({}:{line}), which wins",
+                        g.at.group,
+                        ws.files[g.at.file].path.display()
+                    ),
+                )
+                .expected("one source of truth: remove one of the two")
+                .why("the app sets the key on the element after loading this file, so this line is silently ignored")
+                .related(g.at.file, over.key_span.clone()),
             );
         }
     }
@@ -196,7 +271,9 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
     let prop = inf.prop();
     let ws = ctx.ws;
     let facts_dims = ctx.facts.and_then(|f| f.model_dims());
-    let entry = ["infer-dims", "input-dims", "uff-input-dims"].iter().find_map(|k| Some((*k, ws.entry_at(&prop, k)?)));
+    let entry = ["infer-dims", "input-dims", "uff-input-dims"]
+        .iter()
+        .find_map(|k| Some((*k, ws.entry_at(&prop, k)?)));
     let color = ws.int_at(&prop, "model-color-format").unwrap_or(0);
     let channels = if color == 2 { 1 } else { 3 };
     match entry {
@@ -210,7 +287,14 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
             );
         }
         Some((key, e)) => {
-            let dims: Vec<i64> = e.value.as_deref().and_then(|v| glib::split_list(v).ok()).unwrap_or_default().iter().filter_map(|s| glib::parse_int(s)).collect();
+            let dims: Vec<i64> = e
+                .value
+                .as_deref()
+                .and_then(|v| glib::split_list(v).ok())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|s| glib::parse_int(s))
+                .collect();
             let want = match facts_dims {
                 Some((h, w)) => Some(format!("{channels};{h};{w}")),
                 None if dims.len() == 3 && dims[0] != channels => Some(format!("{channels};{};{}", dims[1], dims[2])),
@@ -218,7 +302,12 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
             };
             let have = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(";");
             if let Some(want) = want.filter(|w| *w != have) {
-                let loc = Loc { file: prop.file, group: "property".into(), key: key.into(), value_span: e.value_span.clone() };
+                let loc = Loc {
+                    file: prop.file,
+                    group: "property".into(),
+                    key: key.into(),
+                    value_span: e.value_span.clone(),
+                };
                 out.push(
                     Diagnostic::new("DS204", Severity::Warning, prop.file, e.value_span.clone(), format!("{key} is {have}"))
                         .expected(want.clone())
@@ -243,10 +332,20 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     Some((model.len(), b.parse().ok()?, gpu.parse().ok()?, prec))
 }
 
-fn check_engine_name(ctx: &Ctx, inf: &Infer, value: &str, loc: &Loc, batch: Option<&Effective>, mode: Option<i64>, out: &mut Vec<Diagnostic>) {
+fn check_engine_name(
+    ctx: &Ctx,
+    inf: &Infer,
+    value: &str,
+    loc: &Loc,
+    batch: Option<&Effective>,
+    mode: Option<i64>,
+    out: &mut Vec<Diagnostic>,
+) {
     let base_start = value.rfind('/').map_or(0, |i| i + 1);
     let base = &value[base_start..];
-    let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else { return };
+    let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
+        return;
+    };
     let gpu = effective(ctx, inf, "gpu-id").map_or(0, |e| e.value);
     let want_prec = match mode.unwrap_or(0) {
         0 => Some("fp32"),
@@ -278,7 +377,11 @@ fn check_engine_name(ctx: &Ctx, inf: &Infer, value: &str, loc: &Loc, batch: Opti
     let text = ctx.text(loc.file, &loc.value_span);
     let fix = text.find(base.trim_end()).map(|off| {
         let start = loc.value_span.start + off;
-        crate::fix::edit::Edit { file: loc.file, range: start..start + base.trim_end().len(), text: new_name.clone() }
+        crate::fix::edit::Edit {
+            file: loc.file,
+            range: start..start + base.trim_end().len(),
+            text: new_name.clone(),
+        }
     });
     out.push(
         Diagnostic::new("DS207", Severity::Error, loc.file, loc.value_span.clone(), format!("engine name says {}", problems.join(", ")))
@@ -292,8 +395,14 @@ fn check_engine_name(ctx: &Ctx, inf: &Infer, value: &str, loc: &Loc, batch: Opti
 mod tests {
     #[test]
     fn engine_names() {
-        assert_eq!(super::parse_engine_name("resnet18.onnx_b4_gpu0_fp16.engine"), Some((14, 4, 0, "fp16")));
-        assert_eq!(super::parse_engine_name("model_b1_gpu0_int8.engine"), Some((5, 1, 0, "int8")));
+        assert_eq!(
+            super::parse_engine_name("resnet18.onnx_b4_gpu0_fp16.engine"),
+            Some((14, 4, 0, "fp16"))
+        );
+        assert_eq!(
+            super::parse_engine_name("model_b1_gpu0_int8.engine"),
+            Some((5, 1, 0, "int8"))
+        );
         assert_eq!(super::parse_engine_name("model.engine"), None);
     }
 }

@@ -9,16 +9,28 @@ use crate::rules::diagnostic::{Diagnostic, Severity};
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
     let sev = if bench { Severity::Warning } else { Severity::Info };
-    let note = if bench { "" } else { "; costs throughput: measure with the bench variant (dslint fix --variant bench)" };
+    let note = if bench {
+        ""
+    } else {
+        "; costs throughput: measure with the bench variant (dslint fix --variant bench)"
+    };
     let ws = ctx.ws;
     for (code, at, what) in [("DS601", &p.osd, "OSD"), ("DS602", &p.tiler, "tiler")] {
         let Some(at) = at else { continue };
         let Some(loc) = ctx.loc(at, "enable") else { continue };
         out.push(
-            Diagnostic::new(code, sev, loc.file, loc.value_span.clone(), format!("{what} is enabled"))
-                .expected("enable=0 in the bench profile")
-                .why(format!("drawing and compositing frames is work no measurement needs{note}"))
-                .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
+            Diagnostic::new(
+                code,
+                sev,
+                loc.file,
+                loc.value_span.clone(),
+                format!("{what} is enabled"),
+            )
+            .expected("enable=0 in the bench profile")
+            .why(format!(
+                "drawing and compositing frames is work no measurement needs{note}"
+            ))
+            .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
         );
     }
     // DS603: exactly one sink, a fakesink without sync.
@@ -26,14 +38,29 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         let ty = ws.int_at(at, "type");
         let sync = ws.int_at(at, "sync");
         let is_fake = ty == Some(1);
-        let group_span = ws.files[at.file].doc.last_group(&at.group).map_or(0..0, |g| g.name_span.clone());
+        let group_span = ws.files[at.file]
+            .doc
+            .last_group(&at.group)
+            .map_or(0..0, |g| g.name_span.clone());
         if i > 0 {
             let edit = ctx.set_or_insert(at, "enable", "0");
             out.push(
-                Diagnostic::new("DS603", sev, at.file, group_span, format!("[{}] is an extra sink", at.group))
-                    .expected("exactly one sink in the bench profile")
-                    .why(format!("every sink is a branch that encodes, renders or sends frames{note}"))
-                    .fix(if bench { edit.map(|e| Fix::safe("set enable=0", vec![e])) } else { None }),
+                Diagnostic::new(
+                    "DS603",
+                    sev,
+                    at.file,
+                    group_span,
+                    format!("[{}] is an extra sink", at.group),
+                )
+                .expected("exactly one sink in the bench profile")
+                .why(format!(
+                    "every sink is a branch that encodes, renders or sends frames{note}"
+                ))
+                .fix(if bench {
+                    edit.map(|e| Fix::safe("set enable=0", vec![e]))
+                } else {
+                    None
+                }),
             );
             continue;
         }
@@ -45,9 +72,15 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if sync != Some(0) {
                 edits.extend(ctx.set_or_insert(at, "sync", "0"));
             }
-            let (file, span) = ctx.loc(at, if is_fake { "sync" } else { "type" }).map_or((at.file, group_span), |l| (l.file, l.value_span));
+            let (file, span) = ctx
+                .loc(at, if is_fake { "sync" } else { "type" })
+                .map_or((at.file, group_span), |l| (l.file, l.value_span));
             let what = match (is_fake, sync) {
-                (false, _) => format!("[{}] is not a fakesink (type={})", at.group, ty.map_or("unset".into(), |t| t.to_string())),
+                (false, _) => format!(
+                    "[{}] is not a fakesink (type={})",
+                    at.group,
+                    ty.map_or("unset".into(), |t| t.to_string())
+                ),
                 (true, Some(s)) => format!("[{}] has sync={s}", at.group),
                 (true, None) => format!("[{}] does not set sync=0", at.group),
             };
@@ -63,14 +96,31 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let Some(app) = &p.application {
         if ws.int_at(app, "enable-perf-measurement") != Some(1) {
             let (file, span) = ctx.loc(app, "enable-perf-measurement").map_or_else(
-                || (app.file, ws.files[app.file].doc.last_group(&app.group).map_or(0..0, |g| g.name_span.clone())),
+                || {
+                    (
+                        app.file,
+                        ws.files[app.file]
+                            .doc
+                            .last_group(&app.group)
+                            .map_or(0..0, |g| g.name_span.clone()),
+                    )
+                },
                 |l| (l.file, l.value_span),
             );
             out.push(
-                Diagnostic::new("DS604", Severity::Info, file, span, "[application] enable-perf-measurement is not 1")
-                    .expected("1")
-                    .why("deepstream-app prints **PERF lines only when it is on; dslint measure sweep reads them")
-                    .fix(ctx.set_or_insert(app, "enable-perf-measurement", "1").map(|e| Fix::safe("set enable-perf-measurement=1", vec![e]))),
+                Diagnostic::new(
+                    "DS604",
+                    Severity::Info,
+                    file,
+                    span,
+                    "[application] enable-perf-measurement is not 1",
+                )
+                .expected("1")
+                .why("deepstream-app prints **PERF lines only when it is on; dslint measure sweep reads them")
+                .fix(
+                    ctx.set_or_insert(app, "enable-perf-measurement", "1")
+                        .map(|e| Fix::safe("set enable-perf-measurement=1", vec![e])),
+                ),
             );
         }
     }

@@ -10,7 +10,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let fb = ctx.final_batch(p);
     for s in &p.sources {
         // DS301: num-extra-surfaces = min(final_batch, 5), where it is set.
-        if let (Some((fb, why)), Some(have), Some(loc)) = (&fb, ws.int_at(&s.at, "num-extra-surfaces"), ctx.loc(&s.at, "num-extra-surfaces")) {
+        if let (Some((fb, why)), Some(have), Some(loc)) = (
+            &fb,
+            ws.int_at(&s.at, "num-extra-surfaces"),
+            ctx.loc(&s.at, "num-extra-surfaces"),
+        ) {
             let want = (*fb).min(5) as i64;
             if have != want {
                 out.push(
@@ -35,7 +39,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
     // DS303: file loop in the bench profile.
     if ctx.profile == Profile::Bench && p.sources.iter().any(|s| s.kind == SourceKind::File) {
-        if let Some(tests) = p.tests.clone().or_else(|| (p.kind == crate::model::detect::Kind::App).then(|| crate::model::pipeline::At { file: p.root, group: "tests".into() })) {
+        if let Some(tests) = p.tests.clone().or_else(|| {
+            (p.kind == crate::model::detect::Kind::App).then(|| crate::model::pipeline::At {
+                file: p.root,
+                group: "tests".into(),
+            })
+        }) {
             let have = ws.int_at(&tests, "file-loop").unwrap_or(0);
             if have != 1 {
                 let fix = match ctx.loc(&tests, "file-loop") {
@@ -43,26 +52,46 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     None if ws.files[tests.file].doc.has_group("tests") => ctx.insert_key(&tests, "file-loop", "1"),
                     None => None,
                 };
-                let (file, span) = ctx.loc(&tests, "file-loop").map_or((p.root, 0..0), |l| (l.file, l.value_span));
+                let (file, span) = ctx
+                    .loc(&tests, "file-loop")
+                    .map_or((p.root, 0..0), |l| (l.file, l.value_span));
                 out.push(
-                    Diagnostic::new("DS303", Severity::Info, file, span, "file sources are not looped ([tests] file-loop)")
-                        .expected("1")
-                        .why("a benchmark that reaches end of stream measures start-up and drain, not the steady state")
-                        .fix(fix.map(|e| Fix::safe("set file-loop=1", vec![e]))),
+                    Diagnostic::new(
+                        "DS303",
+                        Severity::Info,
+                        file,
+                        span,
+                        "file sources are not looped ([tests] file-loop)",
+                    )
+                    .expected("1")
+                    .why("a benchmark that reaches end of stream measures start-up and drain, not the steady state")
+                    .fix(fix.map(|e| Fix::safe("set file-loop=1", vec![e]))),
                 );
             }
         }
     }
     // DS304: nvmultiurisrcbin max-batch-size = final_batch.
     if p.use_nvmultiurisrcbin {
-        if let (Some((at, _)), Some(f)) = (&p.source_list, ctx.facts.and_then(|f| Some(f.plateau_batch()?.min(f.n_streams()?)))) {
+        if let (Some((at, _)), Some(f)) = (
+            &p.source_list,
+            ctx.facts.and_then(|f| Some(f.plateau_batch()?.min(f.n_streams()?))),
+        ) {
             if let (Some(have), Some(loc)) = (ws.int_at(at, "max-batch-size"), ctx.loc(at, "max-batch-size")) {
                 if have != f as i64 {
                     out.push(
-                        Diagnostic::new("DS304", Severity::Warning, loc.file, loc.value_span.clone(), format!("nvmultiurisrcbin max-batch-size is {have}"))
-                            .expected(f.to_string())
-                            .why("final_batch = min(plateau_batch, n_streams): it sets streammux and primary batch-size")
-                            .fix(Some(Fix::safe(format!("set max-batch-size={f}"), vec![ctx.set_value(&loc, &f.to_string())]))),
+                        Diagnostic::new(
+                            "DS304",
+                            Severity::Warning,
+                            loc.file,
+                            loc.value_span.clone(),
+                            format!("nvmultiurisrcbin max-batch-size is {have}"),
+                        )
+                        .expected(f.to_string())
+                        .why("final_batch = min(plateau_batch, n_streams): it sets streammux and primary batch-size")
+                        .fix(Some(Fix::safe(
+                            format!("set max-batch-size={f}"),
+                            vec![ctx.set_value(&loc, &f.to_string())],
+                        ))),
                     );
                 }
             }

@@ -15,14 +15,31 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let sev = if mismatch { Severity::Error } else { Severity::Warning };
             let (file, span) = match &eff.loc {
                 Some(l) => (l.file, l.value_span.clone()),
-                None => (mux.file, ws.files[mux.file].doc.last_group(&mux.group).map_or(0..0, |g| g.name_span.clone())),
+                None => (
+                    mux.file,
+                    ws.files[mux.file]
+                        .doc
+                        .last_group(&mux.group)
+                        .map_or(0..0, |g| g.name_span.clone()),
+                ),
             };
-            let fix = eff.loc.as_ref().map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
+            let fix = eff
+                .loc
+                .as_ref()
+                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
             out.push(
-                Diagnostic::new("DS101", sev, file, span, format!("streammux batch-size is {} ({})", eff.value, eff.how))
-                    .expected(fb.to_string())
-                    .why(format!("{why}: a larger batch waits for frames that never come, a smaller one leaves the GPU idle"))
-                    .fix(fix),
+                Diagnostic::new(
+                    "DS101",
+                    sev,
+                    file,
+                    span,
+                    format!("streammux batch-size is {} ({})", eff.value, eff.how),
+                )
+                .expected(fb.to_string())
+                .why(format!(
+                    "{why}: a larger batch waits for frames that never come, a smaller one leaves the GPU idle"
+                ))
+                .fix(fix),
             );
         }
     }
@@ -39,16 +56,28 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if have != want as i64 {
                 let edit = ctx.set_value(&loc, &want.to_string());
                 let title = format!("set {key}={want}");
-                let fix = if ctx.facts.is_some() { Fix::safe(title, vec![edit]) } else { Fix::unsafe_(title, vec![edit]) };
+                let fix = if ctx.facts.is_some() {
+                    Fix::safe(title, vec![edit])
+                } else {
+                    Fix::unsafe_(title, vec![edit])
+                };
                 let basis = match src {
                     Some(_) => "min(source resolution, model input) per axis",
                     None => "the model input (source resolution unknown: set workload.source_width/height in facts)",
                 };
                 out.push(
-                    Diagnostic::new("DS102", Severity::Warning, loc.file, loc.value_span.clone(), format!("streammux {key} is {have}"))
-                        .expected(want.to_string())
-                        .why(format!("{basis}: scaling every frame to a larger size than inference uses costs memory bandwidth"))
-                        .fix(Some(fix)),
+                    Diagnostic::new(
+                        "DS102",
+                        Severity::Warning,
+                        loc.file,
+                        loc.value_span.clone(),
+                        format!("streammux {key} is {have}"),
+                    )
+                    .expected(want.to_string())
+                    .why(format!(
+                        "{basis}: scaling every frame to a larger size than inference uses costs memory bandwidth"
+                    ))
+                    .fix(Some(fix)),
                 );
             }
         }
@@ -56,14 +85,32 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS103: batched-push-timeout = round(1e6 / source_fps) µs.
     let fps = ctx.facts.and_then(|f| f.source_fps()).unwrap_or(30.0);
     let want = (1e6 / fps).round() as i64;
-    let fps_from = if ctx.facts.and_then(|f| f.source_fps()).is_some() { "workload.source_fps in facts" } else { "default 30 fps" };
-    if let (Some(have), Some(loc)) = (ws.int_at(mux, "batched-push-timeout"), ctx.loc(mux, "batched-push-timeout")) {
+    let fps_from = if ctx.facts.and_then(|f| f.source_fps()).is_some() {
+        "workload.source_fps in facts"
+    } else {
+        "default 30 fps"
+    };
+    if let (Some(have), Some(loc)) = (
+        ws.int_at(mux, "batched-push-timeout"),
+        ctx.loc(mux, "batched-push-timeout"),
+    ) {
         if have != want {
             out.push(
-                Diagnostic::new("DS103", Severity::Warning, loc.file, loc.value_span.clone(), format!("batched-push-timeout is {have} µs"))
-                    .expected(want.to_string())
-                    .why(format!("one frame interval at {fps} fps ({fps_from}): longer adds latency, shorter pushes partial batches"))
-                    .fix(Some(Fix::safe(format!("set batched-push-timeout={want}"), vec![ctx.set_value(&loc, &want.to_string())]))),
+                Diagnostic::new(
+                    "DS103",
+                    Severity::Warning,
+                    loc.file,
+                    loc.value_span.clone(),
+                    format!("batched-push-timeout is {have} µs"),
+                )
+                .expected(want.to_string())
+                .why(format!(
+                    "one frame interval at {fps} fps ({fps_from}): longer adds latency, shorter pushes partial batches"
+                ))
+                .fix(Some(Fix::safe(
+                    format!("set batched-push-timeout={want}"),
+                    vec![ctx.set_value(&loc, &want.to_string())],
+                ))),
             );
         }
     }
@@ -71,36 +118,76 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(have), Some(loc)) = (ws.int_at(mux, "nvbuf-memory-type"), ctx.loc(mux, "nvbuf-memory-type")) {
         if have != 0 {
             out.push(
-                Diagnostic::new("DS104", Severity::Warning, loc.file, loc.value_span.clone(), format!("streammux nvbuf-memory-type is {have}"))
-                    .expected("0")
-                    .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
-                    .fix(Some(Fix::safe("set nvbuf-memory-type=0", vec![ctx.set_value(&loc, "0")]))),
+                Diagnostic::new(
+                    "DS104",
+                    Severity::Warning,
+                    loc.file,
+                    loc.value_span.clone(),
+                    format!("streammux nvbuf-memory-type is {have}"),
+                )
+                .expected("0")
+                .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
+                .fix(Some(Fix::safe(
+                    "set nvbuf-memory-type=0",
+                    vec![ctx.set_value(&loc, "0")],
+                ))),
             );
         }
     }
     // DS105: live-source matches the sources.
-    let live = ctx.facts.and_then(|f| f.workload.as_ref()?.live).unwrap_or_else(|| p.sources.iter().any(|s| s.kind == SourceKind::Live));
+    let live = ctx
+        .facts
+        .and_then(|f| f.workload.as_ref()?.live)
+        .unwrap_or_else(|| p.sources.iter().any(|s| s.kind == SourceKind::Live));
     let want = i64::from(live);
     let have = ws.int_at(mux, "live-source");
     if !p.sources.is_empty() && have.unwrap_or(0) != want {
         let (file, span) = match ctx.loc(mux, "live-source") {
             Some(l) => (l.file, l.value_span),
-            None => (mux.file, ws.files[mux.file].doc.last_group(&mux.group).map_or(0..0, |g| g.name_span.clone())),
+            None => (
+                mux.file,
+                ws.files[mux.file]
+                    .doc
+                    .last_group(&mux.group)
+                    .map_or(0..0, |g| g.name_span.clone()),
+            ),
         };
         out.push(
-            Diagnostic::new("DS105", Severity::Warning, file, span, format!("streammux live-source is {}", have.unwrap_or(0)))
-                .expected(want.to_string())
-                .why(if live { "an RTSP or camera source: batches must be pushed on the clock, not held for full batches" } else { "file sources only: live mode drops and times batches for nothing" })
-                .fix(ctx.set_or_insert(mux, "live-source", &want.to_string()).map(|e| Fix::safe(format!("set live-source={want}"), vec![e]))),
+            Diagnostic::new(
+                "DS105",
+                Severity::Warning,
+                file,
+                span,
+                format!("streammux live-source is {}", have.unwrap_or(0)),
+            )
+            .expected(want.to_string())
+            .why(if live {
+                "an RTSP or camera source: batches must be pushed on the clock, not held for full batches"
+            } else {
+                "file sources only: live mode drops and times batches for nothing"
+            })
+            .fix(
+                ctx.set_or_insert(mux, "live-source", &want.to_string())
+                    .map(|e| Fix::safe(format!("set live-source={want}"), vec![e])),
+            ),
         );
     }
     // DS106: enable-padding = 0.
     if let (Some(1..), Some(loc)) = (ws.int_at(mux, "enable-padding"), ctx.loc(mux, "enable-padding")) {
         out.push(
-            Diagnostic::new("DS106", Severity::Info, loc.file, loc.value_span.clone(), "streammux enable-padding is on")
-                .expected("0")
-                .why("padding to keep aspect ratio adds a fill pass per frame; turning it off changes detection geometry")
-                .fix(Some(Fix::unsafe_("set enable-padding=0", vec![ctx.set_value(&loc, "0")]))),
+            Diagnostic::new(
+                "DS106",
+                Severity::Info,
+                loc.file,
+                loc.value_span.clone(),
+                "streammux enable-padding is on",
+            )
+            .expected("0")
+            .why("padding to keep aspect ratio adds a fill pass per frame; turning it off changes detection geometry")
+            .fix(Some(Fix::unsafe_(
+                "set enable-padding=0",
+                vec![ctx.set_value(&loc, "0")],
+            ))),
         );
     }
 }
@@ -111,8 +198,14 @@ pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
     let cfg = p.primary.as_ref()?.config;
     if let Some(cfg) = cfg {
         for key in ["infer-dims", "input-dims", "uff-input-dims"] {
-            let Some(v) = ctx.ws.entry(cfg, "property", key).and_then(|e| e.value.as_deref()) else { continue };
-            let dims: Vec<i64> = crate::syntax::glib::split_list(v).ok()?.iter().filter_map(|s| crate::syntax::glib::parse_int(s)).collect();
+            let Some(v) = ctx.ws.entry(cfg, "property", key).and_then(|e| e.value.as_deref()) else {
+                continue;
+            };
+            let dims: Vec<i64> = crate::syntax::glib::split_list(v)
+                .ok()?
+                .iter()
+                .filter_map(|s| crate::syntax::glib::parse_int(s))
+                .collect();
             if dims.len() >= 3 && dims[1] > 0 && dims[2] > 0 {
                 return Some((dims[1] as u32, dims[2] as u32));
             }

@@ -13,13 +13,25 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
     // DS401: batch processing on (a key older releases read; flagged only
     // when set to something else than 1).
-    if let (Some(have), Some(loc)) = (ws.int_at(at, "enable-batch-process"), ctx.loc(at, "enable-batch-process")) {
+    if let (Some(have), Some(loc)) = (
+        ws.int_at(at, "enable-batch-process"),
+        ctx.loc(at, "enable-batch-process"),
+    ) {
         if have != 1 {
             out.push(
-                Diagnostic::new("DS401", Severity::Warning, loc.file, loc.value_span.clone(), format!("enable-batch-process is {have}"))
-                    .expected("1")
-                    .why("without batch processing the low-level tracker is called once per stream per frame")
-                    .fix(Some(Fix::safe("set enable-batch-process=1", vec![ctx.set_value(&loc, "1")]))),
+                Diagnostic::new(
+                    "DS401",
+                    Severity::Warning,
+                    loc.file,
+                    loc.value_span.clone(),
+                    format!("enable-batch-process is {have}"),
+                )
+                .expected("1")
+                .why("without batch processing the low-level tracker is called once per stream per frame")
+                .fix(Some(Fix::safe(
+                    "set enable-batch-process=1",
+                    vec![ctx.set_value(&loc, "1")],
+                ))),
             );
         }
     }
@@ -41,7 +53,11 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
         let base = v.rsplit('/').next().unwrap_or(v).trim();
         let lower = base.to_ascii_lowercase();
         if lower.contains("accuracy") || lower.contains("deepsort") {
-            let new = format!("{}{}", &v[..v.len() - v.rsplit('/').next().unwrap_or(v).len()], MAX_PERF_PRESET);
+            let new = format!(
+                "{}{}",
+                &v[..v.len() - v.rsplit('/').next().unwrap_or(v).len()],
+                MAX_PERF_PRESET
+            );
             out.push(
                 Diagnostic::new("DS403", Severity::Info, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
                     .expected(MAX_PERF_PRESET)
@@ -54,9 +70,15 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
     if let (Some(v), Some(loc)) = (ws.str_at(at, "ll-lib-file"), ctx.loc(at, "ll-lib-file")) {
         if let Some(Target::Missing(p)) = ws.resolve(at.file, v) {
             out.push(
-                Diagnostic::new("DS404", Severity::Warning, loc.file, loc.value_span.clone(), format!("ll-lib-file {} does not exist", p.display()))
-                    .expected("libnvds_nvmultiobjecttracker.so")
-                    .why("nvtracker cannot load its low-level library and the pipeline fails to start"),
+                Diagnostic::new(
+                    "DS404",
+                    Severity::Warning,
+                    loc.file,
+                    loc.value_span.clone(),
+                    format!("ll-lib-file {} does not exist", p.display()),
+                )
+                .expected("libnvds_nvmultiobjecttracker.so")
+                .why("nvtracker cannot load its low-level library and the pipeline fails to start"),
             );
         }
     }

@@ -65,7 +65,14 @@ pub fn parse(text: String) -> Document {
         parse_line(&text, pos, end, next, &mut groups, &mut errors);
         pos = next;
     }
-    Document { text, format: Format::KeyFile, groups, errors, has_bom, line_ending }
+    Document {
+        text,
+        format: Format::KeyFile,
+        groups,
+        errors,
+        has_bom,
+        line_ending,
+    }
 }
 
 fn parse_line(
@@ -91,7 +98,10 @@ fn parse_line(
         } else {
             format!("line `{}` is not a key=value pair, a [group] or a # comment", line)
         };
-        errors.push(SyntaxError { span: start..end, message: what });
+        errors.push(SyntaxError {
+            span: start..end,
+            message: what,
+        });
     };
     if let Some(inner) = line.strip_prefix('[') {
         if let Some(close) = inner.find(']') {
@@ -209,7 +219,13 @@ mod tests {
 
     #[test]
     fn accepted_shapes() {
-        for src in ["  [g]  \n  k = v  \n", "[g]\nk k=v\n", "[g]\nk[de]=v\n", "[g]\r\nk=v\r\n", "[g]\n\t# c\n   \n"] {
+        for src in [
+            "  [g]  \n  k = v  \n",
+            "[g]\nk k=v\n",
+            "[g]\nk[de]=v\n",
+            "[g]\r\nk=v\r\n",
+            "[g]\n\t# c\n   \n",
+        ] {
             assert!(doc(src).errors.is_empty(), "{src:?}");
         }
         let d = doc("[g]\nk[de]=v\n");

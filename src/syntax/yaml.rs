@@ -92,7 +92,9 @@ fn node(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, 
 }
 
 fn line_end_after(text: &str, offset: usize) -> usize {
-    text[offset.min(text.len())..].find('\n').map_or(text.len(), |i| offset + i + 1)
+    text[offset.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| offset + i + 1)
 }
 
 fn line_start_before(text: &str, offset: usize) -> usize {
@@ -106,12 +108,26 @@ pub fn parse(text: String) -> Document {
     if let Err(e) = walk(&masked, &mut groups) {
         let at = e.marker().byte_offset().unwrap_or(0).min(text.len());
         let end = line_end_after(&text, at).max(at);
-        let end = if end > at && text.as_bytes()[end - 1] == b'\n' { end - 1 } else { end };
-        errors.push(SyntaxError { span: at..end, message: format!("YAML syntax error: {}", e.info()) });
+        let end = if end > at && text.as_bytes()[end - 1] == b'\n' {
+            end - 1
+        } else {
+            end
+        };
+        errors.push(SyntaxError {
+            span: at..end,
+            message: format!("YAML syntax error: {}", e.info()),
+        });
     }
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
-    Document { text, format: Format::Yaml, groups, errors, has_bom, line_ending }
+    Document {
+        text,
+        format: Format::Yaml,
+        groups,
+        errors,
+        has_bom,
+        line_ending,
+    }
 }
 
 fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
@@ -129,16 +145,19 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
         return Ok(());
     }
     loop {
-        let Some((ev, span)) = next(&mut events)? else { return Ok(()) };
+        let Some((ev, span)) = next(&mut events)? else {
+            return Ok(());
+        };
         let key = match node(&mut events, ev, span.clone())? {
-            _ if false => unreachable!(),
             Node::Scalar(k, s) => Some((k, s)),
             Node::Complex(..) => None,
         };
-        if matches!(events.peek(), None) {
+        if events.peek().is_none() {
             return Ok(());
         }
-        let Some((vev, vspan)) = next(&mut events)? else { return Ok(()) };
+        let Some((vev, vspan)) = next(&mut events)? else {
+            return Ok(());
+        };
         if matches!(vev, Event::MappingEnd) {
             // The key was the end marker's predecessor; the root map is done.
             return Ok(());
@@ -181,14 +200,22 @@ fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
         Node::Complex(s, n) => (None, s, n),
     };
     let end = value_span.end.max(key_span.end);
-    let line_span = line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
-    Entry { key, key_span, value, value_span, line_span, localized: false, children }
+    let line_span =
+        line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
+    Entry {
+        key,
+        key_span,
+        value,
+        value_span,
+        line_span,
+        localized: false,
+        children,
+    }
 }
 
 fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) -> Result<Group, ScanError> {
     let mut entries = Vec::new();
-    loop {
-        let Some((ev, span)) = next(events)? else { break };
+    while let Some((ev, span)) = next(events)? {
         if matches!(ev, Event::MappingEnd) {
             break;
         }
@@ -199,16 +226,28 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
             entries.push(make_entry(text, k, ks, value));
         }
     }
-    let insert_at = entries.last().map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span.end);
+    let insert_at = entries
+        .last()
+        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span.end);
     let indent = entries
         .first()
         .map(|e| {
             let start = line_start_before(text, e.key_span.start);
             let lead = &text[start..e.key_span.start];
-            if lead.chars().all(|c| c == ' ' || c == '\t') { lead.to_string() } else { "  ".to_string() }
+            if lead.chars().all(|c| c == ' ' || c == '\t') {
+                lead.to_string()
+            } else {
+                "  ".to_string()
+            }
         })
         .unwrap_or_else(|| "  ".to_string());
-    Ok(Group { name, name_span, entries, insert_at, indent })
+    Ok(Group {
+        name,
+        name_span,
+        entries,
+        insert_at,
+        indent,
+    })
 }
 
 #[cfg(test)]

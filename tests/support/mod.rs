@@ -1,0 +1,88 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use dslint::model::facts::Facts;
+use dslint::model::workspace::Workspace;
+use dslint::output::{self, human};
+use dslint::rules::context::Profile;
+use dslint::rules::diagnostic::Diagnostic;
+
+/// Every case folder under testdata/rules, sorted.
+pub fn rule_cases() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for code in sorted_dir(Path::new("testdata/rules")) {
+        out.extend(sorted_dir(&code));
+    }
+    out
+}
+
+pub fn sorted_dir(p: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+        .map(|r| r.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The profile and facts a case folder asks for.
+pub fn case_settings(dir: &Path) -> (Profile, Option<Facts>) {
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let profile = if name.ends_with("-bench") {
+        Profile::Bench
+    } else {
+        Profile::Display
+    };
+    let facts = dir.join("facts.json");
+    (
+        profile,
+        facts.exists().then(|| Facts::load(&facts).expect("valid facts")),
+    )
+}
+
+pub struct Checked {
+    pub ws: Workspace,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn check_dir(dir: &Path) -> Checked {
+    let (profile, facts) = case_settings(dir);
+    let mut ws = Workspace::load(&[dir.to_path_buf()]);
+    let r = dslint::rules::check(&mut ws, facts.as_ref(), profile);
+    Checked {
+        ws,
+        diagnostics: r.diagnostics,
+    }
+}
+
+pub fn render(c: &Checked) -> String {
+    let problems = output::file_problems(&c.ws);
+    human::render(&c.ws, &c.diagnostics, &problems, &human::Style { color: false })
+}
+
+/// All files below a folder (no filtering), sorted.
+pub fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for p in sorted_dir(&d) {
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+pub fn corpus() -> Option<PathBuf> {
+    let p = PathBuf::from("../shared/corpus");
+    p.is_dir().then_some(p)
+}
+
+pub fn dslint_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_dslint"))
+}
