@@ -397,7 +397,7 @@ mod tests {
     fn engine_names() {
         assert_eq!(
             super::parse_engine_name("resnet18.onnx_b4_gpu0_fp16.engine"),
-            Some((14, 4, 0, "fp16"))
+            Some((13, 4, 0, "fp16"))
         );
         assert_eq!(
             super::parse_engine_name("model_b1_gpu0_int8.engine"),
