@@ -36,7 +36,21 @@ pub struct Effective {
     pub value: i64,
     /// The line DeepStream takes the value from; `None` when computed.
     pub loc: Option<Loc>,
+    /// Where to point a finding about it (the line, or what computes it).
+    pub at: (FileId, Span),
     pub how: String,
+}
+
+impl Effective {
+    /// A value written on a line (which a fix can edit).
+    pub fn written(value: i64, loc: Loc, how: String) -> Effective {
+        Effective {
+            value,
+            at: (loc.file, loc.value_span.clone()),
+            loc: Some(loc),
+            how,
+        }
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -98,12 +112,18 @@ impl<'a> Ctx<'a> {
             return Some(Effective {
                 value: glib::parse_int(e.value.as_deref()?)?,
                 loc: self.loc(at, "max-batch-size"),
+                at: (at.file, e.value_span.clone()),
                 how: "use-nvmultiurisrcbin sets it to [source-list] max-batch-size".into(),
             });
         }
+        let list = self
+            .ws
+            .entry_at(at, "list")
+            .or_else(|| self.ws.entry(at.file, "", "source-list"));
         Some(Effective {
             value: uris.len() as i64,
             loc: None,
+            at: (at.file, list.map_or(0..0, |e| e.key_span.clone())),
             how: format!("[source-list] sets it to the number of sources ({})", uris.len()),
         })
     }
@@ -114,11 +134,11 @@ impl<'a> Ctx<'a> {
         }
         let at = p.streammux.as_ref()?;
         let v = self.ws.int_at(at, "batch-size")?;
-        Some(Effective {
-            value: v,
-            loc: self.loc(at, "batch-size"),
-            how: "[streammux] batch-size".into(),
-        })
+        Some(Effective::written(
+            v,
+            self.loc(at, "batch-size")?,
+            "[streammux] batch-size".into(),
+        ))
     }
 
     /// The primary nvinfer's batch-size as the element ends up with it.
@@ -132,25 +152,22 @@ impl<'a> Ctx<'a> {
 
     pub fn gie_batch(&self, gie: &crate::model::pipeline::Gie) -> Option<Effective> {
         if let Some(v) = self.ws.int_at(&gie.at, "batch-size") {
-            return Some(Effective {
-                value: v,
-                loc: self.loc(&gie.at, "batch-size"),
-                how: format!(
-                    "[{}] batch-size (set on the element, overrides the config file)",
-                    gie.at.group
-                ),
-            });
+            let how = format!(
+                "[{}] batch-size (set on the element, overrides the config file)",
+                gie.at.group
+            );
+            return Some(Effective::written(v, self.loc(&gie.at, "batch-size")?, how));
         }
         let cfg = At {
             file: gie.config?,
             group: "property".into(),
         };
         let v = self.ws.int_at(&cfg, "batch-size")?;
-        Some(Effective {
-            value: v,
-            loc: self.loc(&cfg, "batch-size"),
-            how: "nvinfer [property] batch-size".into(),
-        })
+        Some(Effective::written(
+            v,
+            self.loc(&cfg, "batch-size")?,
+            "nvinfer [property] batch-size".into(),
+        ))
     }
 
     /// An edit that sets the value at `loc`: only the value's bytes change

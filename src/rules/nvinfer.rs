@@ -30,20 +30,16 @@ impl Infer<'_> {
 fn effective(ctx: &Ctx, inf: &Infer, key: &str) -> Option<Effective> {
     if let Some(g) = inf.gie {
         if let Some(v) = ctx.ws.int_at(&g.at, key) {
-            return Some(Effective {
-                value: v,
-                loc: ctx.loc(&g.at, key),
-                how: format!("[{}] {key}", g.at.group),
-            });
+            return Some(Effective::written(
+                v,
+                ctx.loc(&g.at, key)?,
+                format!("[{}] {key}", g.at.group),
+            ));
         }
     }
     let prop = inf.prop();
     let v = ctx.ws.int_at(&prop, key)?;
-    Some(Effective {
-        value: v,
-        loc: ctx.loc(&prop, key),
-        how: format!("[property] {key}"),
-    })
+    Some(Effective::written(v, ctx.loc(&prop, key)?, format!("[property] {key}")))
 }
 
 fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
@@ -82,10 +78,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         if let (Some(p), Some(eff)) = (inf.pipeline, &batch) {
             if let Some((fb, why)) = ctx.final_batch(p) {
                 if eff.value != fb as i64 {
-                    let (file, span) = eff
-                        .loc
-                        .as_ref()
-                        .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                    let (file, span) = eff.at.clone();
                     out.push(
                         Diagnostic::new(
                             "DS201",

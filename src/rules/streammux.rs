@@ -13,16 +13,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if eff.value != fb as i64 {
             let mismatch = ctx.primary_batch(p).is_some_and(|pb| pb.value != eff.value) && p.preprocess.is_none();
             let sev = if mismatch { Severity::Error } else { Severity::Warning };
-            let (file, span) = match &eff.loc {
-                Some(l) => (l.file, l.value_span.clone()),
-                None => (
-                    mux.file,
-                    ws.files[mux.file]
-                        .doc
-                        .last_group(&mux.group)
-                        .map_or(0..0, |g| g.name_span.clone()),
-                ),
-            };
+            let (file, span) = eff.at.clone();
             let fix = eff
                 .loc
                 .as_ref()

@@ -1,0 +1,235 @@
+//! `dslint fix`: the diff of every fixable case is a snapshot; fixing
+//! converges (no safe fix left, a second run changes nothing); bytes outside
+//! the edits never move; writes are atomic and careful.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use dslint::fix::diff;
+use dslint::fix::edit::Applicability;
+use dslint::fix::engine::{self, FixOptions};
+use support::*;
+
+fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
+    let (profile, facts) = case_settings(dir);
+    let opts = FixOptions {
+        facts: facts.as_ref(),
+        profile,
+        unsafe_fixes,
+        select: vec![],
+        ignore: vec![],
+    };
+    engine::run(&[dir.to_path_buf()], &opts)
+}
+
+fn render_diffs(o: &engine::FixOutcome) -> String {
+    o.changed
+        .iter()
+        .map(|(p, (a, b))| diff::unified(p, a, b, false))
+        .collect()
+}
+
+#[test]
+fn fix_diffs_and_convergence_for_every_case() {
+    for dir in rule_cases() {
+        let code = dir.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let o = fix_case(&dir, true);
+        // Convergence: nothing a fix could still change is left.
+        let left: Vec<_> = o.remaining.iter().filter(|d| d.fix.is_some()).map(|d| d.code).collect();
+        assert!(left.is_empty(), "{}: fixes left after fixing: {left:?}", dir.display());
+        assert!(o.passes < engine::MAX_PASSES, "{}: did not converge", dir.display());
+        if !o.changed.is_empty() {
+            insta::assert_snapshot!(format!("{code}_{name}"), render_diffs(&o));
+        }
+    }
+}
+
+#[test]
+fn only_edited_bytes_change() {
+    // Every changed file keeps its line ending style, BOM state (unless the
+    // fix is DS001's) and every line no fix touched.
+    for dir in rule_cases() {
+        let o = fix_case(&dir, true);
+        for (path, (old, new)) in &o.changed {
+            let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+            let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+            let common_prefix = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count();
+            let common_suffix = old_lines
+                .iter()
+                .rev()
+                .zip(new_lines.iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            assert!(
+                common_prefix > 0 || path.to_string_lossy().contains("DS001"),
+                "{}: first line changed",
+                path.display()
+            );
+            assert!(common_prefix + common_suffix <= old_lines.len().max(new_lines.len()) + 1);
+            assert_eq!(old.contains("\r\n"), new.contains("\r\n"), "{}", path.display());
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for f in files_under(from) {
+        let rel = f.strip_prefix(from).unwrap();
+        let dst = to.join(rel);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &dst).unwrap();
+    }
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(dslint_bin()).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn end_to_end_check_fix_write_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/examples"), tmp.path());
+    // The 4-camera pipeline (the facts describe its workload).
+    let app_path = tmp.path().join("deepstream_app_4cam.txt");
+    let dir = app_path.to_str().unwrap();
+    let facts = Path::new("testdata/facts/example_h200.json").canonicalize().unwrap();
+    let facts = facts.to_str().unwrap();
+    let (rc, out, _) = run(&["check", dir, "--facts", facts]);
+    assert_eq!(rc, 1);
+    for code in ["DS101", "DS701", "DS006", "DS103"] {
+        assert!(out.contains(&format!("[{code}]")), "{code} missing:\n{out}");
+    }
+    // Preview: a diff, exit 1, nothing written.
+    let before = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
+    let (rc, diff_out, _) = run(&["fix", dir, "--facts", facts]);
+    assert_eq!(rc, 1);
+    assert!(diff_out.contains("+batch-size=8"), "{diff_out}");
+    assert_eq!(
+        before,
+        std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap()
+    );
+    // Apply, keeping permissions.
+    let (rc, _, err) = run(&["fix", dir, "--facts", facts, "--write"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("fixed"), "{err}");
+    let (rc, out, _) = run(&["check", dir, "--facts", facts, "--format", "json"]);
+    let left: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    for d in &left {
+        assert!(
+            d["fix"].is_null() || d["fix"]["applicability"] == "unsafe",
+            "safe fix left: {d}"
+        );
+        assert!(
+            !["DS101", "DS701", "DS006", "DS103", "DS201", "DS207"].contains(&d["code"].as_str().unwrap()),
+            "{d}"
+        );
+    }
+    assert!(rc <= 1);
+    // Both files got the one derived batch (DS701 resolved across files).
+    let app = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
+    let pgie = std::fs::read_to_string(tmp.path().join("config_infer_primary.txt")).unwrap();
+    assert!(app.contains("\nbatch-size=8\n"), "{app}");
+    assert!(pgie.contains("\nbatch-size=8\n"), "{pgie}");
+    // A second fix changes nothing.
+    let (rc, out, err) = run(&["fix", dir, "--facts", facts]);
+    assert_eq!((rc, out.as_str()), (0, ""), "{err}");
+}
+
+#[test]
+fn bench_variant_leaves_the_display_config_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/examples"), tmp.path());
+    let dir = tmp.path().to_str().unwrap();
+    let original = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
+    let (rc, _, err) = run(&["fix", dir, "--variant", "bench", "--write"]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(
+        original,
+        std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap()
+    );
+    let bench = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.bench.txt")).unwrap();
+    let d = diff::unified(Path::new("deepstream_app_4cam.txt"), &original, &bench, false);
+    insta::assert_snapshot!("bench_variant_4cam", d);
+    // The variant is clean for the bench profile's output rules.
+    let (_, out, _) = run(&[
+        "check",
+        tmp.path().join("deepstream_app_4cam.bench.txt").to_str().unwrap(),
+        "--profile",
+        "bench",
+        "--select",
+        "DS6,DS303",
+    ]);
+    assert!(out.contains("All checks passed"), "{out}");
+}
+
+#[test]
+fn refuses_files_changed_since_read_and_links_out_of_the_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("a.txt");
+    std::fs::write(&f, "[streammux]\nbatch-size=1\n").unwrap();
+    let roots = vec![tmp.path().to_path_buf()];
+    let e = dslint::fix::write::write_atomic(&f, "[streammux]\nbatch-size=2\n", "x", &roots).unwrap_err();
+    assert!(e.contains("changed since it was read"), "{e}");
+    // A link to a file outside the tree is not written through.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("t.txt");
+    std::fs::write(&target, "[streammux]\nbatch-size=1\n").unwrap();
+    let link = tmp.path().join("link.txt");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let e = dslint::fix::write::write_atomic(&link, "[streammux]\nbatch-size=1\n", "y", &roots).unwrap_err();
+    assert!(e.contains("outside the checked tree"), "{e}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "[streammux]\nbatch-size=1\n");
+    // Permissions survive a write.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
+    dslint::fix::write::write_atomic(&f, "[streammux]\nbatch-size=1\n", "[streammux]\nbatch-size=2\n", &roots).unwrap();
+    assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "[streammux]\nbatch-size=2\n");
+}
+
+#[test]
+fn corpus_fix_is_idempotent_and_keeps_files_parsing() {
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&corpus, tmp.path());
+    let dir = tmp.path().to_str().unwrap();
+    let (rc, _, err) = run(&["fix", dir, "--write", "--unsafe-fixes"]);
+    assert!(rc == 0, "{err}");
+    let (rc, out, err) = run(&["fix", dir, "--unsafe-fixes"]);
+    assert_eq!((rc, out.as_str()), (0, ""), "second fix changed something: {err}");
+    // No file that parsed before fails to parse after.
+    for f in files_under(&corpus) {
+        let rel = f.strip_prefix(&corpus).unwrap();
+        let (Ok(a), Ok(b)) = (
+            std::fs::read_to_string(&f),
+            std::fs::read_to_string(tmp.path().join(rel)),
+        ) else {
+            continue;
+        };
+        let Some(format) = dslint::model::detect::format_for(&f, &a) else {
+            continue;
+        };
+        let before = dslint::syntax::Document::parse(a, format).errors.len();
+        let after = dslint::syntax::Document::parse(b, format).errors.len();
+        assert!(after <= before, "{}: {before} -> {after} syntax errors", rel.display());
+    }
+}
+
+#[test]
+fn unsafe_fixes_need_the_flag() {
+    let dir = PathBuf::from("testdata/rules/DS202/fires");
+    let o = fix_case(&dir, false);
+    assert!(o.changed.is_empty());
+    assert_eq!(o.unsafe_left.get("DS202"), Some(&1));
+    assert!(
+        o.remaining
+            .iter()
+            .any(|d| d.code == "DS202" && d.fix.as_ref().unwrap().applicability == Applicability::Unsafe)
+    );
+}
