@@ -13,6 +13,9 @@ use std::process::{Command, Stdio};
 use dslint::syntax::{Document, Format};
 use support::*;
 
+/// group → key → raw value, as GLib reads them.
+type Groups = BTreeMap<String, BTreeMap<String, String>>;
+
 const PYTHON: &str = "/usr/bin/python3";
 
 fn glib_available() -> bool {
@@ -97,4 +100,90 @@ fn corpus_agrees_with_glib() {
     }
     let Some(c) = corpus() else { return };
     assert!(compare(keyfiles(&c)) > 100);
+}
+
+/// After `fix`, GLib reads the same value for every key whose line the fix
+/// did not touch (over every fixable rule case, unsafe fixes included).
+#[test]
+fn fixes_leave_untouched_keys_as_glib_reads_them() {
+    if !glib_available() {
+        eprintln!("python3-gi absent: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut pairs = Vec::new();
+    for dir in rule_cases() {
+        let (profile, facts) = case_settings(&dir);
+        let opts = dslint::fix::engine::FixOptions {
+            facts: facts.as_ref(),
+            profile,
+            unsafe_fixes: true,
+            select: vec![],
+            ignore: vec![],
+        };
+        let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
+        for (path, (old, new)) in o.changed {
+            if path.extension().is_none_or(|e| e != "txt") {
+                continue;
+            }
+            let n = pairs.len();
+            let (a, b) = (
+                tmp.path().join(format!("{n}a.txt")),
+                tmp.path().join(format!("{n}b.txt")),
+            );
+            std::fs::write(&a, &old).unwrap();
+            std::fs::write(&b, &new).unwrap();
+            pairs.push((path, a, b, old, new));
+        }
+    }
+    assert!(pairs.len() > 20, "only {} fixed key-files", pairs.len());
+    let all: Vec<PathBuf> = pairs
+        .iter()
+        .flat_map(|(_, a, b, _, _)| [a.clone(), b.clone()])
+        .collect();
+    let answers = oracle(&all);
+    for (path, a, b, old, new) in &pairs {
+        let ga = &answers[a.display().to_string()];
+        let gb = &answers[b.display().to_string()];
+        if ga.get("error").is_some() {
+            continue; // DS001 cases: GLib refused the original.
+        }
+        assert!(
+            gb.get("error").is_none(),
+            "{}: GLib refuses the fixed file: {}",
+            path.display(),
+            gb["error"]
+        );
+        // Lines the fix added (as a multiset: a line may repeat elsewhere).
+        let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+        for l in old.lines() {
+            *counts.entry(l).or_default() -= 1;
+        }
+        for l in new.lines() {
+            *counts.entry(l).or_default() += 1;
+        }
+        let edited: Vec<&str> = counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .filter_map(|(l, _)| l.split('=').next())
+            .map(str::trim)
+            .collect();
+        let (before, after): (Groups, Groups) = (
+            serde_json::from_value(ga["groups"].clone()).unwrap(),
+            serde_json::from_value(gb["groups"].clone()).unwrap(),
+        );
+        for (g, keys) in &before {
+            for (k, v) in keys {
+                if edited.contains(&k.as_str()) {
+                    continue;
+                }
+                assert_eq!(
+                    after.get(g).and_then(|m| m.get(k)),
+                    Some(v),
+                    "{}: [{g}] {k} changed",
+                    path.display()
+                );
+            }
+        }
+    }
 }
