@@ -1,0 +1,210 @@
+//! The command line: exit codes, formats, rule docs, and bad input that
+//! must produce one clear diagnostic each and never a panic.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::*;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(dslint_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn exit_codes() {
+    assert_eq!(run(&["check", "testdata/rules/DS101/clean"]).0, 0);
+    assert_eq!(run(&["check", "testdata/rules/DS101/fires"]).0, 1);
+    // Info findings alone do not fail the run.
+    assert_eq!(run(&["check", "testdata/rules/DS106/fires"]).0, 0);
+    assert_eq!(run(&["check", "no/such/dir"]).0, 2);
+    assert_eq!(run(&["check", "--format", "nope", "testdata"]).0, 2);
+    assert_eq!(run(&["explain", "DS999"]).0, 2);
+}
+
+#[test]
+fn human_output_for_the_examples() {
+    let (rc, out, _) = run(&["check", "testdata/examples"]);
+    assert_eq!(rc, 1);
+    insta::assert_snapshot!("check_examples", out);
+}
+
+#[test]
+fn json_output_schema() {
+    let (_, out, _) = run(&["check", "testdata/rules/DS701/fires", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = v.as_array().unwrap().iter().find(|d| d["code"] == "DS701").unwrap();
+    assert_eq!(d["name"], "batch-mismatch");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["file"], "testdata/rules/DS701/fires/app.txt");
+    assert_eq!(d["location"]["line"], 18);
+    assert_eq!(d["location"]["column"], 12);
+    assert_eq!(d["expected"], "2");
+    assert_eq!(d["fix"]["applicability"], "safe");
+    assert_eq!(d["fix"]["edits"][0]["content"], "2");
+    assert_eq!(d["related"][0], "testdata/rules/DS701/fires/pgie.txt:7:12");
+}
+
+#[test]
+fn select_and_ignore_by_prefix() {
+    let (_, out, _) = run(&["check", "testdata/examples", "--select", "DS1", "--format", "json"]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert!(!v.is_empty() && v.iter().all(|d| d["code"].as_str().unwrap().starts_with("DS1")));
+    let (_, out, _) = run(&[
+        "check",
+        "testdata/examples",
+        "--ignore",
+        "DS1,DS2,DS4,DS6,DS7,DS0",
+        "--format",
+        "json",
+    ]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert!(v.is_empty(), "{out}");
+}
+
+#[test]
+fn rules_explain_and_schema() {
+    let (rc, out, _) = run(&["rules"]);
+    assert_eq!(rc, 0);
+    assert_eq!(out.lines().count(), dslint::rules::registry::RULES.len());
+    assert!(out.contains("DS207  engine-name-mismatch"));
+    let (rc, out, _) = run(&["explain", "DS207"]);
+    assert_eq!(rc, 0);
+    assert_eq!(out, std::fs::read_to_string("rules/DS207.md").unwrap());
+    let (_, by_name, _) = run(&["explain", "engine-name-mismatch"]);
+    assert_eq!(by_name, out);
+    let (rc, out, _) = run(&["facts", "schema"]);
+    assert_eq!(rc, 0);
+    let schema: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(schema["title"], "Facts");
+    assert!(schema["properties"]["sweep"].is_object());
+}
+
+#[test]
+fn bad_facts_name_the_field_and_write_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (body, want) in [
+        (r#"{"schema_version": 2}"#, "newer than this dslint reads"),
+        (
+            r#"{"schema_version": 1, "sweep": {"plateau_batch": -4}}"#,
+            "sweep.plateau_batch",
+        ),
+        (
+            r#"{"schema_version": 1, "workload": {"n_streams": "4"}}"#,
+            "workload.n_streams",
+        ),
+        ("{", "not valid JSON"),
+    ] {
+        let f = tmp.path().join("facts.json");
+        std::fs::write(&f, body).unwrap();
+        let (rc, out, err) = run(&[
+            "fix",
+            "testdata/rules/DS101/fires",
+            "--facts",
+            f.to_str().unwrap(),
+            "--write",
+        ]);
+        assert_eq!(rc, 2, "{body}");
+        assert!(err.contains(want), "{body}: {err}");
+        assert!(out.is_empty());
+    }
+}
+
+#[test]
+fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("latin1.txt"), b"[property]\nlabelfile-path=caf\xe9.txt\n").unwrap();
+    std::fs::write(d.join("binary.yml"), b"\x89PNG\r\n\x1a\n\x00\x00").unwrap();
+    std::fs::write(d.join("empty.txt"), b"").unwrap();
+    let big = std::fs::File::create(d.join("huge.txt")).unwrap();
+    big.set_len(50 * 1024 * 1024).unwrap();
+    std::fs::write(
+        d.join("dangling.txt"),
+        "[primary-gie]\nenable=1\nconfig-file=nowhere/pgie.txt\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("self.txt"), "[primary-gie]\nenable=1\nconfig-file=self.txt\n").unwrap();
+    std::os::unix::fs::symlink("/nonexistent/dslint-target", d.join("broken-link.txt")).unwrap();
+    std::fs::create_dir(d.join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
+    // And a good file beside them, which must still be checked.
+    std::fs::write(d.join("app.txt"), "[streammux]\nbatch-size=4\nbatchsize=4\n").unwrap();
+    let (rc, out, err) = run(&["check", d.to_str().unwrap(), "--format", "json"]);
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
+    assert_eq!(rc, 1, "{err}");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let find = |file: &str, code: &str| {
+        v.iter()
+            .filter(|x| x["code"] == code && x["file"].as_str().unwrap().ends_with(file))
+            .count()
+    };
+    assert_eq!(find("latin1.txt", "DS005"), 1, "{out}");
+    assert_eq!(find("binary.yml", "DS005"), 1, "{out}");
+    assert_eq!(find("huge.txt", "DS005"), 1, "{out}");
+    assert_eq!(find("broken-link.txt", "DS005"), 1, "{out}");
+    assert_eq!(find("dangling.txt", "DS704"), 1, "{out}");
+    assert_eq!(find("self.txt", "DS704"), 1, "{out}");
+    assert!(
+        v.iter()
+            .any(|x| x["code"] == "DS005" && x["message"].as_str().unwrap().contains("loop")),
+        "{out}"
+    );
+    assert_eq!(find("app.txt", "DS002"), 1, "{out}");
+    // An empty file named on the command line is reported; found by a walk it is not.
+    assert_eq!(find("empty.txt", "DS005"), 0, "{out}");
+    let (_, out, _) = run(&["check", d.join("empty.txt").to_str().unwrap(), "--format", "json"]);
+    assert!(out.contains("file is empty"), "{out}");
+    let msg = |file: &str| {
+        v.iter().find(|x| x["file"].as_str().unwrap().ends_with(file)).unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(msg("latin1.txt").contains("not UTF-8"));
+    assert!(msg("binary.yml").contains("binary"));
+    assert!(msg("huge.txt").contains("over the"));
+}
+
+#[test]
+fn gitignored_files_are_not_walked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join(".gitignore"), "build/\n").unwrap();
+    std::fs::create_dir(d.join("build")).unwrap();
+    std::fs::write(d.join("build/app.txt"), "[streammux]\nbatchsize=4\n").unwrap();
+    let (rc, out, _) = run(&["check", d.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("All checks passed (0 files)"), "{out}");
+}
+
+#[test]
+fn referenced_configs_report_once_across_pipelines() {
+    // Two app configs share one nvinfer config: its findings appear once.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new("testdata/rules/DS202/fires");
+    for f in files_under(src) {
+        std::fs::copy(&f, tmp.path().join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(src.join("app.txt"), tmp.path().join("app2.txt")).unwrap();
+    let (_, out, _) = run(&[
+        "check",
+        tmp.path().to_str().unwrap(),
+        "--format",
+        "json",
+        "--select",
+        "DS202",
+    ]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.len(), 1, "{out}");
+}
