@@ -113,9 +113,7 @@ impl Workspace {
                 }
             }
             found.sort();
-            for p in found {
-                ws.read_file(&p, true, false);
-            }
+            ws.read_files(&found, false);
         }
         ws
     }
@@ -132,89 +130,52 @@ impl Workspace {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let problem = |ws: &mut Workspace, msg: String| {
-            ws.file_problems
-                .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
-            None
-        };
-        if let Some(text) = self.overlay.get(&key).cloned() {
-            return self.add_text(path, key, text, walked);
-        }
-        let meta = match std::fs::metadata(path) {
-            Ok(m) => m,
-            Err(e) => return problem(self, format!("cannot read: {e}; skipped")),
-        };
-        if meta.len() > MAX_FILE_BYTES {
-            return problem(
-                self,
-                format!(
-                    "file is {} bytes, over the {} byte limit; skipped",
-                    meta.len(),
-                    MAX_FILE_BYTES
-                ),
-            );
-        }
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => return problem(self, format!("cannot read: {e}; skipped")),
-        };
-        if bytes.is_empty() {
-            return if explicit {
-                problem(self, "file is empty; skipped".into())
-            } else {
-                None
-            };
-        }
-        if bytes.contains(&0) {
-            return problem(self, "file is binary (contains NUL bytes); skipped".into());
-        }
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                return problem(
-                    self,
-                    format!("file is not UTF-8 (invalid byte at offset {at}); skipped"),
-                );
-            }
-        };
-        self.add_text(path, key, text, walked)
+        let loaded = load_one(path, self.overlay.get(&key).cloned(), walked, explicit);
+        self.insert(path, key, loaded)
     }
 
-    fn add_text(&mut self, path: &Path, key: PathBuf, text: String, walked: bool) -> Option<FileId> {
-        let format = detect::format_for(path, &text)?;
-        let doc = Document::parse(text, format);
-        let mut kind = detect::classify(&doc);
-        if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text)
-        {
-            // A broken YAML file that still looks like a DeepStream config:
-            // worth its DS001. Its kind is guessed from the text.
-            kind = Some(
-                if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
-                    Kind::NvInfer
-                } else {
-                    Kind::TestApp
-                },
-            );
+    /// Read many files at once (in parallel), keeping their order.
+    fn read_files(&mut self, paths: &[PathBuf], explicit: bool) {
+        use rayon::prelude::*;
+        let loaded: Vec<(PathBuf, Loaded)> = paths
+            .par_iter()
+            .map(|p| {
+                let key = canonical(p);
+                let text = self.overlay.get(&key).cloned();
+                (key, load_one(p, text, true, explicit))
+            })
+            .collect();
+        for (path, (key, l)) in paths.iter().zip(loaded) {
+            if let Some(&id) = self.by_path.get(&key) {
+                self.files[id].walked = true;
+            } else {
+                self.insert(path, key, l);
+            }
         }
-        kind?;
-        let lines = LineIndex::new(&doc.text);
-        let id = self.files.len();
-        self.files.push(SourceFile {
-            path: path.to_path_buf(),
-            doc,
-            kind,
-            lines,
-            walked,
-        });
-        self.by_path.insert(key, id);
-        Some(id)
+    }
+
+    fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
+        match loaded {
+            Loaded::Skipped => None,
+            Loaded::Problem(msg) => {
+                self.file_problems
+                    .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
+                None
+            }
+            Loaded::File(f) => {
+                let id = self.files.len();
+                self.files.push(*f);
+                self.by_path.insert(key, id);
+                Some(id)
+            }
+        }
     }
 
     /// Add a file from a text in memory (the bench variant's passes).
     pub fn read_text(&mut self, path: &Path, text: String) -> Option<FileId> {
         let key = canonical(path);
-        self.add_text(path, key, text, true)
+        let loaded = parse_text(path, text, true);
+        self.insert(path, key, loaded)
     }
 
     /// Resolve a path written in `from` (relative to its folder; `file://`
@@ -252,6 +213,86 @@ impl Workspace {
     pub fn syntax_errors(&self, id: FileId) -> &[SyntaxError] {
         &self.files[id].doc.errors
     }
+}
+
+/// The outcome of reading one file.
+enum Loaded {
+    /// Not a DeepStream config: skipped without a word.
+    Skipped,
+    /// Unreadable (DS005), with the reason.
+    Problem(String),
+    File(Box<SourceFile>),
+}
+
+/// Read, check and parse one file; no shared state, so files load in
+/// parallel.
+fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
+    if let Some(text) = overlay {
+        return parse_text(path, text, walked);
+    }
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return Loaded::Problem(format!("cannot read: {e}; skipped")),
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Loaded::Problem(format!(
+            "file is {} bytes, over the {} byte limit; skipped",
+            meta.len(),
+            MAX_FILE_BYTES
+        ));
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Loaded::Problem(format!("cannot read: {e}; skipped")),
+    };
+    if bytes.is_empty() {
+        return if explicit {
+            Loaded::Problem("file is empty; skipped".into())
+        } else {
+            Loaded::Skipped
+        };
+    }
+    if bytes.contains(&0) {
+        return Loaded::Problem("file is binary (contains NUL bytes); skipped".into());
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => parse_text(path, text, walked),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped"))
+        }
+    }
+}
+
+/// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
+fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
+    let Some(format) = detect::format_for(path, &text) else {
+        return Loaded::Skipped;
+    };
+    let doc = Document::parse(text, format);
+    let mut kind = detect::classify(&doc);
+    if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text) {
+        // A broken YAML file that still looks like a DeepStream config:
+        // worth its DS001. Its kind is guessed from the text.
+        kind = Some(
+            if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
+                Kind::NvInfer
+            } else {
+                Kind::TestApp
+            },
+        );
+    }
+    if kind.is_none() {
+        return Loaded::Skipped;
+    }
+    let lines = LineIndex::new(&doc.text);
+    Loaded::File(Box::new(SourceFile {
+        path: path.to_path_buf(),
+        doc,
+        kind,
+        lines,
+        walked,
+    }))
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
