@@ -213,7 +213,11 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 .why("without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"),
         ),
         Some((v, loc)) => {
-            if let Some(Target::Missing(p)) = ws.resolve(loc.file, v) {
+            // A trailing ` # note` is DS006's finding: report the cause once.
+            let without_comment = v.find(" #").map(|i| v[..i].trim_end());
+            let comment_is_the_cause =
+                without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
+            if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
                 out.push(
                     Diagnostic::new("DS205", Severity::Warning, loc.file, loc.value_span.clone(), format!("model-engine-file {} does not exist", p.display()))
                         .expected("an existing engine file")
