@@ -8,6 +8,7 @@
 //! - [`fix`]: surgical edits, the fix loop and safe writes.
 //! - [`output`]: human and machine renderings.
 pub mod fix;
+pub mod measure;
 pub mod model;
 pub mod output;
 pub mod rules;

@@ -96,10 +96,69 @@ enum Command {
     Rules,
     /// Print a rule's page.
     Explain { code: String },
+    /// Measure the hardware, a batch sweep or a profile into the facts file.
+    Measure {
+        #[command(subcommand)]
+        what: MeasureCommand,
+    },
     /// The facts file.
     Facts {
         #[command(subcommand)]
         what: FactsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum MeasureCommand {
+    /// GPU identity and theoretical ceilings from nvidia-smi.
+    Hw {
+        #[arg(long, default_value_t = 0)]
+        gpu_id: u32,
+        /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
+        #[arg(long)]
+        nvidia_smi_output: Option<PathBuf>,
+        /// The facts file to merge into (other sections are kept).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// fps at each batch size until the plateau.
+    Sweep {
+        /// Command template: `{batch}` and `{config}` are replaced inside words.
+        #[arg(long)]
+        cmd: Option<String>,
+        /// A deepstream-app config: each batch runs a variant of it as `{config}`.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
+        batches: Vec<u32>,
+        /// Cap the batches at this many streams (default: facts workload.n_streams).
+        #[arg(long)]
+        n_streams: Option<u32>,
+        /// Seconds each run may take; a run still going then is stopped.
+        #[arg(long, default_value_t = 60.0)]
+        duration: f64,
+        /// fps readings dropped at the start of each run.
+        #[arg(long, default_value_t = 1)]
+        warmup: usize,
+        /// Extra windows to settle a gain too close to 5% to call.
+        #[arg(long, default_value_t = 2)]
+        extra_windows: u32,
+        /// A regex whose first group is the aggregate fps.
+        #[arg(long)]
+        fps_regex: Option<String>,
+        /// Read a saved sweep log (from --save-log) instead of running.
+        #[arg(long)]
+        sweep_log: Option<PathBuf>,
+        /// Save every run's output, to re-read with --sweep-log.
+        #[arg(long)]
+        save_log: Option<PathBuf>,
+        #[arg(long, default_value_t = 0)]
+        gpu_id: u32,
+        /// Keep the per-batch config variants written beside --config.
+        #[arg(long)]
+        keep_variants: bool,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
 }
 
@@ -149,6 +208,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Measure { what } => measure(what),
         Command::Facts {
             what: FactsCommand::Schema,
         } => {
@@ -262,4 +322,58 @@ fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>)
         return ExitCode::from(2);
     }
     ExitCode::from(u8::from(!write && !outcome.changed.is_empty()))
+}
+
+fn measure(what: MeasureCommand) -> ExitCode {
+    use dslint::measure::commands;
+    let result = match what {
+        MeasureCommand::Hw {
+            gpu_id,
+            nvidia_smi_output,
+            output,
+        } => commands::hw(&commands::HwOptions {
+            gpu_id,
+            nvidia_smi_output,
+            output,
+        }),
+        MeasureCommand::Sweep {
+            cmd,
+            config,
+            batches,
+            n_streams,
+            duration,
+            warmup,
+            extra_windows,
+            fps_regex,
+            sweep_log,
+            save_log,
+            gpu_id,
+            keep_variants,
+            output,
+        } => commands::sweep_cmd(&commands::SweepOptions {
+            cmd,
+            config,
+            batches,
+            n_streams,
+            duration,
+            warmup,
+            extra_windows,
+            fps_regex,
+            sweep_log,
+            save_log,
+            gpu_id,
+            output,
+            keep_variants,
+        }),
+    };
+    match result {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("dslint: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

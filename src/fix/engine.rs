@@ -45,7 +45,13 @@ pub struct FixOutcome {
 }
 
 pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
-    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
+    run_with(paths, opts, HashMap::new())
+}
+
+/// Fix starting from texts already edited in memory (by canonical path);
+/// `changed` then compares against those starting texts.
+pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
+    let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
     loop {

@@ -1,0 +1,148 @@
+//! The sweep's configs: for a batch B, a copy of the deepstream-app config
+//! (and of the primary nvinfer config) with B sources, streammux and primary
+//! batch-size B, the engine name for B, and the bench output branch (R6) and
+//! file loop — made with the fix engine, so the same surgical edits apply.
+//! Copies are written beside the originals (relative paths keep resolving)
+//! as `.dslint-sweep-bB.NAME`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::fix::apply::apply_to_string;
+use crate::fix::edit::Edit;
+use crate::fix::engine::{self, FixOptions};
+use crate::model::facts::{Facts, Sweep, Workload};
+use crate::model::pipeline::{self, At};
+use crate::model::workspace::{Workspace, canonical};
+use crate::rules::context::{Ctx, Profile};
+
+fn variant_path(path: &Path, batch: u32) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("config");
+    path.with_file_name(format!(".dslint-sweep-b{batch}.{name}"))
+}
+
+/// Edits that make the pipeline read B streams: a multi-URI source's
+/// `num-sources`, or the `[source-list]` URIs repeated.
+fn source_edits(ws: &mut Workspace, root: usize, batch: u32) -> Vec<Edit> {
+    let (pipelines, _) = pipeline::build(ws);
+    let Some(p) = pipelines.into_iter().find(|p| p.root == root) else {
+        return vec![];
+    };
+    let ctx = Ctx {
+        ws,
+        facts: None,
+        profile: Profile::Bench,
+    };
+    if let Some((at, uris)) = &p.source_list {
+        if let (Some(loc), Some(first)) = (ctx.loc(at, "list"), uris.first()) {
+            let list = vec![first.clone(); batch as usize].join(";");
+            return vec![ctx.set_value(&loc, &list)];
+        }
+    }
+    let multi = p.sources.iter().find(|s| ctx.ws.int_at(&s.at, "type") == Some(3));
+    if let Some(s) = multi {
+        let at = At {
+            file: s.at.file,
+            group: s.at.group.clone(),
+        };
+        return ctx
+            .set_or_insert(&at, "num-sources", &batch.to_string())
+            .into_iter()
+            .collect();
+    }
+    vec![]
+}
+
+/// In the app config's text, point the config keys that name `from` at
+/// `to` (same folder): only the file-name part of the value changes.
+fn repoint(ws: &Workspace, root: usize, app_text: &str, from: &Path, to: &Path) -> String {
+    let format = ws.files[root].doc.format;
+    let doc = crate::syntax::Document::parse(app_text.to_string(), format);
+    let (Some(name), Some(new_name)) = (
+        from.file_name().and_then(|n| n.to_str()),
+        to.file_name().and_then(|n| n.to_str()),
+    ) else {
+        return app_text.to_string();
+    };
+    let mut edits = Vec::new();
+    for e in doc.groups.iter().flat_map(|g| &g.entries) {
+        if !["config-file", "config-file-path"].contains(&e.key.as_str()) {
+            continue;
+        }
+        let Some(v) = e.value.as_deref() else { continue };
+        let resolves = ws.resolve(root, v).is_some_and(|t| match t {
+            crate::model::workspace::Target::Exists(p) => canonical(&p) == canonical(from),
+            _ => false,
+        });
+        let raw = &app_text[e.value_span.clone()];
+        if let (true, Some(at)) = (resolves, raw.rfind(name)) {
+            let start = e.value_span.start + at;
+            edits.push(Edit {
+                file: 0,
+                range: start..start + name.len(),
+                text: new_name.to_string(),
+            });
+        }
+    }
+    apply_to_string(app_text, &edits)
+}
+
+/// Write the variant configs for batch B; the app config's copy comes first.
+pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, String> {
+    let paths = vec![config.to_path_buf()];
+    let mut ws = Workspace::load(&paths);
+    let root = ws
+        .get(config)
+        .ok_or_else(|| format!("{}: not a DeepStream config dslint reads", config.display()))?;
+    let mut start = HashMap::new();
+    let edits = source_edits(&mut ws, root, batch);
+    if !edits.is_empty() {
+        start.insert(canonical(config), apply_to_string(&ws.files[root].doc.text, &edits));
+    }
+    let facts = Facts {
+        workload: Some(Workload {
+            n_streams: Some(batch),
+            ..Workload::default()
+        }),
+        sweep: Some(Sweep {
+            plateau_batch: Some(batch),
+            ..Sweep::default()
+        }),
+        ..Facts::new()
+    };
+    let opts = FixOptions {
+        facts: Some(&facts),
+        profile: Profile::Bench,
+        unsafe_fixes: false,
+        select: [
+            "DS101", "DS201", "DS207", "DS303", "DS601", "DS602", "DS603", "DS604", "DS701",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ignore: vec![],
+    };
+    let outcome = engine::run_with(&paths, &opts, start.clone());
+    // Every file that differs from the original, edited or not by the engine.
+    let mut texts: Vec<(PathBuf, String)> = outcome.changed.into_iter().map(|(p, (_, new))| (p, new)).collect();
+    for (key, text) in start {
+        if !texts.iter().any(|(p, _)| canonical(p) == key) {
+            texts.push((config.to_path_buf(), text));
+        }
+    }
+    let is_root = |p: &Path| canonical(p) == canonical(config);
+    let mut app_text = match texts.iter().find(|(p, _)| is_root(p)) {
+        Some((_, t)) => t.clone(),
+        None => ws.files[root].doc.text.clone(),
+    };
+    let mut written = Vec::new();
+    for (path, text) in texts.iter().filter(|(p, _)| !is_root(p)) {
+        let copy = variant_path(path, batch);
+        std::fs::write(&copy, text).map_err(|e| format!("{}: {e}", copy.display()))?;
+        app_text = repoint(&ws, root, &app_text, path, &copy);
+        written.push(copy);
+    }
+    let app_copy = variant_path(config, batch);
+    std::fs::write(&app_copy, app_text).map_err(|e| format!("{}: {e}", app_copy.display()))?;
+    written.insert(0, app_copy);
+    Ok(written)
+}
