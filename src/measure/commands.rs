@@ -142,6 +142,42 @@ pub struct SweepOptions {
 /// The marker that separates runs in a saved sweep log.
 const LOG_MARK: &str = "### dslint sweep batch=";
 
+/// A run's marker line in a saved log: `batch=B seconds=S [sm=… mem=… dec=…]`.
+#[derive(Clone)]
+struct Marker {
+    batch: u32,
+    seconds: f64,
+    sm: Option<f64>,
+    mem: Option<f64>,
+    dec: Option<f64>,
+}
+
+impl Marker {
+    fn parse(rest: &str) -> Option<Marker> {
+        let mut parts = rest.split_whitespace();
+        let batch = parts.next()?.parse().ok()?;
+        let mut m = Marker {
+            batch,
+            seconds: 0.0,
+            sm: None,
+            mem: None,
+            dec: None,
+        };
+        for p in parts {
+            let (k, v) = p.split_once('=')?;
+            let v: f64 = v.parse().ok()?;
+            match k {
+                "seconds" => m.seconds = v,
+                "sm" => m.sm = Some(v),
+                "mem" => m.mem = Some(v),
+                "dec" => m.dec = Some(v),
+                _ => {}
+            }
+        }
+        Some(m)
+    }
+}
+
 /// Samples of one run's output: the steady-state aggregates.
 fn steady_samples(parser: &FpsParser, lines: &[String], warmup: usize) -> Vec<f64> {
     let samples: Vec<_> = lines.iter().filter_map(|l| parser.parse_line(l)).collect();
@@ -165,6 +201,9 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
     } else {
         sweep_live(&batches, opts)?
     };
+    if outcome.points.is_empty() {
+        return Err(format!("no batch was measured: {}", outcome.notes.join("; ")));
+    }
     let mut out = String::new();
     out.push_str("  batch   fps (aggregate)   per stream   spread   seconds   sm%max  dec%max\n");
     for p in &outcome.points {
@@ -204,28 +243,21 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
 
 fn sweep_from_log(log: &Path, batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcome, String> {
     let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
-    let mut runs: BTreeMap<u32, Vec<(Vec<String>, f64)>> = BTreeMap::new();
-    let mut current: Option<(u32, f64)> = None;
+    let mut runs: BTreeMap<u32, Vec<(Vec<String>, Marker)>> = BTreeMap::new();
+    let mut current: Option<Marker> = None;
     let mut lines: Vec<String> = Vec::new();
-    let mut flush = |cur: &Option<(u32, f64)>, lines: &mut Vec<String>| {
-        if let Some((b, s)) = cur {
-            runs.entry(*b).or_default().push((std::mem::take(lines), *s));
+    let mut flush = |cur: &Option<Marker>, lines: &mut Vec<String>| {
+        if let Some(m) = cur {
+            runs.entry(m.batch)
+                .or_default()
+                .push((std::mem::take(lines), m.clone()));
         }
         lines.clear();
     };
     for l in text.lines() {
         if let Some(rest) = l.strip_prefix(LOG_MARK) {
             flush(&current, &mut lines);
-            let mut parts = rest.split_whitespace();
-            let b = parts
-                .next()
-                .and_then(|b| b.parse().ok())
-                .ok_or_else(|| format!("bad marker `{l}`"))?;
-            let secs = parts
-                .find_map(|p| p.strip_prefix("seconds="))
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0.0);
-            current = Some((b, secs));
+            current = Some(Marker::parse(rest).ok_or_else(|| format!("bad marker `{l}`"))?);
         } else {
             lines.push(l.to_string());
         }
@@ -244,7 +276,7 @@ fn sweep_from_log(log: &Path, batches: &[u32], opts: &SweepOptions) -> Result<sw
         |b| {
             let parser = FpsParser::new(opts.fps_regex.as_deref(), b)?;
             let i = used.entry(b).or_default();
-            let (lines, secs) = runs
+            let (lines, m) = runs
                 .get(&b)
                 .and_then(|r| r.get(*i))
                 .ok_or_else(|| format!("the log has no run for batch {b}"))?;
@@ -253,9 +285,11 @@ fn sweep_from_log(log: &Path, batches: &[u32], opts: &SweepOptions) -> Result<sw
                 batch: b,
                 samples: steady_samples(&parser, lines, opts.warmup),
                 streams: b,
-                seconds: *secs,
+                seconds: m.seconds,
+                sm_max: m.sm,
+                mem_max: m.mem,
+                dec_max: m.dec,
                 windows: 1,
-                ..Point::default()
             })
         },
         |msg| eprintln!("sweep: {msg}"),
@@ -304,7 +338,11 @@ fn sweep_live(batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcom
                 }
             })?;
             let util = dmon.map(|d| dmon::maxima(&dmon::parse(&d.stop()), opts.gpu_id));
-            log.push_str(&format!("{LOG_MARK}{b} seconds={:.1}\n", finished.seconds));
+            let util_text: String = ["sm", "mem", "dec"]
+                .iter()
+                .filter_map(|k| Some(format!(" {k}={}", util.as_ref()?.get(*k)?)))
+                .collect();
+            log.push_str(&format!("{LOG_MARK}{b} seconds={:.1}{util_text}\n", finished.seconds));
             for l in &finished.lines {
                 log.push_str(l);
                 log.push('\n');
