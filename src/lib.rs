@@ -11,5 +11,6 @@ pub mod fix;
 pub mod measure;
 pub mod model;
 pub mod output;
+pub mod report;
 pub mod rules;
 pub mod syntax;

@@ -96,6 +96,13 @@ enum Command {
     Rules,
     /// Print a rule's page.
     Explain { code: String },
+    /// The profile summary from a facts file.
+    Report {
+        #[arg(long)]
+        facts: PathBuf,
+        #[arg(long, value_enum, default_value = "md")]
+        format: ReportFormat,
+    },
     /// Measure the hardware, a batch sweep or a profile into the facts file.
     Measure {
         #[command(subcommand)]
@@ -160,6 +167,34 @@ enum MeasureCommand {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// An nsys profile of the full pipeline, reduced to bound signals.
+    Profile {
+        /// The command to profile (split into words, run under nsys profile).
+        #[arg(long)]
+        cmd: Option<String>,
+        #[arg(long, default_value_t = 30.0)]
+        duration: f64,
+        /// Where the report and its CSVs go.
+        #[arg(long, default_value = "dslint-profile")]
+        output_dir: PathBuf,
+        /// Read `nsys stats --format csv --output DIR/base` files instead of profiling.
+        #[arg(long)]
+        stats_dir: Option<PathBuf>,
+        /// Read saved `nsys stats` console output instead of profiling.
+        #[arg(long)]
+        stats_file: Option<PathBuf>,
+        /// The deepstream-app config that ran (for NVTX coverage).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Md,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -209,6 +244,19 @@ fn main() -> ExitCode {
             }
         },
         Command::Measure { what } => measure(what),
+        Command::Report { facts, format } => match Facts::load(&facts) {
+            Ok(f) => {
+                match format {
+                    ReportFormat::Md => print!("{}", dslint::report::render_md(&f)),
+                    ReportFormat::Json => print!("{}", dslint::report::render_json(&f)),
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("dslint: facts: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Facts {
             what: FactsCommand::Schema,
         } => {
@@ -364,6 +412,23 @@ fn measure(what: MeasureCommand) -> ExitCode {
             gpu_id,
             output,
             keep_variants,
+        }),
+        MeasureCommand::Profile {
+            cmd,
+            duration,
+            output_dir,
+            stats_dir,
+            stats_file,
+            config,
+            output,
+        } => dslint::measure::profile::profile(&dslint::measure::profile::ProfileOptions {
+            cmd,
+            duration,
+            output_dir,
+            stats_dir,
+            stats_file,
+            config,
+            output,
         }),
     };
     match result {

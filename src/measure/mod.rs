@@ -6,6 +6,7 @@ pub mod dmon;
 pub mod fps;
 pub mod gpu;
 pub mod nsys;
+pub mod profile;
 pub mod run;
 pub mod sweep;
 pub mod variant;

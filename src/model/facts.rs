@@ -132,9 +132,59 @@ pub struct E2e {
     pub sm_max: Option<f64>,
     pub mem_max: Option<f64>,
     pub dec_max: Option<f64>,
+    /// What `dslint measure profile` read from nsys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsys: Option<NsysSummary>,
+    /// Config files the measured run used (for the report).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub configs: Vec<String>,
     #[serde(flatten, default)]
     #[schemars(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// A named share of a total (kernel, memcpy kind, NVTX range group).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Share {
+    pub name: String,
+    pub pct: f64,
+    pub total_ms: f64,
+}
+
+/// The nsys report, reduced to what bound classification and the report use.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NsysSummary {
+    pub profile_seconds: Option<f64>,
+    #[serde(default)]
+    pub top_kernels: Vec<Share>,
+    /// TensorRT GEMM kernels (xmma, cask, sm8x_/sm9x_) as % of kernel time.
+    pub gemm_kernel_pct: Option<f64>,
+    /// Engine-build kernels seen (trtBuilder*, cask_engine_build*).
+    #[serde(default)]
+    pub engine_build_kernels: Vec<String>,
+    /// cuModuleLoadData as % of CUDA API time.
+    pub module_load_pct_of_api: Option<f64>,
+    /// Memcpy time by direction, % of wall time.
+    #[serde(default)]
+    pub memcpy: Vec<Share>,
+    pub memcpy_pct_of_wall: Option<f64>,
+    /// What `memcpy_pct_of_wall` divides by.
+    pub wall_basis: Option<String>,
+    /// cudaStreamSynchronize + cudaEventSynchronize, % of CUDA API time.
+    pub sync_pct_of_api: Option<f64>,
+    /// NVTX time per element (range names normalised), % of NVTX time.
+    #[serde(default)]
+    pub nvtx: Vec<Share>,
+    pub streammux_collecting_pct: Option<f64>,
+    pub tracker_nvtx_ms: Option<f64>,
+    pub nvinfer_nvtx_ms: Option<f64>,
+    /// From the gpu_metric_util_sum recipe (means, %).
+    pub sm_active_pct: Option<f64>,
+    pub tensor_active_pct: Option<f64>,
+    pub dram_pct: Option<f64>,
+    /// Pipeline element → COVERED or UNINSTRUMENTED.
+    #[serde(default)]
+    pub coverage: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
