@@ -35,6 +35,9 @@ enum ProfileArg {
 enum Format {
     Human,
     Json,
+    Sarif,
+    Github,
+    Rdjson,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -319,6 +322,9 @@ fn check(common: Common, format: Format) -> ExitCode {
             print!("{}", human::summary(&diags, &problems, ws.files.len()));
         }
         Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
+        Format::Sarif => print!("{}", output::machine::sarif(&ws, &diags, &problems)),
+        Format::Github => print!("{}", output::machine::github(&ws, &diags, &problems)),
+        Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &diags, &problems)),
     }
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);

@@ -1,7 +1,9 @@
 //! Rendering findings: human (with the source line and a caret) and JSON.
 
+pub mod fingerprint;
 pub mod human;
 pub mod json;
+pub mod machine;
 
 use std::path::Path;
 
