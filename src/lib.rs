@@ -7,6 +7,7 @@
 //! - [`rules`]: the rule book (DS0xx–DS7xx) and its pages.
 //! - [`fix`]: surgical edits, the fix loop and safe writes.
 //! - [`output`]: human and machine renderings.
+pub mod config;
 pub mod fix;
 pub mod measure;
 pub mod model;

@@ -55,9 +55,16 @@ struct Common {
     /// A facts file from `dslint measure` (or written by hand).
     #[arg(long)]
     facts: Option<PathBuf>,
-    /// bench: measure-ready output branch; display: R6 findings are info only.
-    #[arg(long, value_enum, default_value = "display")]
-    profile: ProfileArg,
+    /// bench: measure-ready output branch; display (default): R6 findings are info only.
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+    /// A dslint.toml (default: the closest dslint.toml, .dslint.toml or
+    /// pyproject.toml with [tool.dslint] above the first path).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Ignore any project configuration file.
+    #[arg(long)]
+    isolated: bool,
     /// Only these codes (comma-separated; a prefix such as DS6 selects a family).
     #[arg(long, value_delimiter = ',')]
     select: Vec<String>,
@@ -76,6 +83,12 @@ enum Command {
         common: Common,
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
+        /// Print a count per code instead of each finding.
+        #[arg(long)]
+        statistics: bool,
+        /// Print only the findings (no summary line); nothing when clean.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Show (default) or apply (--write) the fixes.
     Fix {
@@ -94,7 +107,17 @@ enum Command {
         /// applied, leaving the display config as it is.
         #[arg(long)]
         variant: Option<String>,
+        /// List every fix applied (file:line, code, what it did).
+        #[arg(long)]
+        show_fixes: bool,
+        /// No diff or summary; only errors.
+        #[arg(short, long)]
+        quiet: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff).
+    Man,
     /// List the rules.
     Rules,
     /// Print a rule's page.
@@ -215,14 +238,35 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { common, format } => check(common, format),
+        Command::Check {
+            common,
+            format,
+            statistics,
+            quiet,
+        } => check(common, format, statistics, quiet),
         Command::Fix {
             common,
             write,
             diff: _,
             unsafe_fixes,
             variant,
-        } => fix(common, write, unsafe_fixes, variant),
+            show_fixes,
+            quiet,
+        } => fix(common, write, unsafe_fixes, variant, show_fixes, quiet),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "dslint", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            if clap_mangen::Man::new(Cli::command()).render(&mut out).is_err() {
+                return ExitCode::from(2);
+            }
+            print!("{}", String::from_utf8_lossy(&out));
+            ExitCode::SUCCESS
+        }
         Command::Rules => {
             for r in registry::RULES {
                 println!(
@@ -277,54 +321,80 @@ fn color(c: ColorArg) -> bool {
     }
 }
 
-fn load_facts(path: &Option<PathBuf>) -> Result<Option<Facts>, ExitCode> {
-    match path {
-        None => Ok(None),
-        Some(p) => Facts::load(p).map(Some).map_err(|e| {
-            eprintln!("dslint: facts: {e}");
-            ExitCode::from(2)
-        }),
-    }
+/// Command-line options merged with the project configuration.
+struct Resolved {
+    facts: Option<Facts>,
+    profile: Profile,
+    settings: dslint::rules::Settings,
 }
 
-fn profile(p: ProfileArg) -> Profile {
-    match p {
-        ProfileArg::Bench => Profile::Bench,
-        ProfileArg::Display => Profile::Display,
-    }
+fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
+    let fail = |e: String| {
+        eprintln!("dslint: {e}");
+        ExitCode::from(2)
+    };
+    let cfg_path = if common.isolated {
+        None
+    } else {
+        common
+            .config
+            .clone()
+            .or_else(|| common.paths.first().and_then(|p| dslint::config::discover(p)))
+    };
+    let cfg = match &cfg_path {
+        Some(p) => dslint::config::load(p).map_err(fail)?,
+        None => dslint::config::ProjectConfig::default(),
+    };
+    let facts_path = common.facts.clone().or_else(|| cfg.facts.clone());
+    let facts = match facts_path {
+        None => None,
+        Some(p) => Some(Facts::load(&p).map_err(|e| fail(format!("facts: {e}")))?),
+    };
+    let profile = match (common.profile, cfg.profile.as_deref()) {
+        (Some(ProfileArg::Bench), _) | (None, Some("bench")) => Profile::Bench,
+        _ => Profile::Display,
+    };
+    let settings = cfg.selection(&common.select, &common.ignore).map_err(fail)?;
+    Ok(Resolved {
+        facts,
+        profile,
+        settings,
+    })
 }
 
-fn check(common: Common, format: Format) -> ExitCode {
-    let facts = match load_facts(&common.facts) {
-        Ok(f) => f,
+fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitCode {
+    let r = match resolve(&common) {
+        Ok(r) => r,
         Err(code) => return code,
     };
     let mut ws = Workspace::load(&common.paths);
-    let result = dslint::rules::check(&mut ws, facts.as_ref(), profile(common.profile));
-    let diags: Vec<_> = result
-        .diagnostics
-        .into_iter()
-        .filter(|d| engine::selected(d.code, &common.select, &common.ignore))
-        .collect();
+    let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
+    let diags = result.diagnostics;
     let problems: Vec<_> = output::file_problems(&ws)
         .into_iter()
-        .filter(|p| engine::selected(p.code, &common.select, &common.ignore))
+        .filter(|p| r.settings.enabled(p.code))
         .collect();
     for p in &ws.missing_args {
         eprintln!("dslint: {}: no such file or folder", p.display());
     }
-    match format {
-        Format::Human => {
-            let style = human::Style {
-                color: color(common.color),
-            };
-            print!("{}", human::render(&ws, &diags, &problems, &style));
-            print!("{}", human::summary(&diags, &problems, ws.files.len()));
+    if statistics {
+        print!("{}", human::statistics(&diags, &problems));
+    } else {
+        match format {
+            Format::Human => {
+                let style = human::Style {
+                    color: color(common.color),
+                };
+                print!("{}", human::render(&ws, &diags, &problems, &style));
+                if !quiet {
+                    print!("{}", human::summary(&diags, &problems, ws.files.len()));
+                }
+            }
+            Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
+            Format::Sarif => print!("{}", output::machine::sarif(&ws, &diags, &problems)),
+            Format::Github => print!("{}", output::machine::github(&ws, &diags, &problems)),
+            Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &diags, &problems)),
         }
-        Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
-        Format::Sarif => print!("{}", output::machine::sarif(&ws, &diags, &problems)),
-        Format::Github => print!("{}", output::machine::github(&ws, &diags, &problems)),
-        Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &diags, &problems)),
     }
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);
@@ -334,9 +404,16 @@ fn check(common: Common, format: Format) -> ExitCode {
     ExitCode::from(u8::from(findings))
 }
 
-fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>) -> ExitCode {
-    let facts = match load_facts(&common.facts) {
-        Ok(f) => f,
+fn fix(
+    common: Common,
+    write: bool,
+    unsafe_fixes: bool,
+    variant: Option<String>,
+    show_fixes: bool,
+    quiet: bool,
+) -> ExitCode {
+    let r = match resolve(&common) {
+        Ok(r) => r,
         Err(code) => return code,
     };
     if let Some(v) = variant {
@@ -344,14 +421,13 @@ fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>)
             eprintln!("dslint: --variant takes `bench`");
             return ExitCode::from(2);
         }
-        return dslint::fix::variant::write_bench_variants(&common.paths, facts.as_ref(), write, color(common.color));
+        return dslint::fix::variant::write_bench_variants(&common.paths, r.facts.as_ref(), write, color(common.color));
     }
     let opts = FixOptions {
-        facts: facts.as_ref(),
-        profile: profile(common.profile),
+        facts: r.facts.as_ref(),
+        profile: r.profile,
         unsafe_fixes,
-        select: common.select.clone(),
-        ignore: common.ignore.clone(),
+        selection: r.settings,
     };
     let outcome = engine::run(&common.paths, &opts);
     for p in &outcome.final_ws.missing_args {
@@ -365,13 +441,20 @@ fn fix(common: Common, write: bool, unsafe_fixes: bool, variant: Option<String>)
                 failed = true;
             }
         }
-    } else {
+    } else if !quiet {
         let style = color(common.color);
         for (path, (original, new)) in &outcome.changed {
             print!("{}", dslint::fix::diff::unified(path, original, new, style));
         }
     }
-    eprint!("{}", dslint::fix::diff::summary(&outcome, write));
+    if show_fixes {
+        for line in &outcome.log {
+            eprintln!("{line}");
+        }
+    }
+    if !quiet {
+        eprint!("{}", dslint::fix::diff::summary(&outcome, write));
+    }
     if failed || !outcome.final_ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }

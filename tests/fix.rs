@@ -17,8 +17,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         facts: facts.as_ref(),
         profile,
         unsafe_fixes,
-        select: vec![],
-        ignore: vec![],
+        selection: Default::default(),
     };
     engine::run(&[dir.to_path_buf()], &opts)
 }

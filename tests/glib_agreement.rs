@@ -118,8 +118,7 @@ fn fixes_leave_untouched_keys_as_glib_reads_them() {
             facts: facts.as_ref(),
             profile,
             unsafe_fixes: true,
-            select: vec![],
-            ignore: vec![],
+            selection: Default::default(),
         };
         let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
         for (path, (old, new)) in o.changed {

@@ -9,6 +9,7 @@ use crate::fix::apply;
 use crate::fix::edit::Applicability;
 use crate::model::facts::Facts;
 use crate::model::workspace::{Workspace, canonical};
+use crate::rules::Settings;
 use crate::rules::context::Profile;
 use crate::rules::diagnostic::Diagnostic;
 
@@ -18,17 +19,8 @@ pub struct FixOptions<'a> {
     pub facts: Option<&'a Facts>,
     pub profile: Profile,
     pub unsafe_fixes: bool,
-    pub select: Vec<String>,
-    pub ignore: Vec<String>,
-}
-
-/// Code selection by full code or prefix (`DS6` selects DS601–DS604).
-pub fn selected(code: &str, select: &[String], ignore: &[String]) -> bool {
-    let hit = |list: &[String]| {
-        list.iter()
-            .any(|s| code.starts_with(s.trim()) || s.trim().eq_ignore_ascii_case("ALL"))
-    };
-    (select.is_empty() || hit(select)) && !hit(ignore)
+    /// Which codes are reported and fixed.
+    pub selection: Settings,
 }
 
 #[derive(Default)]
@@ -39,6 +31,8 @@ pub struct FixOutcome {
     /// Unsafe fixes not applied (no `--unsafe-fixes`), by code.
     pub unsafe_left: BTreeMap<&'static str, usize>,
     pub passes: usize,
+    /// One line per fix applied: `path:line: CODE title`.
+    pub log: Vec<String>,
     /// What is left after fixing.
     pub remaining: Vec<Diagnostic>,
     pub final_ws: Workspace,
@@ -56,21 +50,17 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
     let mut out = FixOutcome::default();
     loop {
         let mut ws = Workspace::load_with(paths, overlay.clone());
-        let result = crate::rules::check(&mut ws, opts.facts, opts.profile);
+        let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
         let wanted = |d: &&Diagnostic| {
-            selected(d.code, &opts.select, &opts.ignore)
-                && d.fix
-                    .as_ref()
-                    .is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
+            d.fix
+                .as_ref()
+                .is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
         };
         let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
         if fixable.is_empty() || out.passes >= MAX_PASSES {
             out.unsafe_left.clear();
             for d in &result.diagnostics {
-                if !opts.unsafe_fixes
-                    && selected(d.code, &opts.select, &opts.ignore)
-                    && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe)
-                {
+                if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
                     *out.unsafe_left.entry(d.code).or_default() += 1;
                 }
             }
@@ -84,6 +74,10 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             if let Some(f) = &d.fix {
                 if taken.iter().any(|t| std::ptr::eq(*t, f)) {
                     *out.applied.entry(d.code).or_default() += 1;
+                    let file = &ws.files[d.file];
+                    let (line, _) = file.position(d.span.start);
+                    out.log
+                        .push(format!("{}:{line}: {} {}", file.path.display(), d.code, f.title));
                 }
             }
         }

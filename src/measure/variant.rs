@@ -32,6 +32,7 @@ fn source_edits(ws: &mut Workspace, root: usize, batch: u32) -> Vec<Edit> {
         ws,
         facts: None,
         profile: Profile::Bench,
+        bench_sink_type: 1,
     };
     if let Some((at, uris)) = &p.source_list {
         if let (Some(loc), Some(first)) = (ctx.loc(at, "list"), uris.first()) {
@@ -114,12 +115,14 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
         facts: Some(&facts),
         profile: Profile::Bench,
         unsafe_fixes: false,
-        select: [
-            "DS101", "DS201", "DS207", "DS303", "DS601", "DS602", "DS603", "DS604", "DS701",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ignore: vec![],
+        selection: crate::rules::Settings {
+            select: [
+                "DS101", "DS201", "DS207", "DS303", "DS601", "DS602", "DS603", "DS604", "DS701",
+            ]
+            .map(String::from)
+            .to_vec(),
+            ..Default::default()
+        },
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     // Every file that differs from the original, edited or not by the engine.

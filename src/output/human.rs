@@ -117,3 +117,24 @@ pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> 
         count(Severity::Info)
     )
 }
+
+/// `--statistics`: a count per code, most frequent first.
+pub fn statistics(diags: &[Diagnostic], problems: &[FileProblem]) -> String {
+    let mut counts: std::collections::BTreeMap<&str, (usize, bool)> = std::collections::BTreeMap::new();
+    for d in diags {
+        let e = counts.entry(d.code).or_default();
+        e.0 += 1;
+        e.1 |= d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe);
+    }
+    for p in problems {
+        counts.entry(p.code).or_default().0 += 1;
+    }
+    let mut rows: Vec<(&str, (usize, bool))> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+    let mut out = String::new();
+    for (code, (n, fixable)) in rows {
+        let name = crate::rules::registry::find(code).map_or("", |r| r.name);
+        let _ = writeln!(out, "{n:>5}  {code}  {name}{}", if fixable { "  [*]" } else { "" });
+    }
+    out
+}

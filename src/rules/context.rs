@@ -19,6 +19,8 @@ pub struct Ctx<'a> {
     pub ws: &'a Workspace,
     pub facts: Option<&'a Facts>,
     pub profile: Profile,
+    /// The sink type the bench profile asks for (DS603).
+    pub bench_sink_type: i64,
 }
 
 /// Where a value is written.

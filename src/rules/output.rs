@@ -37,7 +37,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     for (i, at) in p.sinks.iter().enumerate() {
         let ty = ws.int_at(at, "type");
         let sync = ws.int_at(at, "sync");
-        let is_fake = ty == Some(1);
+        // The sink the bench profile wants: a fakesink unless the project says
+        // otherwise (`[options] bench-sink-type`).
+        let want = ctx.bench_sink_type;
+        let is_fake = ty == Some(want);
         let group_span = ws.files[at.file]
             .doc
             .last_group(&at.group)
@@ -67,7 +70,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if !is_fake || sync != Some(0) {
             let mut edits = Vec::new();
             if !is_fake {
-                edits.extend(ctx.set_or_insert(at, "type", "1"));
+                edits.extend(ctx.set_or_insert(at, "type", &want.to_string()));
             }
             if sync != Some(0) {
                 edits.extend(ctx.set_or_insert(at, "sync", "0"));
@@ -86,7 +89,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             };
             out.push(
                 Diagnostic::new("DS603", sev, file, span, what)
-                    .expected("type=1 (fakesink), sync=0")
+                    .expected(if want == 1 { "type=1 (fakesink), sync=0".to_string() } else { format!("type={want} (bench-sink-type), sync=0") })
                     .why(format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}"))
                     .fix(if bench && !edits.is_empty() { Some(Fix::safe("make it a fakesink with sync=0", edits)) } else { None }),
             );
