@@ -11,6 +11,7 @@ pub mod config;
 pub mod fix;
 pub mod measure;
 pub mod model;
+pub mod nsys;
 pub mod output;
 pub mod report;
 pub mod rules;

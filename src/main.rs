@@ -114,6 +114,11 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Nsight Systems captures of a GPU inference service from its launch script.
+    Nsys {
+        #[command(subcommand)]
+        what: NsysCommand,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
     /// Print the man page (roff).
@@ -218,6 +223,93 @@ enum MeasureCommand {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum LevelArg {
+    Coarse,
+    Detailed,
+}
+
+impl From<LevelArg> for dslint::nsys::wrap::Level {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::Coarse => dslint::nsys::wrap::Level::Coarse,
+            LevelArg::Detailed => dslint::nsys::wrap::Level::Detailed,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum NsysCommand {
+    /// Write SCRIPT_nsys.sh: the server command runs under nsys profile.
+    Wrap {
+        script: PathBuf,
+        #[arg(long, value_enum, default_value = "coarse")]
+        level: LevelArg,
+        /// Where reports go (default /tmp/nsys_record; NSYS_OUTPUT_DIR overrides at run time).
+        #[arg(long)]
+        output_dir: Option<String>,
+        /// Print the diff and write nothing.
+        #[arg(long)]
+        diff: bool,
+        /// The line of the launch command, when dslint cannot tell.
+        #[arg(long)]
+        line: Option<usize>,
+    },
+    /// Add profiler start/stop around model steps in FastDeploy's runner.
+    Inject {
+        /// Inject into FastDeploy (DIR: a checkout, site-packages or the package).
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        fastdeploy: Option<String>,
+        /// A launch script whose exported PYTHONPATH locates FastDeploy.
+        #[arg(long)]
+        script: Option<PathBuf>,
+        #[arg(long, default_value_t = 40)]
+        start_step: u32,
+        #[arg(long, default_value_t = 60)]
+        stop_step: u32,
+        /// Report the state and the diff; write nothing.
+        #[arg(long)]
+        diff: bool,
+    },
+    /// Wrap, start the service, send requests, and collect a named report.
+    Capture {
+        #[arg(long)]
+        script: PathBuf,
+        #[arg(long)]
+        port: u16,
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// A command that sends the requests ({host}, {port}, {model} are replaced).
+        #[arg(long)]
+        requests: Option<String>,
+        /// What the built-in request sends, and the report's name part.
+        #[arg(long = "type", default_value = "text", value_parser = ["text", "mm", "custom"])]
+        kind: String,
+        #[arg(long, value_enum, default_value = "coarse")]
+        level: LevelArg,
+        #[arg(long, default_value = "/tmp/nsys_record")]
+        output_dir: PathBuf,
+        /// Seconds between readiness polls.
+        #[arg(long, default_value_t = 5.0)]
+        poll_interval: f64,
+        /// Seconds to wait for the service (default 20 minutes).
+        #[arg(long, default_value_t = 1200.0)]
+        ready_timeout: f64,
+        /// Seconds a failing log must stay still before giving up.
+        #[arg(long, default_value_t = 30.0)]
+        stall: f64,
+        /// Tokens the built-in request asks for (more than the stop step).
+        #[arg(long, default_value_t = 256)]
+        max_tokens: u32,
+        /// Run nsys stats on the report and print the summary.
+        #[arg(long)]
+        stats: bool,
+        /// Seconds between the two size checks of the report.
+        #[arg(long, default_value_t = 3.0, hide = true)]
+        stable_seconds: f64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum ReportFormat {
     Md,
     Json,
@@ -253,6 +345,7 @@ fn main() -> ExitCode {
             show_fixes,
             quiet,
         } => fix(common, write, unsafe_fixes, variant, show_fixes, quiet),
+        Command::Nsys { what } => nsys(what),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "dslint", &mut std::io::stdout());
@@ -518,6 +611,117 @@ fn measure(what: MeasureCommand) -> ExitCode {
             stats_file,
             config,
             output,
+        }),
+    };
+    match result {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("dslint: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn nsys(what: NsysCommand) -> ExitCode {
+    use dslint::nsys::{capture, inject, wrap};
+    let result: Result<String, String> = match what {
+        NsysCommand::Wrap {
+            script,
+            level,
+            output_dir,
+            diff,
+            line,
+        } => (|| {
+            let src = std::fs::read_to_string(&script).map_err(|e| format!("{}: {e}", script.display()))?;
+            let out = wrap::wrap(&src, level.into(), output_dir.as_deref(), line)?;
+            let dst = wrap::wrapped_path(&script);
+            let shown = dslint::fix::diff::unified_between(&script, &dst, &src, &out, false);
+            if diff {
+                return Ok(shown);
+            }
+            std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&script)
+                .map(|m| m.permissions().mode())
+                .unwrap_or(0o644)
+                | 0o111;
+            let _ = std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode));
+            Ok(format!("{shown}wrote {}\n", dst.display()))
+        })(),
+        NsysCommand::Inject {
+            fastdeploy,
+            script,
+            start_step,
+            stop_step,
+            diff,
+        } => (|| {
+            let Some(dir) = fastdeploy else {
+                return Err("name the framework: --fastdeploy [DIR]".to_string());
+            };
+            let dir = (!dir.is_empty()).then(|| PathBuf::from(dir));
+            let runner = inject::locate(dir.as_deref(), script.as_deref())?;
+            let src = std::fs::read_to_string(&runner).map_err(|e| format!("{}: {e}", runner.display()))?;
+            match inject::state(&src) {
+                inject::State::Active { start_line, stop_line } => Ok(format!(
+                    "{}: profiler calls present and active (start line {start_line}, stop line {stop_line}); nothing to change\n",
+                    runner.display()
+                )),
+                inject::State::Disabled { lines } => Ok(format!(
+                    "{}: profiler calls present but disabled (commented out or under `if False:`) on lines {}; enable them by hand, nothing changed\n",
+                    runner.display(),
+                    lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                )),
+                inject::State::Missing => {
+                    let out = inject::inject(&src, start_step, stop_step)?;
+                    let shown = dslint::fix::diff::unified(&runner, &src, &out, false);
+                    if diff {
+                        return Ok(format!("{}: profiler calls missing\n{shown}", runner.display()));
+                    }
+                    let bak = runner.with_extension("py.bak");
+                    if !bak.exists() {
+                        std::fs::copy(&runner, &bak).map_err(|e| format!("{}: {e}", bak.display()))?;
+                    }
+                    dslint::fix::write::write_atomic(&runner, &src, &out, std::slice::from_ref(&runner))?;
+                    Ok(format!(
+                        "{shown}{}: profiler window injected (steps {start_step} to {stop_step}); original in {}\n",
+                        runner.display(),
+                        bak.display()
+                    ))
+                }
+            }
+        })(),
+        NsysCommand::Capture {
+            script,
+            port,
+            host,
+            requests,
+            kind,
+            level,
+            output_dir,
+            poll_interval,
+            ready_timeout,
+            stall,
+            max_tokens,
+            stats,
+            stable_seconds,
+        } => capture::capture(&capture::CaptureOptions {
+            script,
+            host,
+            port,
+            requests,
+            kind,
+            level: level.into(),
+            output_dir,
+            poll_interval: std::time::Duration::from_secs_f64(poll_interval),
+            ready_timeout: std::time::Duration::from_secs_f64(ready_timeout),
+            stall: std::time::Duration::from_secs_f64(stall),
+            stable_interval: std::time::Duration::from_secs_f64(stable_seconds),
+            report_timeout: std::time::Duration::from_secs(120),
+            max_tokens,
+            stats,
         }),
     };
     match result {

@@ -8,12 +8,16 @@ use similar::TextDiff;
 use crate::fix::engine::FixOutcome;
 
 pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
-    let name = path.display().to_string();
+    unified_between(path, path, original, new, color)
+}
+
+/// A diff from one file to another (a script and its wrapped copy).
+pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
     let diff = TextDiff::from_lines(original, new);
     let text = diff
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .header(&format!("a/{}", from.display()), &format!("b/{}", to.display()))
         .to_string();
     if !color {
         return text;

@@ -11,6 +11,19 @@ use std::time::{Duration, Instant};
 /// Process groups of the children running now (for Ctrl-C).
 static CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+/// Remember a child's process group for Ctrl-C.
+pub fn register_child(pgid: i32) {
+    if let Ok(mut k) = CHILDREN.lock() {
+        k.push(pgid);
+    }
+}
+
+pub fn unregister_child(pgid: i32) {
+    if let Ok(mut k) = CHILDREN.lock() {
+        k.retain(|&p| p != pgid);
+    }
+}
+
 /// On Ctrl-C, end the children's process groups, then exit 130.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
