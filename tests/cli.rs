@@ -4,44 +4,30 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use support::*;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(dslint_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 #[test]
 fn exit_codes() {
-    assert_eq!(run(&["check", "testdata/rules/DS101/clean"]).0, 0);
-    assert_eq!(run(&["check", "testdata/rules/DS101/fires"]).0, 1);
+    assert_eq!(dslint(&["check", "testdata/rules/DS101/clean"]).0, 0);
+    assert_eq!(dslint(&["check", "testdata/rules/DS101/fires"]).0, 1);
     // Info findings alone do not fail the run.
-    assert_eq!(run(&["check", "testdata/rules/DS106/fires"]).0, 0);
-    assert_eq!(run(&["check", "no/such/dir"]).0, 2);
-    assert_eq!(run(&["check", "--format", "nope", "testdata"]).0, 2);
-    assert_eq!(run(&["explain", "DS999"]).0, 2);
+    assert_eq!(dslint(&["check", "testdata/rules/DS106/fires"]).0, 0);
+    assert_eq!(dslint(&["check", "no/such/dir"]).0, 2);
+    assert_eq!(dslint(&["check", "--format", "nope", "testdata"]).0, 2);
+    assert_eq!(dslint(&["explain", "DS999"]).0, 2);
 }
 
 #[test]
 fn human_output_for_the_examples() {
-    let (rc, out, _) = run(&["check", "testdata/examples"]);
+    let (rc, out, _) = dslint(&["check", "testdata/examples"]);
     assert_eq!(rc, 1);
     insta::assert_snapshot!("check_examples", out);
 }
 
 #[test]
 fn json_output_schema() {
-    let (_, out, _) = run(&["check", "testdata/rules/DS701/fires", "--format", "json"]);
+    let (_, out, _) = dslint(&["check", "testdata/rules/DS701/fires", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let d = v.as_array().unwrap().iter().find(|d| d["code"] == "DS701").unwrap();
     assert_eq!(d["name"], "batch-mismatch");
@@ -57,10 +43,10 @@ fn json_output_schema() {
 
 #[test]
 fn select_and_ignore_by_prefix() {
-    let (_, out, _) = run(&["check", "testdata/examples", "--select", "DS1", "--format", "json"]);
+    let (_, out, _) = dslint(&["check", "testdata/examples", "--select", "DS1", "--format", "json"]);
     let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert!(!v.is_empty() && v.iter().all(|d| d["code"].as_str().unwrap().starts_with("DS1")));
-    let (_, out, _) = run(&[
+    let (_, out, _) = dslint(&[
         "check",
         "testdata/examples",
         "--ignore",
@@ -74,16 +60,16 @@ fn select_and_ignore_by_prefix() {
 
 #[test]
 fn rules_explain_and_schema() {
-    let (rc, out, _) = run(&["rules"]);
+    let (rc, out, _) = dslint(&["rules"]);
     assert_eq!(rc, 0);
     assert_eq!(out.lines().count(), dslint::rules::registry::RULES.len());
     assert!(out.contains("DS207  engine-name-mismatch"));
-    let (rc, out, _) = run(&["explain", "DS207"]);
+    let (rc, out, _) = dslint(&["explain", "DS207"]);
     assert_eq!(rc, 0);
     assert_eq!(out, std::fs::read_to_string("rules/DS207.md").unwrap());
-    let (_, by_name, _) = run(&["explain", "engine-name-mismatch"]);
+    let (_, by_name, _) = dslint(&["explain", "engine-name-mismatch"]);
     assert_eq!(by_name, out);
-    let (rc, out, _) = run(&["facts", "schema"]);
+    let (rc, out, _) = dslint(&["facts", "schema"]);
     assert_eq!(rc, 0);
     let schema: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(schema["title"], "Facts");
@@ -107,7 +93,7 @@ fn bad_facts_name_the_field_and_write_nothing() {
     ] {
         let f = tmp.path().join("facts.json");
         std::fs::write(&f, body).unwrap();
-        let (rc, out, err) = run(&[
+        let (rc, out, err) = dslint(&[
             "fix",
             "testdata/rules/DS101/fires",
             "--facts",
@@ -140,7 +126,7 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
     // And a good file beside them, which must still be checked.
     std::fs::write(d.join("app.txt"), "[streammux]\nbatch-size=4\nbatchsize=4\n").unwrap();
-    let (rc, out, err) = run(&["check", d.to_str().unwrap(), "--format", "json"]);
+    let (rc, out, err) = dslint(&["check", d.to_str().unwrap(), "--format", "json"]);
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
     assert_eq!(rc, 1, "{err}");
     let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
@@ -163,7 +149,7 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     assert_eq!(find("app.txt", "DS002"), 1, "{out}");
     // An empty file named on the command line is reported; found by a walk it is not.
     assert_eq!(find("empty.txt", "DS005"), 0, "{out}");
-    let (_, out, _) = run(&["check", d.join("empty.txt").to_str().unwrap(), "--format", "json"]);
+    let (_, out, _) = dslint(&["check", d.join("empty.txt").to_str().unwrap(), "--format", "json"]);
     assert!(out.contains("file is empty"), "{out}");
     let msg = |file: &str| {
         v.iter().find(|x| x["file"].as_str().unwrap().ends_with(file)).unwrap()["message"]
@@ -183,7 +169,7 @@ fn gitignored_files_are_not_walked() {
     std::fs::write(d.join(".gitignore"), "build/\n").unwrap();
     std::fs::create_dir(d.join("build")).unwrap();
     std::fs::write(d.join("build/app.txt"), "[streammux]\nbatchsize=4\n").unwrap();
-    let (rc, out, _) = run(&["check", d.to_str().unwrap()]);
+    let (rc, out, _) = dslint(&["check", d.to_str().unwrap()]);
     assert_eq!(rc, 0, "{out}");
     assert!(out.contains("All checks passed (0 files)"), "{out}");
 }
@@ -197,7 +183,7 @@ fn referenced_configs_report_once_across_pipelines() {
         std::fs::copy(&f, tmp.path().join(f.file_name().unwrap())).unwrap();
     }
     std::fs::copy(src.join("app.txt"), tmp.path().join("app2.txt")).unwrap();
-    let (_, out, _) = run(&[
+    let (_, out, _) = dslint(&[
         "check",
         tmp.path().to_str().unwrap(),
         "--format",

@@ -10,24 +10,6 @@ use std::process::Command;
 
 use support::*;
 
-fn dslint_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(dslint_bin())
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn dslint(args: &[&str]) -> (i32, String, String) {
-    dslint_in(Path::new("."), args)
-}
-
 fn copy_case(case: &str, to: &Path) {
     for f in files_under(Path::new(case)) {
         std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();

@@ -81,15 +81,6 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(dslint_bin()).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 #[test]
 fn end_to_end_check_fix_write_check() {
     let tmp = tempfile::tempdir().unwrap();
@@ -99,14 +90,14 @@ fn end_to_end_check_fix_write_check() {
     let dir = app_path.to_str().unwrap();
     let facts = Path::new("testdata/facts/example_h200.json").canonicalize().unwrap();
     let facts = facts.to_str().unwrap();
-    let (rc, out, _) = run(&["check", dir, "--facts", facts]);
+    let (rc, out, _) = dslint(&["check", dir, "--facts", facts]);
     assert_eq!(rc, 1);
     for code in ["DS101", "DS701", "DS006", "DS103"] {
         assert!(out.contains(&format!("[{code}]")), "{code} missing:\n{out}");
     }
     // Preview: a diff, exit 1, nothing written.
     let before = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
-    let (rc, diff_out, _) = run(&["fix", dir, "--facts", facts]);
+    let (rc, diff_out, _) = dslint(&["fix", dir, "--facts", facts]);
     assert_eq!(rc, 1);
     assert!(diff_out.contains("+batch-size=8"), "{diff_out}");
     assert_eq!(
@@ -114,10 +105,10 @@ fn end_to_end_check_fix_write_check() {
         std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap()
     );
     // Apply, keeping permissions.
-    let (rc, _, err) = run(&["fix", dir, "--facts", facts, "--write"]);
+    let (rc, _, err) = dslint(&["fix", dir, "--facts", facts, "--write"]);
     assert_eq!(rc, 0, "{err}");
     assert!(err.contains("fixed"), "{err}");
-    let (rc, out, _) = run(&["check", dir, "--facts", facts, "--format", "json"]);
+    let (rc, out, _) = dslint(&["check", dir, "--facts", facts, "--format", "json"]);
     let left: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     for d in &left {
         assert!(
@@ -136,7 +127,7 @@ fn end_to_end_check_fix_write_check() {
     assert!(app.contains("\nbatch-size=8\n"), "{app}");
     assert!(pgie.contains("\nbatch-size=8\n"), "{pgie}");
     // A second fix changes nothing.
-    let (rc, out, err) = run(&["fix", dir, "--facts", facts]);
+    let (rc, out, err) = dslint(&["fix", dir, "--facts", facts]);
     assert_eq!((rc, out.as_str()), (0, ""), "{err}");
 }
 
@@ -146,7 +137,7 @@ fn bench_variant_leaves_the_display_config_alone() {
     copy_tree(Path::new("testdata/examples"), tmp.path());
     let dir = tmp.path().to_str().unwrap();
     let original = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
-    let (rc, _, err) = run(&["fix", dir, "--variant", "bench", "--write"]);
+    let (rc, _, err) = dslint(&["fix", dir, "--variant", "bench", "--write"]);
     assert_eq!(rc, 0, "{err}");
     assert_eq!(
         original,
@@ -156,7 +147,7 @@ fn bench_variant_leaves_the_display_config_alone() {
     let d = diff::unified(Path::new("deepstream_app_4cam.txt"), &original, &bench, false);
     insta::assert_snapshot!("bench_variant_4cam", d);
     // The variant is clean for the bench profile's output rules.
-    let (_, out, _) = run(&[
+    let (_, out, _) = dslint(&[
         "check",
         tmp.path().join("deepstream_app_4cam.bench.txt").to_str().unwrap(),
         "--profile",
@@ -198,9 +189,9 @@ fn corpus_fix_is_idempotent_and_keeps_files_parsing() {
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(&corpus, tmp.path());
     let dir = tmp.path().to_str().unwrap();
-    let (rc, _, err) = run(&["fix", dir, "--write", "--unsafe-fixes"]);
+    let (rc, _, err) = dslint(&["fix", dir, "--write", "--unsafe-fixes"]);
     assert!(rc == 0, "{err}");
-    let (rc, out, err) = run(&["fix", dir, "--unsafe-fixes"]);
+    let (rc, out, err) = dslint(&["fix", dir, "--unsafe-fixes"]);
     assert_eq!((rc, out.as_str()), (0, ""), "second fix changed something: {err}");
     // No file that parsed before fails to parse after.
     for f in files_under(&corpus) {

@@ -5,22 +5,7 @@
 
 mod support;
 
-use std::process::Command;
-
 use support::*;
-
-fn dslint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(dslint_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 /// The SARIF 2.1.0 schema from the serde-sarif package in cargo's registry
 /// (the version Cargo.lock pins).

@@ -5,7 +5,6 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use dslint::measure::{dmon, fps::FpsParser, gpu, nsys};
 use support::*;
@@ -230,15 +229,6 @@ fn nsys_every_capture_parses() {
         &std::fs::read_to_string(fm.join("nsys/gen_2025.3.1_recipe_gpu_metric_util_sum_rank_stats.csv.txt")).unwrap(),
     );
     assert_eq!(metrics[0].report, nsys::Report::GpuMetrics);
-}
-
-fn dslint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(dslint_bin()).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 #[test]

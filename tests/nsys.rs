@@ -5,24 +5,9 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use dslint::nsys::{inject, wrap};
 use support::*;
-
-fn dslint_env(args: &[&str], envs: &[(&str, String)]) -> (i32, String, String) {
-    let mut c = Command::new(dslint_bin());
-    c.args(args);
-    for (k, v) in envs {
-        c.env(k, v);
-    }
-    let out = c.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 #[test]
 fn wrap_golden_scripts() {

@@ -4,18 +4,7 @@
 
 mod support;
 
-use std::process::Command;
-
 use support::*;
-
-fn dslint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(dslint_bin()).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 #[test]
 fn golden_report_for_each_bound_type() {

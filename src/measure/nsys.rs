@@ -24,6 +24,18 @@ pub enum Report {
 }
 
 impl Report {
+    pub const ALL: [Report; 9] = [
+        Report::KernSum,
+        Report::NvtxSum,
+        Report::NvtxPushPopSum,
+        Report::NvtxGpuProjSum,
+        Report::MemTimeSum,
+        Report::MemSizeSum,
+        Report::ApiSum,
+        Report::OsrtSum,
+        Report::GpuMetrics,
+    ];
+
     /// Current name first, then the names of nsys ≤ 2022.4.
     pub fn names(self) -> &'static [&'static str] {
         match self {
@@ -40,20 +52,7 @@ impl Report {
     }
 
     pub fn from_name(name: &str) -> Option<Report> {
-        use Report::*;
-        [
-            KernSum,
-            NvtxSum,
-            NvtxPushPopSum,
-            NvtxGpuProjSum,
-            MemTimeSum,
-            MemSizeSum,
-            ApiSum,
-            OsrtSum,
-            GpuMetrics,
-        ]
-        .into_iter()
-        .find(|r| r.names().contains(&name))
+        Report::ALL.into_iter().find(|r| r.names().contains(&name))
     }
 }
 
@@ -409,19 +408,9 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Table>, String> {
             continue;
         };
         let report = Report::from_name(stem).or_else(|| {
-            [
-                Report::KernSum,
-                Report::NvtxSum,
-                Report::NvtxPushPopSum,
-                Report::NvtxGpuProjSum,
-                Report::MemTimeSum,
-                Report::MemSizeSum,
-                Report::ApiSum,
-                Report::OsrtSum,
-                Report::GpuMetrics,
-            ]
-            .into_iter()
-            .find(|r| r.names().iter().any(|n| stem.ends_with(&format!("_{n}"))))
+            Report::ALL
+                .into_iter()
+                .find(|r| r.names().iter().any(|n| stem.ends_with(&format!("_{n}"))))
         });
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         let mut tables = parse(&text);

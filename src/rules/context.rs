@@ -172,6 +172,31 @@ impl<'a> Ctx<'a> {
         ))
     }
 
+    /// An integer set on an inference element: its app group wins over its
+    /// config file's `[property]` (deepstream-app sets the group's keys on
+    /// the element after loading the file).
+    pub fn element_int(&self, group: Option<&At>, config: Option<FileId>, key: &str) -> Option<Effective> {
+        if let Some(at) = group {
+            if let Some(v) = self.ws.int_at(at, key) {
+                return Some(Effective::written(
+                    v,
+                    self.loc(at, key)?,
+                    format!("[{}] {key}", at.group),
+                ));
+            }
+        }
+        let prop = At {
+            file: config?,
+            group: "property".into(),
+        };
+        let v = self.ws.int_at(&prop, key)?;
+        Some(Effective::written(
+            v,
+            self.loc(&prop, key)?,
+            format!("[property] {key}"),
+        ))
+    }
+
     /// An edit that sets the value at `loc`: only the value's bytes change
     /// (for an integer, only its digits, so a trailing `# note` GLib ignores
     /// stays; YAML quotes stay).

@@ -193,16 +193,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
     let mut ids: Vec<(i64, At, crate::syntax::Span)> = Vec::new();
     for gie in p.primary.iter().chain(&p.secondaries) {
-        let found = [
-            Some(gie.at.clone()),
-            gie.config.map(|c| At {
-                file: c,
-                group: "property".into(),
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|at| Some((ws.int_at(&at, "gie-unique-id")?, ctx.loc(&at, "gie-unique-id")?)));
+        let found = ctx
+            .element_int(Some(&gie.at), gie.config, "gie-unique-id")
+            .and_then(|e| Some((e.value, e.loc?)));
         if let Some((id, loc)) = found {
             if let Some((_, other, _)) = ids.iter().find(|(i, _, _)| *i == id) {
                 out.push(
@@ -221,16 +214,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     for gie in &p.secondaries {
-        let found = [
-            Some(gie.at.clone()),
-            gie.config.map(|c| At {
-                file: c,
-                group: "property".into(),
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|at| Some((ws.int_at(&at, "operate-on-gie-id")?, ctx.loc(&at, "operate-on-gie-id")?)));
+        let found = ctx
+            .element_int(Some(&gie.at), gie.config, "operate-on-gie-id")
+            .and_then(|e| Some((e.value, e.loc?)));
         if let Some((id, loc)) = found {
             if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _, _)| *i == id) {
                 let known: Vec<String> = ids.iter().map(|(i, _, _)| i.to_string()).collect();

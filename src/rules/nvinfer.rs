@@ -28,18 +28,7 @@ impl Infer<'_> {
 
 /// The effective value of a key the app group may override.
 fn effective(ctx: &Ctx, inf: &Infer, key: &str) -> Option<Effective> {
-    if let Some(g) = inf.gie {
-        if let Some(v) = ctx.ws.int_at(&g.at, key) {
-            return Some(Effective::written(
-                v,
-                ctx.loc(&g.at, key)?,
-                format!("[{}] {key}", g.at.group),
-            ));
-        }
-    }
-    let prop = inf.prop();
-    let v = ctx.ws.int_at(&prop, key)?;
-    Some(Effective::written(v, ctx.loc(&prop, key)?, format!("[property] {key}")))
+    ctx.element_int(inf.gie.map(|g| &g.at), Some(inf.config), key)
 }
 
 fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {

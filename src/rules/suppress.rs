@@ -102,24 +102,19 @@ pub fn collect(ws: &Workspace, file: FileId) -> Vec<Suppression> {
             continue;
         };
         let end = start + line.trim_end_matches(['\n', '\r']).len();
+        // A whole-line directive: removing it removes its line.
+        let own_line = Suppression {
+            file,
+            target_line: None,
+            codes: codes.clone(),
+            removal: start..offset,
+            at: start + pos..end,
+            used: false,
+        };
         if is_file {
-            out.push(Suppression {
-                file,
-                target_line: None,
-                codes,
-                removal: start..offset,
-                at: start + pos..end,
-                used: false,
-            });
+            out.push(own_line);
         } else if whole_comment {
-            pending.push(Suppression {
-                file,
-                target_line: None,
-                codes,
-                removal: start..offset,
-                at: start + pos..end,
-                used: false,
-            });
+            pending.push(own_line);
         } else if f.doc.format == Format::Yaml {
             let ws_start = start + line[..pos].trim_end().len();
             out.push(Suppression {

@@ -86,3 +86,33 @@ pub fn corpus() -> Option<PathBuf> {
 pub fn dslint_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_dslint"))
 }
+
+/// Run the dslint binary: (exit code, stdout, stderr). `NO_COLOR` is set.
+pub fn dslint_with(args: &[&str], dir: Option<&Path>, envs: &[(&str, String)]) -> (i32, String, String) {
+    let mut c = std::process::Command::new(dslint_bin());
+    c.args(args).env("NO_COLOR", "1");
+    if let Some(d) = dir {
+        c.current_dir(d);
+    }
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let out = c.output().expect("dslint runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+pub fn dslint(args: &[&str]) -> (i32, String, String) {
+    dslint_with(args, None, &[])
+}
+
+pub fn dslint_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    dslint_with(args, Some(dir), &[])
+}
+
+pub fn dslint_env(args: &[&str], envs: &[(&str, String)]) -> (i32, String, String) {
+    dslint_with(args, None, envs)
+}
