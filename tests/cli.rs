@@ -125,7 +125,11 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     std::fs::create_dir(d.join("loop")).unwrap();
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
     // And a good file beside them, which must still be checked.
-    std::fs::write(d.join("app.txt"), "[streammux]\nbatch-size=4\nbatchsize=4\n").unwrap();
+    std::fs::write(
+        d.join("app.txt"),
+        "[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nbatchsize=4\n",
+    )
+    .unwrap();
     let (rc, out, err) = dslint(&["check", d.to_str().unwrap(), "--format", "json"]);
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
     assert_eq!(rc, 1, "{err}");

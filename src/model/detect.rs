@@ -101,6 +101,14 @@ fn numbered(name: &str, prefix: &str) -> bool {
 pub fn classify(doc: &Document) -> Option<Kind> {
     let names = doc.group_names();
     let has = |g: &str| names.contains(&g);
+    // deepstream-parallel-infer's config looks like deepstream-app's but has
+    // its own reader (`primary-gie0`, `branch0`, `meta-mux`): not ours.
+    if names
+        .iter()
+        .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
+    {
+        return None;
+    }
     if doc.format == Format::Yaml && names.iter().any(|n| TRACKER_LL_SECTIONS.contains(n)) {
         return Some(Kind::TrackerLowLevel);
     }
@@ -114,31 +122,27 @@ pub fn classify(doc: &Document) -> Option<Kind> {
         }
         return None;
     }
-    let app_like = names.iter().any(|n| {
-        APP_GROUPS.contains(n) || numbered(n, "source") || numbered(n, "sink") || numbered(n, "secondary-gie")
-    });
-    if doc.format == Format::KeyFile {
-        if app_like {
-            return Some(Kind::App);
-        }
-        if has("tracker") {
-            return Some(Kind::Tracker);
-        }
-        return None;
-    }
-    // YAML: deepstream-app's own groups, or a test app's sections.
-    let deepstream_app = names.iter().any(|n| {
-        matches!(*n, "application" | "tiled-display" | "source-attr-all" | "tests")
+    // deepstream-app's own groups; a test app names its inference config
+    // `config-file-path` where deepstream-app says `config-file`.
+    let test_app_gie = ["primary-gie", "pgie"]
+        .iter()
+        .any(|g| doc.get(g, "config-file-path").is_some() && doc.get(g, "config-file").is_none());
+    let strong = names.iter().any(|n| {
+        matches!(*n, "application" | "tiled-display" | "source-list" | "source-attr-all")
             || numbered(n, "source")
             || numbered(n, "sink")
+            || numbered(n, "secondary-gie")
     });
-    if deepstream_app {
+    let weak = names
+        .iter()
+        .any(|n| APP_GROUPS.contains(n) || TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie"));
+    if strong && !test_app_gie {
         return Some(Kind::App);
     }
-    if names
-        .iter()
-        .any(|n| TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie"))
-    {
+    if doc.format == Format::KeyFile && has("tracker") && names.len() == 1 {
+        return Some(Kind::Tracker);
+    }
+    if weak || strong {
         return Some(Kind::TestApp);
     }
     None
@@ -198,4 +202,65 @@ pub fn yaml_looks_like_ours(text: &str) -> bool {
                 || numbered(key, "source")
                 || numbered(key, "sink"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str, format: Format) -> Option<Kind> {
+        classify(&Document::parse(text.to_string(), format))
+    }
+
+    #[test]
+    fn kinds_by_content() {
+        assert_eq!(
+            kind("[application]\n[streammux]\nbatch-size=1\n", Format::KeyFile),
+            Some(Kind::App)
+        );
+        assert_eq!(
+            kind(
+                "[streammux]\nbatch-size=1\n[primary-gie]\nconfig-file-path=p.txt\n",
+                Format::KeyFile
+            ),
+            Some(Kind::TestApp)
+        );
+        assert_eq!(
+            kind("[property]\ngie-unique-id=1\n", Format::KeyFile),
+            Some(Kind::NvInfer)
+        );
+        assert_eq!(
+            kind("[property]\nnetwork-input-shape=8;3;544;960\n", Format::KeyFile),
+            Some(Kind::Preprocess)
+        );
+        assert_eq!(kind("[property]\nconfig-width=1920\n", Format::KeyFile), None);
+        assert_eq!(
+            kind("[tracker]\ntracker-width=640\n", Format::KeyFile),
+            Some(Kind::Tracker)
+        );
+        assert_eq!(kind("car\nbus\n", Format::KeyFile), None);
+        assert_eq!(
+            kind("application:\n  a: 1\nsource0:\n  enable: 1\n", Format::Yaml),
+            Some(Kind::App)
+        );
+        assert_eq!(
+            kind(
+                "streammux:\n  batch-size: 1\nprimary-gie:\n  config-file-path: p.yml\n",
+                Format::Yaml
+            ),
+            Some(Kind::TestApp)
+        );
+        assert_eq!(
+            kind("%YAML:1.0\nBaseConfig:\n  minDetectorConfidence: 0.1\n", Format::Yaml),
+            Some(Kind::TrackerLowLevel)
+        );
+        assert_eq!(
+            kind(
+                "application:\n  a: 1\nprimary-gie0:\n  enable: 1\nbranch0:\n  pgie-id: 1\n",
+                Format::Yaml
+            ),
+            None
+        );
+        assert_eq!(kind("on: push\njobs:\n  x: 1\n", Format::Yaml), None);
+    }
 }

@@ -226,6 +226,22 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                     .is_some_and(|v| glib::parse_bool(v) == Some(true));
                 p.source_list = Some((at, uris));
             }
+            "source" if kind == Kind::App => {
+                // deepstream-app YAML: `source: csv-file-path:` lists one
+                // source per CSV row (after the header).
+                let csv = ws.str_at(&at, "csv-file-path").map(str::to_string);
+                let streams = csv.and_then(|c| match ws.resolve(root, &c) {
+                    Some(Target::Exists(p)) => std::fs::read_to_string(p).ok(),
+                    _ => None,
+                });
+                let streams =
+                    streams.map(|t| t.lines().filter(|l| !l.trim().is_empty()).count().saturating_sub(1) as u32);
+                p.sources.push(Source {
+                    at,
+                    kind: SourceKind::Other,
+                    streams,
+                });
+            }
             "source" if kind == Kind::TestApp => {
                 let uri = ws
                     .str_at(&at, "uri")
