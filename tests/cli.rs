@@ -198,3 +198,12 @@ fn referenced_configs_report_once_across_pipelines() {
     let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(v.len(), 1, "{out}");
 }
+
+#[test]
+fn checked_in_facts_schema_is_current() {
+    let (rc, out, _) = dslint(&["facts", "schema"]);
+    assert_eq!(rc, 0);
+    assert_eq!(out, std::fs::read_to_string("rules/facts.schema.json").unwrap(), "run `dslint facts schema > rules/facts.schema.json`");
+    // The documented sample reads.
+    dslint::model::facts::Facts::load(std::path::Path::new("testdata/facts/example_h200.json")).unwrap();
+}
