@@ -634,65 +634,20 @@ fn nsys(what: NsysCommand) -> ExitCode {
             output_dir,
             diff,
             line,
-        } => (|| {
-            let src = std::fs::read_to_string(&script).map_err(|e| format!("{}: {e}", script.display()))?;
-            let out = wrap::wrap(&src, level.into(), output_dir.as_deref(), line)?;
-            let dst = wrap::wrapped_path(&script);
-            let shown = dslint::fix::diff::unified_between(&script, &dst, &src, &out, false);
-            if diff {
-                return Ok(shown);
-            }
-            std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&script)
-                .map(|m| m.permissions().mode())
-                .unwrap_or(0o644)
-                | 0o111;
-            let _ = std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode));
-            Ok(format!("{shown}wrote {}\n", dst.display()))
-        })(),
+        } => wrap::wrap_file(&script, level.into(), output_dir.as_deref(), line, diff),
         NsysCommand::Inject {
             fastdeploy,
             script,
             start_step,
             stop_step,
             diff,
-        } => (|| {
-            let Some(dir) = fastdeploy else {
-                return Err("name the framework: --fastdeploy [DIR]".to_string());
-            };
-            let dir = (!dir.is_empty()).then(|| PathBuf::from(dir));
-            let runner = inject::locate(dir.as_deref(), script.as_deref())?;
-            let src = std::fs::read_to_string(&runner).map_err(|e| format!("{}: {e}", runner.display()))?;
-            match inject::state(&src) {
-                inject::State::Active { start_line, stop_line } => Ok(format!(
-                    "{}: profiler calls present and active (start line {start_line}, stop line {stop_line}); nothing to change\n",
-                    runner.display()
-                )),
-                inject::State::Disabled { lines } => Ok(format!(
-                    "{}: profiler calls present but disabled (commented out or under `if False:`) on lines {}; enable them by hand, nothing changed\n",
-                    runner.display(),
-                    lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
-                )),
-                inject::State::Missing => {
-                    let out = inject::inject(&src, start_step, stop_step)?;
-                    let shown = dslint::fix::diff::unified(&runner, &src, &out, false);
-                    if diff {
-                        return Ok(format!("{}: profiler calls missing\n{shown}", runner.display()));
-                    }
-                    let bak = runner.with_extension("py.bak");
-                    if !bak.exists() {
-                        std::fs::copy(&runner, &bak).map_err(|e| format!("{}: {e}", bak.display()))?;
-                    }
-                    dslint::fix::write::write_atomic(&runner, &src, &out, std::slice::from_ref(&runner))?;
-                    Ok(format!(
-                        "{shown}{}: profiler window injected (steps {start_step} to {stop_step}); original in {}\n",
-                        runner.display(),
-                        bak.display()
-                    ))
-                }
+        } => match fastdeploy {
+            None => Err("name the framework: --fastdeploy [DIR]".to_string()),
+            Some(dir) => {
+                let dir = (!dir.is_empty()).then(|| PathBuf::from(dir));
+                inject::inject_fastdeploy(dir.as_deref(), script.as_deref(), start_step, stop_step, diff)
             }
-        })(),
+        },
         NsysCommand::Capture {
             script,
             port,

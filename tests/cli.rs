@@ -203,7 +203,11 @@ fn referenced_configs_report_once_across_pipelines() {
 fn checked_in_facts_schema_is_current() {
     let (rc, out, _) = dslint(&["facts", "schema"]);
     assert_eq!(rc, 0);
-    assert_eq!(out, std::fs::read_to_string("rules/facts.schema.json").unwrap(), "run `dslint facts schema > rules/facts.schema.json`");
+    assert_eq!(
+        out,
+        std::fs::read_to_string("rules/facts.schema.json").unwrap(),
+        "run `dslint facts schema > rules/facts.schema.json`"
+    );
     // The documented sample reads.
     dslint::model::facts::Facts::load(std::path::Path::new("testdata/facts/example_h200.json")).unwrap();
 }

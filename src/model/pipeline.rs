@@ -296,8 +296,9 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         } else {
             SourceKind::Other
         };
-        p.sources.retain(|s| s.at.group != "source-list");
-        if p.sources.iter().all(|s| s.at.group.starts_with("source")) && kind == Kind::App {
+        // In deepstream-app, `[sourceN]` groups beside `[source-list]` only
+        // override settings of listed sources; they add no stream.
+        if kind == Kind::App {
             p.sources.clear();
         }
         p.sources.insert(

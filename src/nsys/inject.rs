@@ -175,6 +175,47 @@ pub fn inject(src: &str, start_step: u32, stop_step: u32) -> Result<String, Stri
     Ok(text)
 }
 
+/// `dslint nsys inject --fastdeploy`: report the runner's state and, when
+/// the calls are missing, back it up (`.py.bak`, once) and inject them.
+pub fn inject_fastdeploy(
+    dir: Option<&Path>,
+    script: Option<&Path>,
+    start_step: u32,
+    stop_step: u32,
+    diff_only: bool,
+) -> Result<String, String> {
+    let runner = locate(dir, script)?;
+    let src = std::fs::read_to_string(&runner).map_err(|e| format!("{}: {e}", runner.display()))?;
+    match state(&src) {
+        State::Active { start_line, stop_line } => Ok(format!(
+            "{}: profiler calls present and active (start line {start_line}, stop line {stop_line}); nothing to change\n",
+            runner.display()
+        )),
+        State::Disabled { lines } => Ok(format!(
+            "{}: profiler calls present but disabled (commented out or under `if False:`) on lines {}; enable them by hand, nothing changed\n",
+            runner.display(),
+            lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+        )),
+        State::Missing => {
+            let out = inject(&src, start_step, stop_step)?;
+            let shown = crate::fix::diff::unified(&runner, &src, &out, false);
+            if diff_only {
+                return Ok(format!("{}: profiler calls missing\n{shown}", runner.display()));
+            }
+            let bak = runner.with_extension("py.bak");
+            if !bak.exists() {
+                std::fs::copy(&runner, &bak).map_err(|e| format!("{}: {e}", bak.display()))?;
+            }
+            crate::fix::write::write_atomic(&runner, &src, &out, std::slice::from_ref(&runner))?;
+            Ok(format!(
+                "{shown}{}: profiler window injected (steps {start_step} to {stop_step}); original in {}\n",
+                runner.display(),
+                bak.display()
+            ))
+        }
+    }
+}
+
 /// Where the runner is: DIR (a checkout, a site-packages folder or the
 /// package itself), else the `PYTHONPATH` a launch script exports, else
 /// the installed package's location as pip reports it.

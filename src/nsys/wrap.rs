@@ -180,6 +180,32 @@ pub fn wrap(src: &str, level: Level, output_dir: Option<&str>, line: Option<usiz
     Ok(out)
 }
 
+/// `dslint nsys wrap`: write `SCRIPT_nsys.sh` (executable) beside the
+/// script, or with `diff_only` only show what it would be.
+pub fn wrap_file(
+    script: &std::path::Path,
+    level: Level,
+    output_dir: Option<&str>,
+    line: Option<usize>,
+    diff_only: bool,
+) -> Result<String, String> {
+    let src = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let out = wrap(&src, level, output_dir, line)?;
+    let dst = wrapped_path(script);
+    let shown = crate::fix::diff::unified_between(script, &dst, &src, &out, false);
+    if diff_only {
+        return Ok(shown);
+    }
+    std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(script)
+        .map(|m| m.permissions().mode())
+        .unwrap_or(0o644)
+        | 0o111;
+    let _ = std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode));
+    Ok(format!("{shown}wrote {}\n", dst.display()))
+}
+
 /// `start.sh` → `start_nsys.sh`.
 pub fn wrapped_path(script: &std::path::Path) -> std::path::PathBuf {
     let stem = script.file_stem().and_then(|s| s.to_str()).unwrap_or("start");
