@@ -36,7 +36,13 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
     let mut s = String::new();
     let verb = if written { "fixed" } else { "would fix" };
     let total: usize = o.applied.values().sum();
-    let _ = write!(s, "{} {} in {} files", verb, plural(total, "finding"), o.changed.len());
+    let _ = write!(
+        s,
+        "{} {} in {}",
+        verb,
+        plural(total, "finding"),
+        plural(o.changed.len(), "file")
+    );
     if !o.applied.is_empty() {
         let per: Vec<String> = o.applied.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
         let _ = write!(s, " ({})", per.join(", "));

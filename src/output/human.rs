@@ -110,11 +110,13 @@ pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> 
     if diags.is_empty() && problems.is_empty() {
         return format!("All checks passed ({files} files).\n");
     }
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     format!(
-        "Found {} errors, {} warnings, {} info in {files} files; {safe} fixable with `dslint fix`, {unsafe_} more with `--unsafe-fixes`.\n",
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Info)
+        "Found {}, {}, {} info in {}; {safe} fixable with `dslint fix`, {unsafe_} more with `--unsafe-fixes`.\n",
+        n(count(Severity::Error), "error", "errors"),
+        n(count(Severity::Warning), "warning", "warnings"),
+        count(Severity::Info),
+        n(files, "file", "files"),
     )
 }
 
