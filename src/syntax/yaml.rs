@@ -145,23 +145,20 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
         return Ok(());
     }
     loop {
+        // Key, value, key, value, … until the root map ends.
         let Some((ev, span)) = next(&mut events)? else {
             return Ok(());
         };
+        if matches!(ev, Event::MappingEnd) {
+            return Ok(());
+        }
         let key = match node(&mut events, ev, span.clone())? {
             Node::Scalar(k, s) => Some((k, s)),
             Node::Complex(..) => None,
         };
-        if events.peek().is_none() {
-            return Ok(());
-        }
         let Some((vev, vspan)) = next(&mut events)? else {
             return Ok(());
         };
-        if matches!(vev, Event::MappingEnd) {
-            // The key was the end marker's predecessor; the root map is done.
-            return Ok(());
-        }
         let Some((name, name_span)) = key else {
             node(&mut events, vev, vspan)?;
             continue;
