@@ -149,77 +149,11 @@ enum Command {
 #[derive(Subcommand)]
 enum MeasureCommand {
     /// GPU identity and theoretical ceilings from nvidia-smi.
-    Hw {
-        #[arg(long, default_value_t = 0)]
-        gpu_id: u32,
-        /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
-        #[arg(long)]
-        nvidia_smi_output: Option<PathBuf>,
-        /// The facts file to merge into (other sections are kept).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    Hw(dslint::measure::commands::HwOptions),
     /// fps at each batch size until the plateau.
-    Sweep {
-        /// Command template: `{batch}` and `{config}` are replaced inside words.
-        #[arg(long)]
-        cmd: Option<String>,
-        /// A deepstream-app config: each batch runs a variant of it as `{config}`.
-        #[arg(long)]
-        config: Option<PathBuf>,
-        #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
-        batches: Vec<u32>,
-        /// Cap the batches at this many streams (default: facts workload.n_streams).
-        #[arg(long)]
-        n_streams: Option<u32>,
-        /// Seconds each run may take; a run still going then is stopped.
-        #[arg(long, default_value_t = 60.0)]
-        duration: f64,
-        /// fps readings dropped at the start of each run.
-        #[arg(long, default_value_t = 1)]
-        warmup: usize,
-        /// Extra windows to settle a gain too close to 5% to call.
-        #[arg(long, default_value_t = 2)]
-        extra_windows: u32,
-        /// A regex whose first group is the aggregate fps.
-        #[arg(long)]
-        fps_regex: Option<String>,
-        /// Read a saved sweep log (from --save-log) instead of running.
-        #[arg(long)]
-        sweep_log: Option<PathBuf>,
-        /// Save every run's output, to re-read with --sweep-log.
-        #[arg(long)]
-        save_log: Option<PathBuf>,
-        #[arg(long, default_value_t = 0)]
-        gpu_id: u32,
-        /// Keep the per-batch config variants written beside --config.
-        #[arg(long)]
-        keep_variants: bool,
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    Sweep(dslint::measure::commands::SweepOptions),
     /// An nsys profile of the full pipeline, reduced to bound signals.
-    Profile {
-        /// The command to profile (split into words, run under nsys profile).
-        #[arg(long)]
-        cmd: Option<String>,
-        #[arg(long, default_value_t = 30.0)]
-        duration: f64,
-        /// Where the report and its CSVs go.
-        #[arg(long, default_value = "dslint-profile")]
-        output_dir: PathBuf,
-        /// Read `nsys stats --format csv --output DIR/base` files instead of profiling.
-        #[arg(long)]
-        stats_dir: Option<PathBuf>,
-        /// Read saved `nsys stats` console output instead of profiling.
-        #[arg(long)]
-        stats_file: Option<PathBuf>,
-        /// The deepstream-app config that ran (for NVTX coverage).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    Profile(dslint::measure::profile::ProfileOptions),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -557,61 +491,9 @@ fn fix(
 fn measure(what: MeasureCommand) -> ExitCode {
     use dslint::measure::commands;
     let result = match what {
-        MeasureCommand::Hw {
-            gpu_id,
-            nvidia_smi_output,
-            output,
-        } => commands::hw(&commands::HwOptions {
-            gpu_id,
-            nvidia_smi_output,
-            output,
-        }),
-        MeasureCommand::Sweep {
-            cmd,
-            config,
-            batches,
-            n_streams,
-            duration,
-            warmup,
-            extra_windows,
-            fps_regex,
-            sweep_log,
-            save_log,
-            gpu_id,
-            keep_variants,
-            output,
-        } => commands::sweep_cmd(&commands::SweepOptions {
-            cmd,
-            config,
-            batches,
-            n_streams,
-            duration,
-            warmup,
-            extra_windows,
-            fps_regex,
-            sweep_log,
-            save_log,
-            gpu_id,
-            output,
-            keep_variants,
-        }),
-        MeasureCommand::Profile {
-            cmd,
-            duration,
-            output_dir,
-            stats_dir,
-            stats_file,
-            config,
-            output,
-        } => dslint::measure::profile::profile(&dslint::measure::profile::ProfileOptions {
-            cmd,
-            duration,
-            output_dir,
-            stats_dir,
-            stats_file,
-            config,
-            output,
-        }),
+        MeasureCommand::Hw(opts) => commands::hw(&opts),
+        MeasureCommand::Sweep(opts) => commands::sweep_cmd(&opts),
+        MeasureCommand::Profile(opts) => dslint::measure::profile::profile(&opts),
     };
     match result {
         Ok(out) => {

@@ -202,40 +202,55 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[test]
-fn capture_against_a_fake_service() {
-    let tmp = tempfile::tempdir().unwrap();
-    let port = free_port();
+/// A launch script for the fake service (`prefix` goes before `python3`),
+/// in a fresh folder.
+fn fake_service_script(dir: &Path, port: u16, prefix: &str, delay: &str, mode: &str) -> std::path::PathBuf {
     let server = Path::new("tests/support/fake_server.py").canonicalize().unwrap();
-    let script = tmp.path().join("start.sh");
+    let script = dir.join("start.sh");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/bash\ncd /tmp\nCUDA_VISIBLE_DEVICES=0 python3 {} {port} 1 ok\n",
+            "#!/bin/bash\n{prefix}python3 {} {port} {delay} {mode}\n",
             server.display()
         ),
     )
     .unwrap();
-    let out_dir = tmp.path().join("reports");
+    script
+}
+
+/// Run `dslint nsys capture` on a script with the fake `nsys` first on PATH.
+fn capture(script: &Path, port: u16, out_dir: &Path, extra: &[&str], envs: &[(&str, String)]) -> (i32, String, String) {
     let fakebin = Path::new("tests/support/fakebin").canonicalize().unwrap();
     let path = format!("{}:{}", fakebin.display(), std::env::var("PATH").unwrap_or_default());
+    let port = port.to_string();
+    let mut args = vec![
+        "nsys",
+        "capture",
+        "--script",
+        script.to_str().unwrap(),
+        "--port",
+        &port,
+        "--output-dir",
+        out_dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let mut all_envs = vec![("PATH", path)];
+    all_envs.extend(envs.iter().cloned());
+    dslint_env(&args, &all_envs)
+}
+
+#[test]
+fn capture_against_a_fake_service() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let script = fake_service_script(tmp.path(), port, "cd /tmp\nCUDA_VISIBLE_DEVICES=0 ", "1", "ok");
     let trigger = tmp.path().join("trigger");
-    let (rc, out, err) = dslint_env(
-        &[
-            "nsys",
-            "capture",
-            "--script",
-            script.to_str().unwrap(),
-            "--port",
-            &port.to_string(),
-            "--output-dir",
-            out_dir.to_str().unwrap(),
-            "--poll-interval",
-            "0.3",
-            "--stable-seconds",
-            "1.5",
-        ],
-        &[("PATH", path), ("FAKE_NSYS_TRIGGER", trigger.display().to_string())],
+    let (rc, out, err) = capture(
+        &script,
+        port,
+        &tmp.path().join("reports"),
+        &["--poll-interval", "0.3", "--stable-seconds", "1.5"],
+        &[("FAKE_NSYS_TRIGGER", trigger.display().to_string())],
     );
     assert_eq!(rc, 0, "{err}");
     let report = out.split_whitespace().next().unwrap();
@@ -268,32 +283,14 @@ fn capture_against_a_fake_service() {
 fn capture_stops_early_when_the_service_dies() {
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
-    let server = Path::new("tests/support/fake_server.py").canonicalize().unwrap();
-    let script = tmp.path().join("start.sh");
-    std::fs::write(
-        &script,
-        format!("#!/bin/bash\npython3 {} {port} 0 crash\n", server.display()),
-    )
-    .unwrap();
-    let fakebin = Path::new("tests/support/fakebin").canonicalize().unwrap();
-    let path = format!("{}:{}", fakebin.display(), std::env::var("PATH").unwrap_or_default());
+    let script = fake_service_script(tmp.path(), port, "", "0", "crash");
     let start = std::time::Instant::now();
-    let (rc, _, err) = dslint_env(
-        &[
-            "nsys",
-            "capture",
-            "--script",
-            script.to_str().unwrap(),
-            "--port",
-            &port.to_string(),
-            "--output-dir",
-            tmp.path().join("r").to_str().unwrap(),
-            "--poll-interval",
-            "0.2",
-            "--stall",
-            "1",
-        ],
-        &[("PATH", path)],
+    let (rc, _, err) = capture(
+        &script,
+        port,
+        &tmp.path().join("r"),
+        &["--poll-interval", "0.2", "--stall", "1"],
+        &[],
     );
     assert_eq!(rc, 2);
     assert!(

@@ -6,6 +6,7 @@ use std::path::Path;
 use similar::TextDiff;
 
 use crate::fix::engine::FixOutcome;
+use crate::output::plural;
 
 pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     unified_between(path, path, original, new, color)
@@ -58,14 +59,4 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
         );
     }
     s
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else if word.ends_with('x') {
-        format!("{n} {word}es")
-    } else {
-        format!("{n} {word}s")
-    }
 }

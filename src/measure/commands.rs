@@ -30,9 +30,15 @@ pub fn save(facts: &Facts, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+#[derive(clap::Args)]
 pub struct HwOptions {
+    #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
+    /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
+    #[arg(long)]
     pub nvidia_smi_output: Option<PathBuf>,
+    /// The facts file to merge into (other sections are kept).
+    #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
 
@@ -123,19 +129,43 @@ pub fn hw(opts: &HwOptions) -> Result<String, String> {
     Ok(out)
 }
 
+#[derive(clap::Args)]
 pub struct SweepOptions {
+    /// Command template: `{batch}` and `{config}` are replaced inside words.
+    #[arg(long)]
     pub cmd: Option<String>,
+    /// A deepstream-app config: each batch runs a variant of it as `{config}`.
+    #[arg(long)]
     pub config: Option<PathBuf>,
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
     pub batches: Vec<u32>,
+    /// Cap the batches at this many streams (default: facts workload.n_streams).
+    #[arg(long)]
     pub n_streams: Option<u32>,
+    /// Seconds each run may take; a run still going then is stopped.
+    #[arg(long, default_value_t = 60.0)]
     pub duration: f64,
+    /// fps readings dropped at the start of each run.
+    #[arg(long, default_value_t = 1)]
     pub warmup: usize,
+    /// Extra windows to settle a gain too close to 5% to call.
+    #[arg(long, default_value_t = 2)]
     pub extra_windows: u32,
+    /// A regex whose first group is the aggregate fps.
+    #[arg(long)]
     pub fps_regex: Option<String>,
+    /// Read a saved sweep log (from --save-log) instead of running.
+    #[arg(long)]
     pub sweep_log: Option<PathBuf>,
+    /// Save every run's output, to re-read with --sweep-log.
+    #[arg(long)]
     pub save_log: Option<PathBuf>,
+    #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
+    #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Keep the per-batch config variants written beside --config.
+    #[arg(long)]
     pub keep_variants: bool,
 }
 
@@ -181,12 +211,10 @@ impl Marker {
 /// Samples of one run's output: the steady-state aggregates.
 fn steady_samples(parser: &FpsParser, lines: &[String], warmup: usize) -> Vec<f64> {
     let samples: Vec<_> = lines.iter().filter_map(|l| parser.parse_line(l)).collect();
-    let Some(first_live) = samples.iter().position(|s| s.aggregate > 0.0) else {
-        return vec![];
-    };
-    let live = &samples[first_live..];
-    let kept = if live.len() > warmup { &live[warmup..] } else { live };
-    kept.iter().map(|s| s.aggregate).collect()
+    crate::measure::fps::steady_window(&samples, warmup)
+        .iter()
+        .map(|s| s.aggregate)
+        .collect()
 }
 
 pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {

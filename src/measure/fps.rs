@@ -125,14 +125,22 @@ pub struct Steady {
     pub samples: usize,
 }
 
-pub fn steady_state(samples: &[Sample], warmup: usize, streams: u32) -> Option<Steady> {
-    let first_live = samples.iter().position(|s| s.aggregate > 0.0)?;
-    let steady: Vec<&Sample> = samples[first_live..].iter().skip(warmup).collect();
-    let steady = if steady.is_empty() {
-        samples[first_live..].iter().collect()
-    } else {
-        steady
+/// The steady part of a run: from the first non-zero reading (a pipeline
+/// prints zeros before it runs), less `warmup` readings — unless that would
+/// leave nothing, then every live reading.
+pub fn steady_window(samples: &[Sample], warmup: usize) -> &[Sample] {
+    let Some(first_live) = samples.iter().position(|s| s.aggregate > 0.0) else {
+        return &[];
     };
+    let live = &samples[first_live..];
+    if live.len() > warmup { &live[warmup..] } else { live }
+}
+
+pub fn steady_state(samples: &[Sample], warmup: usize, streams: u32) -> Option<Steady> {
+    let steady = steady_window(samples, warmup);
+    if steady.is_empty() {
+        return None;
+    }
     let n = steady.len() as f64;
     let mean = steady.iter().map(|s| s.aggregate).sum::<f64>() / n;
     let var = steady.iter().map(|s| (s.aggregate - mean).powi(2)).sum::<f64>() / n;

@@ -241,13 +241,26 @@ pub fn summarize(tables: &[Table], profile_seconds: Option<f64>, elements: &[Ele
     s
 }
 
+#[derive(clap::Args)]
 pub struct ProfileOptions {
+    /// The command to profile (split into words, run under nsys profile).
+    #[arg(long)]
     pub cmd: Option<String>,
+    #[arg(long, default_value_t = 30.0)]
     pub duration: f64,
+    /// Where the report and its CSVs go.
+    #[arg(long, default_value = "dslint-profile")]
     pub output_dir: PathBuf,
+    /// Read `nsys stats --format csv --output DIR/base` files instead of profiling.
+    #[arg(long)]
     pub stats_dir: Option<PathBuf>,
+    /// Read saved `nsys stats` console output instead of profiling.
+    #[arg(long)]
     pub stats_file: Option<PathBuf>,
+    /// The deepstream-app config that ran (for NVTX coverage).
+    #[arg(long)]
     pub config: Option<PathBuf>,
+    #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
 

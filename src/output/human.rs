@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use crate::fix::edit::Applicability;
 use crate::model::workspace::Workspace;
-use crate::output::{FileProblem, locate};
+use crate::output::{FileProblem, locate, plural};
 use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub struct Style {
@@ -110,13 +110,12 @@ pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> 
     if diags.is_empty() && problems.is_empty() {
         return format!("All checks passed ({files} files).\n");
     }
-    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     format!(
         "Found {}, {}, {} info in {}; {safe} fixable with `dslint fix`, {unsafe_} more with `--unsafe-fixes`.\n",
-        n(count(Severity::Error), "error", "errors"),
-        n(count(Severity::Warning), "warning", "warnings"),
+        plural(count(Severity::Error), "error"),
+        plural(count(Severity::Warning), "warning"),
         count(Severity::Info),
-        n(files, "file", "files"),
+        plural(files, "file"),
     )
 }
 

@@ -53,3 +53,14 @@ pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
         })
         .collect()
 }
+
+/// `1 error`, `2 errors`, `3 fixes`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else if word.ends_with('x') {
+        format!("{n} {word}es")
+    } else {
+        format!("{n} {word}s")
+    }
+}
