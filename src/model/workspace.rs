@@ -27,6 +27,13 @@ pub struct SourceFile {
     pub lines: LineIndex,
     /// Whether the walk found it (as opposed to only being referenced).
     pub walked: bool,
+    /// Bytes that are not UTF-8 sat in comment lines (which GLib does not
+    /// check) and were read as `?`, one for one: the file is linted, but
+    /// never rewritten, since writing it back would change those bytes.
+    pub lossy: bool,
+    /// The reader refuses the file (a syntax error, DS001): nothing else
+    /// about it is true, so its groups are emptied after classification.
+    pub refused: bool,
 }
 
 impl SourceFile {
@@ -259,9 +266,59 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         Ok(text) => parse_text(path, text, walked),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped"))
+            let bytes = e.into_bytes();
+            let keyfile = detect::format_for(path, &String::from_utf8_lossy(&bytes)) == Some(Format::KeyFile);
+            match keyfile.then(|| comments_only_lossy(&bytes)).flatten() {
+                Some(text) => {
+                    let mut loaded = parse_text(path, text, walked);
+                    if let Loaded::File(f) = &mut loaded {
+                        f.lossy = true;
+                    }
+                    loaded
+                }
+                None => Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped")),
+            }
         }
     }
+}
+
+/// A key-file whose only invalid UTF-8 is inside comment lines still loads:
+/// GLib's `g_key_file_parse_line` skips a line whose first non-space byte is
+/// `#` before any UTF-8 check (groups and keys are checked, values when
+/// read). Returns the text with each invalid byte read as `?` (so every
+/// offset stays the same), or `None` when an invalid byte is elsewhere.
+fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        match std::str::from_utf8(line) {
+            Ok(_) => out.extend_from_slice(line),
+            Err(_) => {
+                let first = line
+                    .iter()
+                    .find(|&&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+                if first != Some(&b'#') {
+                    return None;
+                }
+                let mut rest = line;
+                while !rest.is_empty() {
+                    match std::str::from_utf8(rest) {
+                        Ok(_) => {
+                            out.extend_from_slice(rest);
+                            break;
+                        }
+                        Err(e) => {
+                            let good = e.valid_up_to();
+                            let bad = e.error_len().unwrap_or(rest.len() - good);
+                            out.extend_from_slice(&rest[..good]);
+                            out.extend(std::iter::repeat_n(b'?', bad));
+                            rest = &rest[good + bad..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
@@ -285,6 +342,14 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
     if kind.is_none() {
         return Loaded::Skipped;
     }
+    // Precision 2: a file its reader refuses has one finding, DS001. GLib
+    // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none
+    // of its keys is read: keep the errors and the text, drop the groups.
+    let refused = !doc.errors.is_empty();
+    let mut doc = doc;
+    if refused {
+        doc.groups.clear();
+    }
     let lines = LineIndex::new(&doc.text);
     Loaded::File(Box::new(SourceFile {
         path: path.to_path_buf(),
@@ -292,6 +357,8 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         kind,
         lines,
         walked,
+        lossy: false,
+        refused,
     }))
 }
 

@@ -145,6 +145,16 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
     out.retain(|d| sel.enabled_in(d.code, &ctx.ws.files[d.file].path));
     let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    // A file read with `?` for bytes that are not UTF-8 (in comments) is
+    // linted but never rewritten: writing it back would change those bytes.
+    for d in &mut out {
+        if d.fix
+            .as_ref()
+            .is_some_and(|f| f.edits.iter().any(|e| ctx.ws.files[e.file].lossy))
+        {
+            d.fix = None;
+        }
+    }
     out.sort_by(|a, b| {
         (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(
             ctx.ws.files[b.file].path.as_path(),
