@@ -201,7 +201,7 @@ fn invalid_utf8_in_comments_is_read_like_glib() {
     assert!(std::str::from_utf8(&std::fs::read(&pgie).unwrap()).is_err());
     let answers = oracle(std::slice::from_ref(&pgie));
     let glib: Groups = serde_json::from_value(answers[pgie.display().to_string()]["groups"].clone()).unwrap();
-    let ws = dslint::model::workspace::Workspace::load(&[pgie.clone()]);
+    let ws = dslint::model::workspace::Workspace::load(std::slice::from_ref(&pgie));
     assert!(ws.file_problems.is_empty(), "{:?}", ws.file_problems);
     let f = &ws.files[0];
     assert!(f.lossy && !f.refused);
