@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
-use crate::model::detect::{self, Kind};
+use crate::model::detect::{self, Kind, SkipReason, Verdict};
 use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
@@ -54,9 +54,25 @@ pub enum Target {
     Unchecked(PathBuf),
 }
 
+/// A file that could be a config but is not linted, and why (Precision 1:
+/// a file no modelled reader claims with confidence is skipped, never
+/// linted as the closest guess). `reason.code()` is machine-readable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: SkipReason,
+    pub detail: String,
+}
+
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub files: Vec<SourceFile>,
+    /// Candidate files that are not linted, in walk order.
+    pub skipped: Vec<Skipped>,
+    /// Files a skipped reader loads as fragments of its own config
+    /// (deepstream-parallel-infer's `cfg-file-path`): canonical path → the
+    /// place that references it.
+    fragments: HashMap<PathBuf, String>,
     by_path: HashMap<PathBuf, FileId>,
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
@@ -122,7 +138,40 @@ impl Workspace {
             found.sort();
             ws.read_files(&found, false);
         }
+        ws.classify_by_reference();
         ws
+    }
+
+    /// A reference from a loading config beats content (Precision 1): a
+    /// file that deepstream-parallel-infer reads as a fragment of its own
+    /// config is that app's, whatever it looks like (its `secondary-gieN.yml`
+    /// reuses deepstream-app group names).
+    fn classify_by_reference(&mut self) {
+        if self.fragments.is_empty() {
+            return;
+        }
+        for s in &mut self.skipped {
+            if let Some(from) = self.fragments.get(&canonical(&s.path)) {
+                s.reason = SkipReason::ParallelInferenceFragment;
+                s.detail = format!("read by deepstream-parallel-infer's own parser ({from})");
+            }
+        }
+        let files = std::mem::take(&mut self.files);
+        self.by_path.clear();
+        for f in files {
+            let key = canonical(&f.path);
+            match self.fragments.get(&key) {
+                Some(from) => self.skipped.push(Skipped {
+                    path: f.path,
+                    reason: SkipReason::ParallelInferenceFragment,
+                    detail: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                }),
+                None => {
+                    self.by_path.insert(key, self.files.len());
+                    self.files.push(f);
+                }
+            }
+        }
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
@@ -163,7 +212,23 @@ impl Workspace {
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
-            Loaded::Skipped => None,
+            Loaded::Skipped(reason, detail, refs) => {
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                for (raw, line) in refs {
+                    let target = canonical(&normalize(&dir.join(raw.trim())));
+                    self.fragments
+                        .entry(target)
+                        .or_insert_with(|| format!("{}:{line} cfg-file-path", path.display()));
+                }
+                if !self.skipped.iter().any(|s| s.path == path) {
+                    self.skipped.push(Skipped {
+                        path: path.to_path_buf(),
+                        reason,
+                        detail,
+                    });
+                }
+                None
+            }
             Loaded::Problem(msg) => {
                 self.file_problems
                     .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
@@ -224,8 +289,9 @@ impl Workspace {
 
 /// The outcome of reading one file.
 enum Loaded {
-    /// Not a DeepStream config: skipped without a word.
-    Skipped,
+    /// Not linted: why, and (for deepstream-parallel-infer's config) the
+    /// `cfg-file-path` values it reads as its own fragments, with lines.
+    Skipped(SkipReason, String, Vec<(String, usize)>),
     /// Unreadable (DS005), with the reason.
     Problem(String),
     File(Box<SourceFile>),
@@ -256,7 +322,7 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         return if explicit {
             Loaded::Problem("file is empty; skipped".into())
         } else {
-            Loaded::Skipped
+            Loaded::Skipped(SkipReason::NotAConfig, "empty".into(), Vec::new())
         };
     }
     if bytes.contains(&0) {
@@ -324,24 +390,52 @@ fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return Loaded::Skipped;
+        return if detect::looks_like_protobuf(&text) {
+            Loaded::Skipped(
+                SkipReason::NvInferServer,
+                "protobuf text (`infer_config { … }`): nvinferserver's".into(),
+                Vec::new(),
+            )
+        } else {
+            Loaded::Skipped(SkipReason::NotAConfig, "neither a key-file nor YAML".into(), Vec::new())
+        };
     };
     let doc = Document::parse(text, format);
-    let mut kind = detect::classify(&doc);
-    if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text) {
+    let mut verdict = detect::verdict(&doc);
+    if verdict.kind().is_none()
+        && format == Format::Yaml
+        && !doc.errors.is_empty()
+        && detect::yaml_looks_like_ours(&doc.text)
+    {
         // A broken YAML file that still looks like a DeepStream config:
         // worth its DS001. Its kind is guessed from the text.
-        kind = Some(
-            if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
-                Kind::NvInfer
+        let kind = if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
+            Kind::NvInfer
+        } else {
+            Kind::TestApp
+        };
+        verdict = Verdict::Lint(kind, "a YAML file the parser refuses".into());
+    }
+    let kind = match verdict {
+        Verdict::Lint(kind, _) => kind,
+        Verdict::Skip(reason, detail) => {
+            let refs = if reason == SkipReason::ParallelInferenceApp {
+                doc.groups
+                    .iter()
+                    .flat_map(|g| &g.entries)
+                    .filter(|e| e.key == "cfg-file-path")
+                    .filter_map(|e| {
+                        let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
+                        Some((e.value.clone()?, line))
+                    })
+                    .collect()
             } else {
-                Kind::TestApp
-            },
-        );
-    }
-    if kind.is_none() {
-        return Loaded::Skipped;
-    }
+                Vec::new()
+            };
+            return Loaded::Skipped(reason, detail, refs);
+        }
+    };
+    let kind = Some(kind);
     // Precision 2: a file its reader refuses has one finding, DS001. GLib
     // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none
     // of its keys is read: keep the errors and the text, drop the groups.

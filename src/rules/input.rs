@@ -40,6 +40,10 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 continue;
             }
         }
+        if group.name.is_empty() && schema == Some(Schema::NvInfer) && doc.format == Format::Yaml {
+            top_level_nvinfer_keys(file, group, out);
+            continue;
+        }
         for (i, e) in group.entries.iter().enumerate() {
             if e.localized {
                 continue;
@@ -74,7 +78,26 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             if !keys::group_has_key_table(schema, &group.name) {
                 continue;
             }
-            let Some(spec) = keys::lookup(schema, &group.name, &e.key) else {
+            let spec = keys::lookup(schema, &group.name, &e.key);
+            if let Some(removal) = spec.and_then(keys::KeySpec::removal) {
+                let spec = spec.expect("a removal comes from a spec");
+                // Info: which release runs the config is not known, and the
+                // releases that read the key still honour it.
+                let mut d = Diagnostic::new(
+                    "DS002",
+                    Severity::Info,
+                    file,
+                    e.key_span.clone(),
+                    format!("`{}` in [{}]: {removal}", e.key, group.name),
+                )
+                .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
+                if let Some(new) = spec.note.strip_prefix("renamed ") {
+                    d = d.expected(format!("`{new}`"));
+                }
+                out.push(d);
+                continue;
+            }
+            let Some(spec) = spec else {
                 let mut d = Diagnostic::new(
                     "DS002",
                     Severity::Warning,
@@ -137,15 +160,7 @@ fn check_type(
     }
     if matches!(spec.ty, T::Int) {
         if let Some(n) = glib::parse_int(value.trim()) {
-            let low = spec.min.is_some_and(|m| n < m);
-            let high = spec.max.is_some_and(|m| n > m);
-            if low || high {
-                let range = match (spec.min, spec.max) {
-                    (Some(a), Some(b)) => format!("{a}..{b}"),
-                    (Some(a), None) => format!("{a} or more"),
-                    (None, Some(b)) => format!("{b} or less"),
-                    _ => String::new(),
-                };
+            if !spec.accepts(n) {
                 out.push(
                     Diagnostic::new(
                         "DS003",
@@ -154,7 +169,7 @@ fn check_type(
                         e.value_span.clone(),
                         format!("`{}={n}` is out of range", e.key),
                     )
-                    .expected(range)
+                    .expected(spec.describe_range())
                     .why("the element rejects the value or misbehaves"),
                 );
             }
@@ -314,4 +329,28 @@ fn trailing_comment_fix(
         comment,
     );
     Some(Fix::safe("move the comment to its own line above", edits))
+}
+
+/// nvinfer's YAML reader (`gst_nvinfer_parse_config_file_yaml`,
+/// gstnvinfer_yaml_parser.cpp) reads only the `property:` map and the
+/// `class-attrs-*:` maps: an nvinfer key written at the top level is never
+/// read. Only keys nvinfer's `[property]` knows are reported (anything else
+/// may be for another reader of the same file).
+fn top_level_nvinfer_keys(file: FileId, group: &crate::syntax::Group, out: &mut Vec<Diagnostic>) {
+    for e in &group.entries {
+        if e.key.starts_with("class-attrs-") || keys::lookup(Schema::NvInfer, "property", &e.key).is_none() {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                "DS002",
+                Severity::Warning,
+                file,
+                e.key_span.clone(),
+                format!("`{}` is at the top level, where nvinfer does not read it", e.key),
+            )
+            .expected(format!("`{}` under `property:`", e.key))
+            .why("nvinfer's YAML reader reads only the `property:` and `class-attrs-*:` maps; the value has no effect"),
+        );
+    }
 }

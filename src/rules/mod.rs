@@ -143,6 +143,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     // A file in several pipelines gets each finding once.
     let mut seen = HashSet::new();
     out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
+    fold_removed_key_notes(ctx.ws, &mut out);
     out.retain(|d| sel.enabled_in(d.code, &ctx.ws.files[d.file].path));
     let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
@@ -166,4 +167,32 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         pipelines,
         diagnostics: out,
     }
+}
+
+/// One defect on one line is one finding (Precision 10): a key a later
+/// release no longer reads (DS002 at info) that another rule already
+/// reports on the same line becomes a note of that finding.
+fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let line = |d: &Diagnostic| (d.file, ws.files[d.file].position(d.span.start).0);
+    let mut folded = HashSet::new();
+    for i in 0..out.len() {
+        if out[i].code != "DS002" || out[i].severity != diagnostic::Severity::Info {
+            continue;
+        }
+        let at = line(&out[i]);
+        if let Some(j) = (0..out.len()).find(|&j| j != i && out[j].code != "DS002" && line(&out[j]) == at) {
+            let note = out[i].message.clone();
+            let host = &mut out[j];
+            host.why = Some(match host.why.take() {
+                Some(w) => format!("{w}; note: {note}"),
+                None => format!("note: {note}"),
+            });
+            folded.insert(i);
+        }
+    }
+    let mut k = 0;
+    out.retain(|_| {
+        k += 1;
+        !folded.contains(&(k - 1))
+    });
 }
