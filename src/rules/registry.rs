@@ -69,6 +69,13 @@ pub static RULES: &[RuleInfo] = &[
         "a string value ends in ` # …`, which GLib keeps"
     ),
     rule!(
+        "DS009",
+        "unused-suppression",
+        Warning,
+        "safe",
+        "an inline suppression that silences nothing"
+    ),
+    rule!(
         "DS101",
         "streammux-batch-size",
         Warning,
