@@ -150,6 +150,35 @@ pub fn lex(src: &str) -> Result<Script, String> {
                     i += 1;
                 }
             }
+            b'$' if b.get(i + 1) == Some(&b'\'') => {
+                // ANSI-C quoting, `$'it\'s'`: a backslash escapes the next
+                // character, so `\'` does not end the word.
+                cur_start.get_or_insert(i);
+                let mut j = i + 2;
+                loop {
+                    match b.get(j) {
+                        None => return Err(format!("line {}: unterminated $'…' quote", line_of(i))),
+                        Some(b'\'') => break,
+                        Some(b'\\') if j + 1 < b.len() => {
+                            let ch = src[j + 1..].chars().next().unwrap_or(' ');
+                            cur.push(match ch {
+                                'n' => '\n',
+                                't' => '\t',
+                                'r' => '\r',
+                                other => other,
+                            });
+                            j += 1 + ch.len_utf8();
+                        }
+                        Some(_) => {
+                            let ch = src[j..].chars().next().unwrap_or(' ');
+                            cur.push(ch);
+                            j += ch.len_utf8();
+                        }
+                    }
+                }
+                line += src[i..j].matches('\n').count();
+                i = j + 1;
+            }
             b'\'' => {
                 cur_start.get_or_insert(i);
                 let end = src[i + 1..]
@@ -309,6 +338,17 @@ mod tests {
             .iter()
             .filter_map(|c| Some((c.program()?.text.clone(), c.background, c.line)))
             .collect()
+    }
+
+    #[test]
+    fn ansi_c_quotes_are_one_word() {
+        assert_eq!(
+            programs("echo $'it\\'s'\npython3 -c $'a\\nb' serve.py\n"),
+            vec![("echo".to_string(), false, 1), ("python3".to_string(), false, 2)]
+        );
+        let s = lex("python3 $'x\\'y' z\n").unwrap();
+        assert_eq!(s.commands[0].words[1].text, "x'y");
+        assert!(lex("echo $'open\n").unwrap_err().contains("unterminated $'"));
     }
 
     #[test]
