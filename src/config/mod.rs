@@ -261,26 +261,30 @@ mod tests {
             c.per_file_ignores,
             vec![("legacy/*".to_string(), vec!["DS6".to_string()])]
         );
-        assert_eq!(
-            load_text("dslint.toml", "select = [\"DS1\"]\nignroe = [\"DS2\"]\n").unwrap_err(),
-            "DIR/dslint.toml:2:1: unknown key `ignroe` (did you mean `ignore`?)"
-        );
-        assert_eq!(
-            load_text("dslint.toml", "profile = \"fast\"\n").unwrap_err(),
-            "DIR/dslint.toml:1:1: `profile` must be \"bench\" or \"display\""
-        );
-        assert_eq!(
-            load_text("dslint.toml", "select = [\"DS1\", \"ds2\"]\n").unwrap_err(),
-            "DIR/dslint.toml:1:18: `ds2` is no rule code or prefix (codes are upper case: did you mean `DS2`?)"
-        );
-        assert_eq!(
-            load_text("dslint.toml", "ignore = [\"\"]\n").unwrap_err(),
-            "DIR/dslint.toml:1:11: empty rule code (a stray comma?)"
-        );
-        assert_eq!(
-            load_text("dslint.toml", "[per-file-ignores]\n\"a/*\" = [\"DS9\"]\n").unwrap_err(),
-            "DIR/dslint.toml:2:10: `DS9` is no rule code or prefix (see `dslint rules`)"
-        );
+        for (text, error) in [
+            (
+                "select = [\"DS1\"]\nignroe = [\"DS2\"]\n",
+                "DIR/dslint.toml:2:1: unknown key `ignroe` (did you mean `ignore`?)",
+            ),
+            (
+                "profile = \"fast\"\n",
+                "DIR/dslint.toml:1:1: `profile` must be \"bench\" or \"display\"",
+            ),
+            (
+                "select = [\"DS1\", \"ds2\"]\n",
+                "DIR/dslint.toml:1:18: `ds2` is no rule code or prefix (codes are upper case: did you mean `DS2`?)",
+            ),
+            (
+                "ignore = [\"\"]\n",
+                "DIR/dslint.toml:1:11: empty rule code (a stray comma?)",
+            ),
+            (
+                "[per-file-ignores]\n\"a/*\" = [\"DS9\"]\n",
+                "DIR/dslint.toml:2:10: `DS9` is no rule code or prefix (see `dslint rules`)",
+            ),
+        ] {
+            assert_eq!(load_text("dslint.toml", text).unwrap_err(), error, "{text}");
+        }
         assert!(
             load_text("dslint.toml", "select = [\n")
                 .unwrap_err()
