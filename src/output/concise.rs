@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, locate};
-use crate::rules::diagnostic::Diagnostic;
+use crate::base::diagnostic::Diagnostic;
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
     let mut out = String::new();

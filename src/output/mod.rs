@@ -11,8 +11,8 @@ pub mod statistics;
 
 use std::path::Path;
 
+use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::model::workspace::Workspace;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 /// A finding resolved to what every output format needs.
 pub struct Located<'a> {
@@ -85,7 +85,7 @@ pub struct Totals {
 
 impl Totals {
     pub fn count(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Totals {
-        use crate::fix::edit::Applicability;
+        use crate::base::edit::Applicability;
         let severities = diags
             .iter()
             .map(|d| d.severity)
