@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
+use crate::base::diagnostic::Diagnostic;
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, locate};
-use crate::base::diagnostic::Diagnostic;
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
     let mut out = String::new();

@@ -14,9 +14,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
 use crate::output::{FileProblem, Totals};
-use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::rules::registry;
 
 #[derive(Serialize, Debug, PartialEq)]
