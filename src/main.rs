@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use dslint::base::diagnostic::Severity;
+use dslint::base::rule as registry;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human};
 use dslint::rules::context::Profile;
-use dslint::rules::{registry, selector};
+use dslint::rules::selector;
 
 #[derive(Parser)]
 #[command(
@@ -561,7 +562,7 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }
-    let findings = diags.iter().any(|d| d.severity >= Severity::Warning)
+    let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
     ExitCode::from(u8::from(findings && !common.exit_zero))
 }

@@ -64,7 +64,7 @@ fn rules_explain_and_schema() {
     assert_eq!(rc, 0);
     assert_eq!(
         out.lines().count(),
-        dslint::rules::registry::RULES.len() + 1,
+        dslint::base::rule::RULES.len() + 1,
         "a header and a line per rule"
     );
     assert!(out.contains("DS207  engine-name-mismatch"));

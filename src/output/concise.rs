@@ -21,7 +21,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
             l.path.display(),
             l.line,
             l.col,
-            d.code,
+            d.code(),
             one_line(&d.message)
         );
     }

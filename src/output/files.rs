@@ -52,13 +52,13 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
         referenced: false,
         reason: Some(s.reason.clone()),
     }));
-    out.extend(ws.file_problems.iter().map(|(p, code, _, msg)| FileEntry {
+    out.extend(ws.file_problems.iter().map(|(p, rule, msg)| FileEntry {
         file: name(p),
         status: "unreadable",
         kind: None,
         syntax: None,
         referenced: false,
-        reason: Some(format!("{code}: {msg}")),
+        reason: Some(format!("{}: {msg}", rule.code())),
     }));
     out.sort();
     out

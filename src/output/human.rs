@@ -52,8 +52,8 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(
             out,
             "{}[{}]: {}",
-            style.severity(d.severity),
-            d.code,
+            style.severity(d.severity()),
+            d.code(),
             style.paint("1", &d.message)
         );
         let _ = writeln!(out, "  --> {}:{}:{}", l.path.display(), l.line, l.col);

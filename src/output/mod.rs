@@ -49,10 +49,10 @@ pub struct FileProblem<'a> {
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
     ws.file_problems
         .iter()
-        .map(|(p, c, s, m)| FileProblem {
+        .map(|(p, rule, m)| FileProblem {
             path: p,
-            code: c,
-            severity: *s,
+            code: rule.code(),
+            severity: rule.info().severity,
             message: m,
         })
         .collect()
@@ -88,7 +88,7 @@ impl Totals {
         use crate::base::edit::Applicability;
         let severities = diags
             .iter()
-            .map(|d| d.severity)
+            .map(|d| d.severity())
             .chain(problems.iter().map(|p| p.severity));
         let mut t = Totals::default();
         for s in severities {

@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
+use crate::base::rule as registry;
 use crate::output::{FileProblem, Totals};
-use crate::rules::registry;
 
 #[derive(Serialize, Debug, PartialEq)]
 pub struct CodeCount {
@@ -52,7 +52,7 @@ pub fn count(diags: &[Diagnostic], problems: &[FileProblem]) -> Vec<CodeCount> {
         e.fix = e.fix.max(fix);
     };
     for d in diags {
-        add(d.code, d.severity, d.fix.as_ref().map(|f| f.applicability));
+        add(d.code(), d.severity(), d.fix.as_ref().map(|f| f.applicability));
     }
     for p in problems {
         add(p.code, p.severity, None);

@@ -5,7 +5,6 @@ pub mod cross;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
-pub mod registry;
 pub mod selector;
 pub mod source;
 pub mod streammux;
@@ -170,20 +169,20 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     }
     // A file in several pipelines gets each finding once.
     let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
+    out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
     let mut per_file: std::collections::HashMap<FileId, Vec<&str>> = std::collections::HashMap::new();
     out.retain(|d| {
         let ignored = per_file
             .entry(d.file)
             .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
-        sel.enabled(d.code) && !ignored.iter().any(|s| selector_matches(s, d.code))
+        sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
     let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
     out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(
+        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
             ctx.ws.files[b.file].path.as_path(),
             b.span.start,
-            b.code,
+            b.code(),
         ))
     });
     CheckResult {

@@ -4,8 +4,8 @@
 //! so a typo is an error with a suggestion wherever it is written, never a
 //! selector that quietly matches nothing (or, empty, everything).
 
+use crate::base::rule::RULES;
 use crate::model::keys::edit_distance;
-use crate::rules::registry::RULES;
 
 /// A valid selector, trimmed; else why not, with a suggestion.
 pub fn parse(raw: &str) -> Result<String, String> {
