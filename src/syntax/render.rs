@@ -6,7 +6,8 @@
 //! where it does not, a span and its parsed string disagree, spans overlap or
 //! leave a character, or (key-files) a line was dropped without a word.
 
-use super::{Document, Format, Span, keyfile};
+use super::{Document, Format, keyfile};
+use crate::base::Span;
 
 /// One parsed part and how it prints.
 struct Part<'a> {

@@ -2,11 +2,12 @@
 
 use std::path::Path;
 
+use dslint::base::Span;
 use dslint::fix::apply::{apply_to_string, select};
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human, json, machine};
 use dslint::rules::context::Profile;
-use dslint::syntax::{Document, Format, Span};
+use dslint::syntax::{Document, Format};
 
 /// `span` is a range of whole characters of `text`.
 pub fn span_ok(text: &str, span: &Span) -> bool {
@@ -65,7 +66,7 @@ pub fn whole_check(input: &str, file_name: &str, format: Format) -> Result<(), S
         for d in diags {
             let text = &ws.files[d.file].doc.text;
             if !span_ok(text, &d.span) {
-                return Err(format!("{} span {:?} in {:?}", d.code, d.span, text));
+                return Err(format!("{} span {:?} in {:?}", d.code(), d.span, text));
             }
         }
         let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_ref()).collect();
