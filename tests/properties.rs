@@ -2,9 +2,11 @@
 //! leaves each untouched entry byte-for-byte as it was, the file still
 //! parses, and the parsers print arbitrary input back.
 
+mod support;
+
 use proptest::prelude::*;
 
-use dslint::fix::apply::{apply_to_string, select};
+use dslint::fix::apply::apply_to_string;
 use dslint::model::workspace::Workspace;
 use dslint::rules::context::Profile;
 use dslint::syntax::{Document, Format};
@@ -94,13 +96,7 @@ fn fix_once(name: &str, text: &str) -> (String, Vec<std::ops::Range<usize>>) {
         return (text.to_string(), vec![]);
     };
     let r = dslint::rules::check(&mut ws, None, Profile::Display);
-    let fixes: Vec<_> = r.diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
-    let (taken, _) = select(fixes);
-    let edits: Vec<_> = taken
-        .iter()
-        .flat_map(|f| f.edits.iter().cloned())
-        .filter(|e| e.file == id)
-        .collect();
+    let edits = support::first_pass_edits(&r.diagnostics, id);
     let ranges = edits.iter().map(|e| e.range.clone()).collect();
     (apply_to_string(text, &edits), ranges)
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use dslint::base::Span;
-use dslint::fix::apply::{apply_to_string, select};
+use dslint::fix::apply::apply_to_string;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human, json, machine};
 use dslint::rules::context::Profile;
@@ -69,13 +69,7 @@ pub fn whole_check(input: &str, file_name: &str, format: Format) -> Result<(), S
                 return Err(format!("{} span {:?} in {:?}", d.code(), d.span, text));
             }
         }
-        let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_ref()).collect();
-        let (taken, _) = select(fixes);
-        let edits: Vec<_> = taken
-            .iter()
-            .flat_map(|f| f.edits.iter().cloned())
-            .filter(|e| e.file == id)
-            .collect();
+        let edits = crate::support::first_pass_edits(diags, id);
         for e in &edits {
             if !span_ok(input, &e.range) {
                 return Err(format!("fix edit range {:?} ({:?})", e.range, e.text));

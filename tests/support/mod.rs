@@ -105,6 +105,18 @@ pub fn corpus() -> Option<PathBuf> {
     shared("corpus")
 }
 
+/// The edits to `file` of one fix pass over these findings (the
+/// non-overlapping fixes `dslint fix` would take first).
+pub fn first_pass_edits(diags: &[Diagnostic], file: dslint::base::FileId) -> Vec<dslint::base::edit::Edit> {
+    let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_ref()).collect();
+    let (taken, _) = dslint::fix::apply::select(fixes);
+    taken
+        .iter()
+        .flat_map(|f| f.edits.iter().cloned())
+        .filter(|e| e.file == file)
+        .collect()
+}
+
 pub fn dslint_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_dslint"))
 }
