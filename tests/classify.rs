@@ -39,7 +39,7 @@ fn verdicts(ws: &Workspace) -> Vec<(PathBuf, String)> {
                 format!("{:?}", f.kind.expect("a linted file has a kind")),
             )
         })
-        .chain(ws.skipped.iter().map(|s| (s.path.clone(), s.reason.code().to_string())))
+        .chain(ws.skipped.iter().map(|s| (s.path.clone(), s.code.code().to_string())))
         .collect();
     v.sort();
     v
@@ -56,7 +56,7 @@ fn files_are_classified_by_their_reader() {
         assert_eq!(have, Some(*want), "{file}");
     }
     // Every skip has a reason in words.
-    assert!(ws.skipped.iter().all(|s| !s.detail.is_empty()));
+    assert!(ws.skipped.iter().all(|s| !s.reason.is_empty()));
     // Nothing is reported about a skipped file.
     let result = dslint::rules::check(&mut ws, None, dslint::rules::context::Profile::Display);
     for d in &result.diagnostics {
@@ -64,7 +64,7 @@ fn files_are_classified_by_their_reader() {
         assert!(
             !ws.skipped.iter().any(|s| &s.path == path),
             "{} on skipped {}",
-            d.code,
+            d.code(),
             path.display()
         );
     }
@@ -86,10 +86,10 @@ fn reference_beats_content_in_any_order() {
         .iter()
         .find(|s| s.path.ends_with("secondary-gie0.yml"))
         .expect("the fragment is listed");
-    assert_eq!(fragment.reason.code(), "parallel-inference-fragment");
+    assert_eq!(fragment.code.code(), "parallel-inference-fragment");
     assert!(
-        fragment.detail.contains("main.yml:16 cfg-file-path"),
+        fragment.reason.contains("main.yml:16 cfg-file-path"),
         "{}",
-        fragment.detail
+        fragment.reason
     );
 }

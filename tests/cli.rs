@@ -62,7 +62,11 @@ fn select_and_ignore_by_prefix() {
 fn rules_explain_and_schema() {
     let (rc, out, _) = dslint(&["rules"]);
     assert_eq!(rc, 0);
-    assert_eq!(out.lines().count(), dslint::rules::registry::RULES.len());
+    assert_eq!(
+        out.lines().count(),
+        dslint::base::rule::RULES.len() + 1,
+        "a header and a line per rule"
+    );
     assert!(out.contains("DS207  engine-name-mismatch"));
     let (rc, out, _) = dslint(&["explain", "DS207"]);
     assert_eq!(rc, 0);
@@ -128,6 +132,10 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     std::os::unix::fs::symlink("/nonexistent/dslint-target", d.join("broken-link.txt")).unwrap();
     std::fs::create_dir(d.join("loop")).unwrap();
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
+    // A multibyte character before a nested `:` or an unclosed bracket: the
+    // YAML reader once sliced inside `é` and killed the whole run (issue 17).
+    std::fs::write(d.join("nested-colon.yml"), "a: é\nb: c: d\n").unwrap();
+    std::fs::write(d.join("mux.yml"), "streammux:\n  name: é\n  batch-size: [4\n").unwrap();
     // And a good file beside them, which must still be checked.
     std::fs::write(
         d.join("app.txt"),
@@ -155,6 +163,33 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
         "{out}"
     );
     assert_eq!(find("app.txt", "DS002"), 1, "{out}");
+    // Not a DeepStream config: read, and silent.
+    assert_eq!(
+        v.iter()
+            .filter(|x| x["file"].as_str().unwrap().ends_with("nested-colon.yml"))
+            .count(),
+        0,
+        "{out}"
+    );
+    let mux = v
+        .iter()
+        .find(|x| x["file"].as_str().unwrap().ends_with("mux.yml"))
+        .unwrap();
+    assert_eq!(
+        (
+            &mux["code"],
+            &mux["message"],
+            &mux["location"]["line"],
+            &mux["location"]["column"]
+        ),
+        (
+            &"DS001".into(),
+            &"YAML syntax error: unclosed bracket '['".into(),
+            &3.into(),
+            &15.into()
+        ),
+        "{out}"
+    );
     // An empty file named on the command line is reported; found by a walk it is not.
     assert_eq!(find("empty.txt", "DS005"), 0, "{out}");
     let (_, out, _) = dslint(&["check", d.join("empty.txt").to_str().unwrap(), "--format", "json"]);
@@ -179,7 +214,7 @@ fn gitignored_files_are_not_walked() {
     std::fs::write(d.join("build/app.txt"), "[streammux]\nbatchsize=4\n").unwrap();
     let (rc, out, _) = dslint(&["check", d.to_str().unwrap()]);
     assert_eq!(rc, 0, "{out}");
-    assert!(out.contains("All checks passed (0 files)"), "{out}");
+    assert_eq!(out, "Nothing checked: no DeepStream config found.\n");
 }
 
 #[test]

@@ -400,6 +400,9 @@ fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
     }
     let numbered_source = |n: &str| numbered(n, "source");
     let known = |n: &str| in_list(APP_KEYFILE_GROUPS, n) || numbered_source(n);
+    if !names.iter().any(|n| known(n)) {
+        return Verdict::Skip(SkipReason::NotAConfig, "no group deepstream-app reads".into());
+    }
     let foreign: Vec<&str> = names
         .iter()
         .copied()

@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::base::FileId;
+use crate::base::rule::Rule;
 use crate::model::detect::{self, Kind, SkipReason, Verdict};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
-
-pub type FileId = usize;
 
 /// Files larger than this are skipped (no DeepStream config is near it).
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -54,21 +53,9 @@ pub enum Target {
     Unchecked(PathBuf),
 }
 
-/// A file that could be a config but is not linted, and why (Precision 1:
-/// a file no modelled reader claims with confidence is skipped, never
-/// linted as the closest guess). `reason.code()` is machine-readable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: SkipReason,
-    pub detail: String,
-}
-
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub files: Vec<SourceFile>,
-    /// Candidate files that are not linted, in walk order.
-    pub skipped: Vec<Skipped>,
     /// Files a skipped reader loads as fragments of its own config
     /// (deepstream-parallel-infer's `cfg-file-path`): canonical path → the
     /// place that references it.
@@ -76,14 +63,30 @@ pub struct Workspace {
     by_path: HashMap<PathBuf, FileId>,
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
-    pub file_problems: Vec<(PathBuf, &'static str, Severity, String)>,
+    pub file_problems: Vec<(PathBuf, Rule, String)>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
+    /// Files read and set aside as not DeepStream configs, with why
+    /// (`--show-files`, and a notice for a file named on the command line).
+    pub skipped: Vec<Skipped>,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path.
     pub overlay: HashMap<PathBuf, String>,
     /// The paths given on the command line.
     pub roots: Vec<PathBuf>,
+}
+
+/// A file that was read and is not checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    /// Why, in words.
+    pub reason: String,
+    /// Why, machine-readable (Precision 1: a file no modelled reader
+    /// claims with confidence is skipped, never linted as the closest guess).
+    pub code: SkipReason,
+    /// Named on the command line (rather than found by a walk).
+    pub named: bool,
 }
 
 /// Extensions a directory walk looks at.
@@ -131,7 +134,7 @@ impl Workspace {
                     Ok(_) => {}
                     Err(err) => {
                         let (path, msg) = walk_error(&err);
-                        ws.file_problems.push((path, "DS005", Severity::Warning, msg));
+                        ws.file_problems.push((path, Rule::UnreadableFile, msg));
                     }
                 }
             }
@@ -152,8 +155,8 @@ impl Workspace {
         }
         for s in &mut self.skipped {
             if let Some(from) = self.fragments.get(&canonical(&s.path)) {
-                s.reason = SkipReason::ParallelInferenceFragment;
-                s.detail = format!("read by deepstream-parallel-infer's own parser ({from})");
+                s.code = SkipReason::ParallelInferenceFragment;
+                s.reason = format!("read by deepstream-parallel-infer's own parser ({from})");
             }
         }
         let files = std::mem::take(&mut self.files);
@@ -162,9 +165,10 @@ impl Workspace {
             let key = canonical(&f.path);
             match self.fragments.get(&key) {
                 Some(from) => self.skipped.push(Skipped {
+                    named: self.roots.iter().any(|r| *r == f.path),
                     path: f.path,
-                    reason: SkipReason::ParallelInferenceFragment,
-                    detail: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                    reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                    code: SkipReason::ParallelInferenceFragment,
                 }),
                 None => {
                     self.by_path.insert(key, self.files.len());
@@ -212,7 +216,7 @@ impl Workspace {
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
-            Loaded::Skipped(reason, detail, refs) => {
+            Loaded::Skipped(code, reason, refs) => {
                 let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 for (raw, line) in refs {
                     let target = canonical(&normalize(&dir.join(raw.trim())));
@@ -224,14 +228,14 @@ impl Workspace {
                     self.skipped.push(Skipped {
                         path: path.to_path_buf(),
                         reason,
-                        detail,
+                        code,
+                        named: self.roots.iter().any(|r| r == path),
                     });
                 }
                 None
             }
             Loaded::Problem(msg) => {
-                self.file_problems
-                    .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
+                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
                 None
             }
             Loaded::File(f) => {
@@ -289,8 +293,9 @@ impl Workspace {
 
 /// The outcome of reading one file.
 enum Loaded {
-    /// Not linted: why, and (for deepstream-parallel-infer's config) the
-    /// `cfg-file-path` values it reads as its own fragments, with lines.
+    /// Not linted: why (machine-readable, in words), and for
+    /// deepstream-parallel-infer's config the `cfg-file-path` values it
+    /// reads as its own fragments, with their lines.
     Skipped(SkipReason, String, Vec<(String, usize)>),
     /// Unreadable (DS005), with the reason.
     Problem(String),
@@ -322,7 +327,7 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         return if explicit {
             Loaded::Problem("file is empty; skipped".into())
         } else {
-            Loaded::Skipped(SkipReason::NotAConfig, "empty".into(), Vec::new())
+            Loaded::Skipped(SkipReason::NotAConfig, "empty file".into(), Vec::new())
         };
     }
     if bytes.contains(&0) {
@@ -393,11 +398,15 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         return if detect::looks_like_protobuf(&text) {
             Loaded::Skipped(
                 SkipReason::NvInferServer,
-                "protobuf text (`infer_config { … }`): nvinferserver's".into(),
+                "protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet".into(),
                 Vec::new(),
             )
         } else {
-            Loaded::Skipped(SkipReason::NotAConfig, "neither a key-file nor YAML".into(), Vec::new())
+            Loaded::Skipped(
+                SkipReason::NotAConfig,
+                "neither a key-file nor YAML (by its extension and first line)".into(),
+                Vec::new(),
+            )
         };
     };
     let doc = Document::parse(text, format);
@@ -418,8 +427,8 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
     }
     let kind = match verdict {
         Verdict::Lint(kind, _) => kind,
-        Verdict::Skip(reason, detail) => {
-            let refs = if reason == SkipReason::ParallelInferenceApp {
+        Verdict::Skip(code, detail) => {
+            let refs = if code == SkipReason::ParallelInferenceApp {
                 doc.groups
                     .iter()
                     .flat_map(|g| &g.entries)
@@ -432,7 +441,13 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
             } else {
                 Vec::new()
             };
-            return Loaded::Skipped(reason, detail, refs);
+            // What the file held says more than "not a config".
+            let reason = if code == SkipReason::NotAConfig {
+                skip_reason(&doc)
+            } else {
+                detail
+            };
+            return Loaded::Skipped(code, reason, refs);
         }
     };
     let kind = Some(kind);
@@ -454,6 +469,31 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         lossy: false,
         refused,
     }))
+}
+
+/// Why a parsed file is not a config dslint checks, naming what it found.
+fn skip_reason(doc: &Document) -> String {
+    let text = &doc.text;
+    if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
+        return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
+    }
+    // (Top-level YAML scalars sit in a group without a name.)
+    let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
+    let what = if doc.format == Format::KeyFile {
+        "groups"
+    } else {
+        "sections"
+    };
+    if names.is_empty() {
+        return format!("read as {}, with no {what}", doc.format.describe());
+    }
+    let shown: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+    let more = if names.len() > 4 { ", …" } else { "" };
+    format!(
+        "read as {}, but its {what} ({}{more}) are not those of a config dslint checks",
+        doc.format.describe(),
+        shown.join(", ")
+    )
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
@@ -496,9 +536,4 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// Shorthand used by rules to make a diagnostic about a file-level problem.
-pub fn file_diagnostic(code: &'static str, sev: Severity, file: FileId, msg: String) -> Diagnostic {
-    Diagnostic::new(code, sev, file, 0..0, msg)
 }

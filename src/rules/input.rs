@@ -1,12 +1,14 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
-use crate::fix::edit::{Edit, Fix};
+use crate::base::FileId;
+use crate::base::Span;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::{Edit, Fix};
+use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::keys::{self, Schema};
-use crate::model::workspace::FileId;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
-use crate::syntax::{Document, Format, Span, glib};
+use crate::syntax::{Document, Format, glib};
 
 pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     let f = &ctx.ws.files[file];
@@ -22,8 +24,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     group.name_span.clone(),
                     format!(
@@ -58,8 +59,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
                     Diagnostic::new(
-                        "DS004",
-                        Severity::Warning,
+                        Rule::DuplicateKey,
                         file,
                         e.key_span.clone(),
                         format!("`{}` is set again on line {line}; this line is ignored", e.key),
@@ -84,12 +84,12 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 // Info: which release runs the config is not known, and the
                 // releases that read the key still honour it.
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Info,
+                    Rule::UnknownKey,
                     file,
                     e.key_span.clone(),
                     format!("`{}` in [{}]: {removal}", e.key, group.name),
                 )
+                .when(When::RemovedKey, true)
                 .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
                 if let Some(new) = spec.note.strip_prefix("renamed ") {
                     d = d.expected(format!("`{new}`"));
@@ -99,8 +99,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             }
             let Some(spec) = spec else {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     e.key_span.clone(),
                     format!("unknown key `{}` in [{}]", e.key, group.name),
@@ -144,8 +143,7 @@ fn check_type(
     };
     if let Err(msg) = checked {
         let mut d = Diagnostic::new(
-            "DS003",
-            Severity::Error,
+            Rule::InvalidValue,
             file,
             e.value_span.clone(),
             format!("`{}`: {msg}", e.key),
@@ -163,8 +161,7 @@ fn check_type(
             if !spec.accepts(n) {
                 out.push(
                     Diagnostic::new(
-                        "DS003",
-                        Severity::Error,
+                        Rule::InvalidValue,
                         file,
                         e.value_span.clone(),
                         format!("`{}={n}` is out of range", e.key),
@@ -207,8 +204,7 @@ fn check_trailing_comment(
     );
     out.push(
         Diagnostic::new(
-            "DS006",
-            Severity::Warning,
+            Rule::TrailingCommentInValue,
             file,
             e.value_span.start + hash..e.value_span.end,
             format!("`{}` reads as `{}`: GLib has no trailing comments", e.key, value),
@@ -234,7 +230,7 @@ fn check_syntax(file: FileId, doc: &Document, out: &mut Vec<Diagnostic>) {
             if more == 1 { "" } else { "s" }
         ));
     }
-    let mut d = Diagnostic::new("DS001", Severity::Error, file, first.span.clone(), message);
+    let mut d = Diagnostic::new(Rule::SyntaxError, file, first.span.clone(), message);
     for e in &doc.errors[1..] {
         d = d.related(file, e.span.clone());
     }
@@ -343,8 +339,7 @@ fn top_level_nvinfer_keys(file: FileId, group: &crate::syntax::Group, out: &mut 
         }
         out.push(
             Diagnostic::new(
-                "DS002",
-                Severity::Warning,
+                Rule::UnknownKey,
                 file,
                 e.key_span.clone(),
                 format!("`{}` is at the top level, where nvinfer does not read it", e.key),

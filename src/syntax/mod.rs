@@ -4,17 +4,24 @@
 
 pub mod glib;
 pub mod keyfile;
+mod render;
 pub mod yaml;
 
-use std::ops::Range;
-
-/// A byte range into a document's text.
-pub type Span = Range<usize>;
+use crate::base::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     KeyFile,
     Yaml,
+}
+
+impl Format {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::KeyFile => "key-file",
+            Format::Yaml => "YAML",
+        }
+    }
 }
 
 /// One `key=value` line (key-file) or `key: value` pair (YAML).
