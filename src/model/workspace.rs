@@ -165,7 +165,7 @@ impl Workspace {
             let key = canonical(&f.path);
             match self.fragments.get(&key) {
                 Some(from) => self.skipped.push(Skipped {
-                    named: self.roots.iter().any(|r| *r == f.path),
+                    named: self.roots.contains(&f.path),
                     path: f.path,
                     reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
                     code: SkipReason::ParallelInferenceFragment,
