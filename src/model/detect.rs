@@ -112,58 +112,61 @@ impl Verdict {
     }
 }
 
-/// Groups deepstream-app's key-file reader takes (`parse_config_file` in
-/// deepstream_app_config_parser.c, DS 9.1); `*` ends a prefix. Any other
-/// group it silently ignores, and `[sourceX]` with X not a number fails.
-const APP_KEYFILE_GROUPS: &[&str] = &[
+/// Groups both of deepstream-app's readers take: the key-file one
+/// (`parse_config_file`, deepstream_app_config_parser.c) and the YAML one
+/// (`parse_config_file_yaml`, deepstream_app_config_parser_yaml.cpp), DS 9.1;
+/// `*` ends a prefix. Any other group they silently ignore.
+const APP_GROUPS: &[&str] = &[
     "application",
+    "streammux",
+    "osd",
+    "segvisual",
+    "pre-process",
+    "primary-gie",
+    "tracker",
+    "replay",
+    "secondary-gie*",
+    "sink*",
+    "message-consumer*",
+    "tiled-display",
+    "img-save",
+    "nvds-analytics",
+    "ds-example",
+    "message-converter",
+    "tests",
+    "dewarper*",
+];
+/// Groups only the key-file reader takes (`[sourceN]` too, numbered; any
+/// other `[source…]` makes it fail).
+const APP_KEYFILE_ONLY: &[&str] = &[
     "source-list",
     "source-attr-all",
-    "streammux",
-    "osd",
-    "segvisual",
-    "pre-process",
-    "primary-gie",
-    "tracker",
     "visionencoder",
     "text-embedder",
-    "replay",
-    "secondary-gie*",
     "secondary-pre-process*",
-    "sink*",
-    "message-consumer*",
-    "tiled-display",
-    "img-save",
-    "nvds-analytics",
-    "ds-example",
-    "message-converter",
-    "tests",
-    "dewarper*",
 ];
-/// Top-level maps deepstream-app's YAML reader takes
-/// (`parse_config_file_yaml`, deepstream_app_config_parser_yaml.cpp): no
-/// `source-list`, and `source` only as `source: csv-file-path`.
-const APP_YAML_GROUPS: &[&str] = &[
-    "application",
-    "source",
-    "streammux",
-    "osd",
-    "segvisual",
-    "pre-process",
-    "primary-gie",
-    "tracker",
-    "replay",
-    "secondary-gie*",
-    "sink*",
-    "message-consumer*",
-    "tiled-display",
-    "img-save",
-    "nvds-analytics",
-    "ds-example",
-    "message-converter",
-    "tests",
-    "dewarper*",
-];
+/// The YAML reader's sources: `source:` with a `csv-file-path` (no
+/// `source-list`, no `sourceN`).
+const APP_YAML_ONLY: &[&str] = &["source"];
+
+fn app_group(format: Format, name: &str) -> bool {
+    let extra = match format {
+        Format::KeyFile => APP_KEYFILE_ONLY,
+        Format::Yaml => APP_YAML_ONLY,
+    };
+    in_list(APP_GROUPS, name) || in_list(extra, name)
+}
+
+fn app_near_miss(format: Format, name: &str) -> bool {
+    let extra: &[&str] = match format {
+        Format::KeyFile => &["source"],
+        Format::Yaml => APP_YAML_ONLY,
+    };
+    near_miss(APP_GROUPS, name)
+        || near_miss(extra, name)
+        || (format == Format::KeyFile && near_miss(APP_KEYFILE_ONLY, name))
+}
+
 /// Groups only deepstream-app has (a test app names its own).
 const APP_ONLY_GROUPS: &[&str] = &[
     "application",
@@ -346,6 +349,25 @@ pub fn verdict(doc: &Document) -> Verdict {
     }
 }
 
+/// `[property]` keys that name another element's config, and what it is.
+const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
+    (
+        &["config-width", "config-height"],
+        SkipReason::NvDsAnalytics,
+        "[property] config-width: nvdsanalytics",
+    ),
+    (
+        &["algorithm-type", "adaptive-batching", "overall-max-fps-n"],
+        SkipReason::NewStreammux,
+        "[property] algorithm-type: the new nvstreammux",
+    ),
+    (
+        &["active-pad", "pts-tolerance"],
+        SkipReason::ParallelInferenceApp,
+        "[property] active-pad: deepstream-parallel-infer's metamux",
+    ),
+];
+
 fn property_verdict(doc: &Document) -> Verdict {
     let prop = |k: &str| doc.get("property", k).is_some();
     if prop("network-input-shape") {
@@ -354,23 +376,10 @@ fn property_verdict(doc: &Document) -> Verdict {
             "[property] network-input-shape: nvdspreprocess".into(),
         );
     }
-    if prop("config-width") || prop("config-height") {
-        return Verdict::Skip(
-            SkipReason::NvDsAnalytics,
-            "[property] config-width: nvdsanalytics".into(),
-        );
-    }
-    if prop("algorithm-type") || prop("adaptive-batching") || prop("overall-max-fps-n") {
-        return Verdict::Skip(
-            SkipReason::NewStreammux,
-            "[property] algorithm-type: the new nvstreammux".into(),
-        );
-    }
-    if prop("active-pad") || prop("pts-tolerance") {
-        return Verdict::Skip(
-            SkipReason::ParallelInferenceApp,
-            "[property] active-pad: deepstream-parallel-infer's metamux".into(),
-        );
+    for (keys, reason, why) in PROPERTY_READERS {
+        if keys.iter().any(|k| prop(k)) {
+            return Verdict::Skip(*reason, (*why).into());
+        }
     }
     let keys: Vec<&str> = doc
         .groups_named("property")
@@ -399,14 +408,14 @@ fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
         return Verdict::Lint(Kind::Tracker, "only [tracker]: a test app's tracker config".into());
     }
     let numbered_source = |n: &str| numbered(n, "source");
-    let known = |n: &str| in_list(APP_KEYFILE_GROUPS, n) || numbered_source(n);
+    let known = |n: &str| app_group(Format::KeyFile, n) || numbered_source(n);
     if !names.iter().any(|n| known(n)) {
         return Verdict::Skip(SkipReason::NotAConfig, "no group deepstream-app reads".into());
     }
     let foreign: Vec<&str> = names
         .iter()
         .copied()
-        .filter(|n| !known(n) && !near_miss(APP_KEYFILE_GROUPS, n) && !near_miss(&["source"], n))
+        .filter(|n| !known(n) && !app_near_miss(Format::KeyFile, n))
         .collect();
     if !foreign.is_empty() {
         return Verdict::Skip(
@@ -470,7 +479,7 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     if names.is_empty() {
         return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
     }
-    let app_known = |n: &str| in_list(APP_YAML_GROUPS, n) || near_miss(APP_YAML_GROUPS, n);
+    let app_known = |n: &str| app_group(Format::Yaml, n) || app_near_miss(Format::Yaml, n);
     let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
     let csv_source = doc.get("source", "csv-file-path").is_some();
     let app_anchor = csv_source || names.iter().any(|n| in_list(APP_ONLY_GROUPS, n) || numbered(n, "sink"));
@@ -480,7 +489,7 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     let foreign: Vec<&str> = names
         .iter()
         .copied()
-        .filter(|n| !test_known(n) && !in_list(APP_YAML_GROUPS, n))
+        .filter(|n| !test_known(n) && !app_group(Format::Yaml, n))
         .collect();
     let only_fragments = names
         .iter()
@@ -494,7 +503,7 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     if !foreign.is_empty() {
         // Not a config of any reader we know, unless it at least looks
         // like one (then it is a custom app reusing the names).
-        let ours = names.iter().any(|n| test_known(n) || in_list(APP_YAML_GROUPS, n));
+        let ours = names.iter().any(|n| test_known(n) || app_group(Format::Yaml, n));
         if !ours {
             return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
         }
@@ -569,7 +578,7 @@ pub fn yaml_looks_like_ours(text: &str) -> bool {
             return false;
         };
         !l.starts_with([' ', '\t', '#', '-'])
-            && (in_list(APP_YAML_GROUPS, key)
+            && (app_group(Format::Yaml, key)
                 || in_list(TEST_APP_GROUPS, key)
                 || TRACKER_LL_SECTIONS.contains(&key)
                 || key == "property")

@@ -183,7 +183,7 @@ fn check_trailing_comment(
     group: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(hash) = value.find(" #").or_else(|| value.find("\t#")) else {
+    let Some((hash, kept, edits)) = comment_moved_above(file, &ctx.ws.files[file].doc, e, value) else {
         return;
     };
     let is_string = schema
@@ -192,16 +192,6 @@ fn check_trailing_comment(
     if !is_string {
         return; // integers read past it (DS003 covers doubles and booleans)
     }
-    let kept = value[..hash].trim_end();
-    let comment = value[hash..].trim();
-    let doc = &ctx.ws.files[file].doc;
-    let edits = comment_to_own_line(
-        doc,
-        file,
-        e.key_span.start,
-        e.value_span.start + kept.len()..e.value_span.end,
-        comment,
-    );
     out.push(
         Diagnostic::new(
             Rule::TrailingCommentInValue,
@@ -313,18 +303,30 @@ fn trailing_comment_fix(
     value: &str,
     ty: glib::ValueType,
 ) -> Option<Fix> {
+    let (_, kept, edits) = comment_moved_above(file, doc, e, value)?;
+    glib::check(kept, ty).ok()?;
+    Some(Fix::safe("move the comment to its own line above", edits))
+}
+
+/// A key-file value with a ` # comment` after it: where the comment starts
+/// (in the value), the value without it, and the edits that move it to its
+/// own line above the key.
+fn comment_moved_above<'v>(
+    file: FileId,
+    doc: &Document,
+    e: &crate::syntax::Entry,
+    value: &'v str,
+) -> Option<(usize, &'v str, Vec<Edit>)> {
     let hash = value.find(" #").or_else(|| value.find("\t#"))?;
     let kept = value[..hash].trim_end();
-    glib::check(kept, ty).ok()?;
-    let comment = value[hash..].trim();
     let edits = comment_to_own_line(
         doc,
         file,
         e.key_span.start,
         e.value_span.start + kept.len()..e.value_span.end,
-        comment,
+        value[hash..].trim(),
     );
-    Some(Fix::safe("move the comment to its own line above", edits))
+    Some((hash, kept, edits))
 }
 
 /// nvinfer's YAML reader (`gst_nvinfer_parse_config_file_yaml`,
