@@ -156,55 +156,74 @@ fn example_ci_files_parse() {
     assert!(rd.contains("--format rdjson") && rd.contains("-f=rdjson"));
 }
 
-/// With the real pre-commit (pip install pre-commit): a bad config blocks
-/// the commit, a fixed one passes. Skipped where pre-commit is absent.
-#[test]
-fn pre_commit_blocks_a_bad_config() {
+/// Whether the real pre-commit is installed (`pip install pre-commit`).
+/// Under CI its absence is a failure, not a skip.
+fn have_pre_commit() -> bool {
     let have = Command::new("pre-commit")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
+    assert!(
+        have || std::env::var_os("CI").is_none(),
+        "pre-commit is not installed (CI installs it: .ci/run)"
+    );
     if !have {
         eprintln!("pre-commit absent: skipped");
-        return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let hooks_repo = tmp.path().join("hooks");
-    let work = tmp.path().join("work");
-    std::fs::create_dir_all(&hooks_repo).unwrap();
+    have
+}
+
+/// `git` in a folder, with an identity; (success, stdout + stderr).
+fn git(dir: &Path, args: &[&str]) -> (bool, String) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+    )
+}
+
+/// A work repository whose `.pre-commit-config.yaml` uses `hook` from the
+/// hook repository at its HEAD.
+fn work_repo(root: &Path, hooks_repo: &Path, hook: &str) -> std::path::PathBuf {
+    let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .output()
-            .unwrap();
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
-        )
-    };
-    // A hook repository holding our manifest (language: system runs the
-    // dslint on PATH, here the one just built).
-    std::fs::copy(".pre-commit-hooks.yaml", hooks_repo.join(".pre-commit-hooks.yaml")).unwrap();
-    git(&hooks_repo, &["init", "-q"]);
-    git(&hooks_repo, &["add", "."]);
-    git(&hooks_repo, &["commit", "-qm", "hooks"]);
-    let (_, rev) = git(&hooks_repo, &["rev-parse", "HEAD"]);
+    let (_, rev) = git(hooks_repo, &["rev-parse", "HEAD"]);
     git(&work, &["init", "-q"]);
     std::fs::write(
         work.join(".pre-commit-config.yaml"),
         format!(
-            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: dslint\n",
+            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: {hook}\n",
             hooks_repo.display(),
             rev.trim()
         ),
     )
     .unwrap();
+    work
+}
+
+/// With the real pre-commit: the `language: system` hook runs the dslint on
+/// PATH (here the one just built); a bad config fails it, a fixed one passes.
+#[test]
+fn pre_commit_system_hook_blocks_a_bad_config() {
+    if !have_pre_commit() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let hooks_repo = tmp.path().join("hooks");
+    std::fs::create_dir_all(&hooks_repo).unwrap();
+    std::fs::copy(".pre-commit-hooks.yaml", hooks_repo.join(".pre-commit-hooks.yaml")).unwrap();
+    git(&hooks_repo, &["init", "-q"]);
+    git(&hooks_repo, &["add", "."]);
+    git(&hooks_repo, &["commit", "-qm", "hooks"]);
+    let work = work_repo(tmp.path(), &hooks_repo, "dslint-system");
     copy_case("testdata/rules/DS701/fires", &work);
     let path = format!(
         "{}:{}",
@@ -234,4 +253,114 @@ fn pre_commit_blocks_a_bad_config() {
     git(&work, &["add", "."]);
     let (ok, out) = run(&["run", "--all-files"]);
     assert!(ok, "{out}");
+}
+
+/// With the real pre-commit: the `language: rust` hook, as a user gets it.
+/// pre-commit clones the hook repository (here a git repository holding the
+/// files `cargo package` ships, so the working tree under test) and builds
+/// dslint in it with `cargo install --path .`; the hook then blocks a commit
+/// that breaks a batch (4 streams at batch 4, nvinfer batch-size 1) and lets
+/// the fixed commit through.
+#[test]
+fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() {
+    if !have_pre_commit() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let hooks_repo = tmp.path().join("hooks");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let listed = Command::new(&cargo)
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    for f in String::from_utf8(listed.stdout).unwrap().lines() {
+        let (from, to) = (Path::new(f), hooks_repo.join(f));
+        if from.is_file() {
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(from, &to).unwrap();
+        }
+    }
+    git(&hooks_repo, &["init", "-q"]);
+    git(&hooks_repo, &["add", "."]);
+    let (ok, out) = git(&hooks_repo, &["commit", "-qm", "dslint"]);
+    assert!(ok, "{out}");
+    let work = work_repo(tmp.path(), &hooks_repo, "dslint");
+    // Build where the test binaries were built: seed a target folder of its
+    // own with hard links to the release dependencies, so cargo compiles
+    // only dslint itself (and never touches the binary the tests run).
+    let release = dslint_bin().parent().unwrap().parent().unwrap().join("release");
+    let target = release.parent().unwrap().join("pre-commit-hook");
+    for sub in ["deps", ".fingerprint", "build"] {
+        if release.join(sub).is_dir() && !target.join("release").join(sub).exists() {
+            std::fs::create_dir_all(target.join("release")).unwrap();
+            let ok = Command::new("cp")
+                .args(["-al"])
+                .arg(release.join(sub))
+                .arg(target.join("release").join(sub))
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "seeding {sub}");
+        }
+    }
+    let commit = |msg: &str| {
+        let o = Command::new("git")
+            .args(["commit", "-m", msg])
+            .current_dir(&work)
+            .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_NET_OFFLINE", "true")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    let o = Command::new("pre-commit")
+        .arg("install")
+        .current_dir(&work)
+        .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The app config runs 4 streams at batch 4; its nvinfer config says 1.
+    copy_case("testdata/rules/DS701/fires", &work);
+    let edit = |file: &str, from: &str, to: &str| {
+        let p = work.join(file);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{file}: {from}");
+        std::fs::write(&p, text.replace(from, to)).unwrap();
+    };
+    edit("app.txt", "num-sources=2", "num-sources=4");
+    edit("pgie.txt", "\nbatch-size=2\n", "\nbatch-size=1\n");
+    git(&work, &["add", "."]);
+    let (ok, out) = commit("pipeline");
+    assert!(!ok, "the commit must be blocked:\n{out}");
+    assert!(
+        out.contains("app.txt:18:12") && out.contains("streammux batch-size 4 != primary nvinfer batch-size 1"),
+        "{out}"
+    );
+    assert!(
+        !git(&work, &["rev-parse", "-q", "--verify", "HEAD"]).0,
+        "nothing was committed"
+    );
+    // The nvinfer config fixed (batch 4, its engine for batch 4): it goes in.
+    edit("pgie.txt", "\nbatch-size=1\n", "\nbatch-size=4\n");
+    edit(
+        "pgie.txt",
+        "model.onnx_b2_gpu0_fp16.engine",
+        "model.onnx_b4_gpu0_fp16.engine",
+    );
+    git(&work, &["add", "."]);
+    let (ok, out) = commit("pipeline");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("dslint (DeepStream config lint)") && out.contains("Passed"),
+        "{out}"
+    );
 }
