@@ -149,6 +149,7 @@ fn example_ci_files_parse() {
     let doc = dslint::syntax::Document::parse(hooks.clone(), dslint::syntax::Format::Yaml);
     assert!(doc.errors.is_empty());
     assert!(hooks.contains("id: dslint\n") && hooks.contains("id: dslint-fix\n"));
+    assert!(hooks.contains("id: dslint-system\n") && hooks.contains("id: dslint-fix-system\n"));
     // The workflow uploads SARIF made by `check --format sarif`.
     let wf = std::fs::read_to_string("examples/github-actions.yml").unwrap();
     assert!(wf.contains("--format sarif") && wf.contains("upload-sarif"));
@@ -207,6 +208,49 @@ fn work_repo(root: &Path, hooks_repo: &Path, hook: &str) -> std::path::PathBuf {
     )
     .unwrap();
     work
+}
+
+/// pre-commit's own validators accept the hook manifest and the example
+/// config, whose hooks exist, pinned to a commit; the README shows the
+/// example as it is.
+#[test]
+fn pre_commit_validates_the_hooks_and_the_example_config() {
+    if !have_pre_commit() {
+        return;
+    }
+    for (what, file) in [
+        ("validate-manifest", ".pre-commit-hooks.yaml"),
+        ("validate-config", "examples/pre-commit-config.yaml"),
+    ] {
+        let o = Command::new("pre-commit").args([what, file]).output().unwrap();
+        assert!(o.status.success(), "{file}: {}", String::from_utf8_lossy(&o.stdout));
+    }
+    let hooks = std::fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let example = std::fs::read_to_string("examples/pre-commit-config.yaml").unwrap();
+    for id in ["dslint-fix", "dslint"] {
+        assert!(example.contains(&format!("      - id: {id}\n")), "{id}");
+        let at = hooks.find(&format!("- id: {id}\n")).unwrap();
+        let language = hooks[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("language:"))
+            .unwrap();
+        assert_eq!(language.trim(), "language: rust", "{id}");
+    }
+    for id in ["dslint-system", "dslint-fix-system"] {
+        let at = hooks.find(&format!("- id: {id}\n")).unwrap();
+        let language = hooks[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("language:"))
+            .unwrap();
+        assert_eq!(language.trim(), "language: system", "{id}");
+    }
+    let rev = example.lines().find_map(|l| l.trim().strip_prefix("rev: ")).unwrap();
+    assert!(rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()), "{rev}");
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    assert!(
+        readme.contains(&example),
+        "README: paste examples/pre-commit-config.yaml"
+    );
 }
 
 /// With the real pre-commit: the `language: system` hook runs the dslint on
