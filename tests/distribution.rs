@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -270,7 +270,7 @@ fn the_action_script_feeds_reviewdog_rdjson_with_suggestions() {
         &[("DSLINT_PATHS", "no/such/folder"), ("DSLINT_REPORTER", "reviewdog")],
     );
     assert_eq!(rc, 2);
-    assert!(!PathBuf::from(tmp.path().join("args")).exists());
+    assert!(!tmp.path().join("args").exists());
 }
 
 #[test]

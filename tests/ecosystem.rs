@@ -176,9 +176,15 @@ fn have_pre_commit() -> bool {
 
 /// `git` in a folder, with an identity; (success, stdout + stderr).
 fn git(dir: &Path, args: &[&str]) -> (bool, String) {
+    git_env(dir, args, &[])
+}
+
+/// `git` with more environment (a commit that runs pre-commit's hook).
+fn git_env(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
     let o = Command::new("git")
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .env("GIT_AUTHOR_NAME", "t")
         .env("GIT_AUTHOR_EMAIL", "t@t")
         .env("GIT_COMMITTER_NAME", "t")
@@ -347,22 +353,16 @@ fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() 
             assert!(ok, "seeding {sub}");
         }
     }
+    let cache = tmp.path().join("cache");
     let commit = |msg: &str| {
-        let o = Command::new("git")
-            .args(["commit", "-m", msg])
-            .current_dir(&work)
-            .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_NET_OFFLINE", "true")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .output()
-            .unwrap();
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+        git_env(
+            &work,
+            &["commit", "-m", msg],
+            &[
+                ("PRE_COMMIT_HOME", cache.as_os_str()),
+                ("CARGO_TARGET_DIR", target.as_os_str()),
+                ("CARGO_NET_OFFLINE", "true".as_ref()),
+            ],
         )
     };
     let o = Command::new("pre-commit")
