@@ -265,18 +265,18 @@ fn sweep_replays_the_h200_log() {
         "sweep",
         "--sweep-log",
         "testdata/measure/h200_torch_sweep_to256.log",
-        "--batches",
-        "1,2,4,8,16,32,64,128,256",
         "--warmup",
         "2",
     ]);
     assert_eq!(rc, 0, "{err}");
+    // The batches come from the log (1…256), not the default 1…32.
     insta::assert_snapshot!("sweep_h200_replay", out);
     assert!(out.contains("plateau batch: 32 (doubling gains < 5%)"));
 }
 
 #[test]
-fn sweep_stops_early_on_a_scripted_command() {
+fn sweep_on_a_command_that_exits_by_itself() {
+    // fake_fps.sh prints six readings and exits: every run ends with it.
     let tmp = tempfile::tempdir().unwrap();
     let facts = tmp.path().join("f.json");
     let (rc, out, err) = dslint(&[
@@ -295,11 +295,12 @@ fn sweep_stops_early_on_a_scripted_command() {
     assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
     // It ran 1..16, not 32: the plateau was decided at 8→16.
     assert!(err.contains("B=16") && !err.contains("B=32:"), "{err}");
-    assert!(err.contains("nvidia-smi not found") || err.contains("B=1"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&facts).unwrap()).unwrap();
     assert_eq!(v["sweep"]["plateau_batch"], 8);
     assert_eq!(v["sweep"]["points"].as_array().unwrap().len(), 5);
     assert_eq!(v["sweep"]["points"][3]["fps_aggregate"], 1613.2);
+    assert_eq!(v["sweep"]["points"][3]["stop"], "exited");
+    assert_eq!(v["sweep"]["runs"], 5);
     // The saved log replays to the same plateau.
     let (_, again, _) = dslint(&[
         "measure",
@@ -320,6 +321,75 @@ fn sweep_stops_early_on_a_scripted_command() {
     assert!(out.contains("plateau batch: 3 (not reached"), "{out}");
 }
 
+/// The `stopped` column of each row of a sweep table.
+fn stops(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("plateau"))
+        .map(|l| l.split_whitespace().skip(7).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn steady_runs_stop_early_with_the_same_plateau() {
+    // Readings steady to ±0.1% every 0.05 s, for as long as the command is
+    // let run: each run stops once its mean is known to ±1%.
+    let start = std::time::Instant::now();
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 1",
+        "--duration",
+        "30",
+    ]);
+    let early = start.elapsed().as_secs_f64();
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
+    let st = stops(&out);
+    assert_eq!(st.len(), 5, "{out}");
+    assert!(st.iter().all(|s| s.starts_with("settled ±0.")), "{out}");
+    assert!(out.contains("GPU time: ") && out.contains(" s in 5 runs, 5 stopped once settled"), "{out}");
+    // Five runs of 30 s would take 150 s; settled runs take well under one.
+    assert!(early < 25.0, "{early} s");
+    // Every run for its full duration: the same plateau.
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 1",
+        "--duration",
+        "1.5",
+        "--exhaustive",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
+    assert_eq!(stops(&out), vec!["duration"; 6], "{out}");
+    assert!(out.contains(" s in 6 runs, 0 stopped once settled"), "{out}");
+}
+
+#[test]
+fn noisy_runs_are_not_stopped_early() {
+    // ±15% noise and no gain from 16 to 32: neither the mean nor the verdict
+    // is ever settled, so each run lasts its --duration.
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 150",
+        "--batches",
+        "16,32",
+        "--duration",
+        "2",
+        "--extra-windows",
+        "0",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(stops(&out), vec!["duration"; 2], "{out}");
+    assert!(out.contains(" s in 2 runs, 0 stopped once settled"), "{out}");
+}
+
 #[test]
 fn sweep_reports_commands_without_fps() {
     let (rc, _, err) = dslint(&[
@@ -332,7 +402,11 @@ fn sweep_reports_commands_without_fps() {
     ]);
     assert_eq!(rc, 2);
     assert!(
-        err.contains("no fps line in the output (exit Some(3)); last lines: starting"),
+        err.contains("no fps line in the output (exit status 3); last lines: starting"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: --cmd has no {batch}: every run gets the same command"),
         "{err}"
     );
     let (rc, _, err) = dslint(&[
@@ -368,6 +442,8 @@ fn sweep_runs_config_variants() {
         "--batches",
         "1,4",
         "--keep-variants",
+        "--save-log",
+        tmp.path().join("sweep.log").to_str().unwrap(),
     ]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("      4"), "{out}");
@@ -385,8 +461,7 @@ fn sweep_runs_config_variants() {
         p1.contains("batch-size=1") && p1.contains("model-engine-file=model.onnx_b1_gpu0_fp16.engine"),
         "{p1}"
     );
-    assert!(
-        err.contains("type=1") && err.contains("sync=0") || out.contains("fps"),
-        "{err}"
-    );
+    // What the command saw of the variant: the bench sink.
+    let log = std::fs::read_to_string(tmp.path().join("sweep.log")).unwrap();
+    assert!(log.contains("\ntype=1\n") && log.contains("\nsync=0\n"), "{log}");
 }

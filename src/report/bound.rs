@@ -181,8 +181,8 @@ fn signals(f: &Facts) -> Vec<Signals> {
                 kind: "DECODE_BOUND".into(),
                 signal: signal.clone(),
                 settle: if dec_small.is_none() {
-                    "run `dslint measure sweep` where nvidia-smi is available: dmon `dec` ≥ 90% confirms it, \
-                     < 50% at B ≤ 2 rules it out; `dslint measure decode` measures the decode ceiling"
+                    "run `dslint measure sweep` where nvidia-smi is available (dmon `dec` ≥ 90% confirms it, \
+                     NVDEC nearly idle at B ≤ 2 rules it out), or `dslint measure decode` for the decode ceiling"
                         .into()
                 } else {
                     "`dslint measure decode` measures the decode ceiling; a sweep whose fps stops at it confirms it"

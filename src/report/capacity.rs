@@ -79,7 +79,7 @@ impl Limit {
             Limit::Tracker => "the tracker",
             Limit::Copies => "memory copies",
             Limit::Sync => "host synchronisation",
-            Limit::EngineBuild => "an unknown bound (the profile includes an engine build)",
+            Limit::EngineBuild => "the lowest ceiling (the profile includes an engine build)",
             Limit::Unknown => "a bound not identified",
         }
     }
@@ -178,14 +178,20 @@ pub fn capacity(f: &Facts, v: &Verdict) -> Option<Capacity> {
             .min_by(|a, b| a.1.streams.total_cmp(&b.1.streams))
             .cloned()
     };
+    // A profile that includes an engine build says nothing about today's
+    // rate: the ceilings decide, and the remedy is to profile again.
+    let contaminated = v.kind == "ENGINE_BUILD_CONTAMINATED";
+    let e2e = e2e.filter(|_| !contaminated);
     let (max, dominating, limit, after) = match e2e {
         Some(fps) => {
             let limit = Limit::of_bound(&v.kind);
-            let after = lowest(Some(limit)).map(|(_, r)| r);
+            // With no bound known there is no remedy to follow.
+            let after = lowest(Some(limit)).filter(|_| limit != Limit::Unknown).map(|(_, r)| r);
             (fps / target, format!("{} ({})", limit.what(), v.kind), limit, after)
         }
         None => {
             let (limit, row) = lowest(None)?;
+            let limit = if contaminated { Limit::EngineBuild } else { limit };
             (row.streams, row.ceiling, limit, None)
         }
     };

@@ -38,7 +38,7 @@ fn ceilings_text(c: &crate::model::facts::Ceilings) -> String {
         (None, _) => "decode unknown".to_string(),
     };
     format!(
-        "{decode} · FP16 {} · INT8 {} · memory {} · PCIe {} (theoretical)",
+        "{decode} · theoretical: FP16 {} · INT8 {} · memory {} · PCIe {}",
         opt(c.fp16_tops, "TFLOP/s"),
         opt(c.int8_tops, "TOP/s"),
         opt(c.memory_gbps, "GB/s"),
