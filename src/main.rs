@@ -6,12 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use dslint::base::diagnostic::Severity;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human};
 use dslint::rules::context::Profile;
-use dslint::rules::diagnostic::Severity;
 use dslint::rules::registry;
 
 #[derive(Parser)]

@@ -6,8 +6,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
+use dslint::base::edit::Applicability;
 use dslint::fix::diff;
-use dslint::fix::edit::Applicability;
 use dslint::fix::engine::{self, FixOptions};
 use support::*;
 

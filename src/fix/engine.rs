@@ -5,13 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Applicability;
 use crate::fix::apply;
-use crate::fix::edit::Applicability;
 use crate::model::facts::Facts;
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::Settings;
 use crate::rules::context::Profile;
-use crate::rules::diagnostic::Diagnostic;
 
 pub const MAX_PASSES: usize = 10;
 

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::base::edit::Applicability;
 use crate::fix::apply;
-use crate::fix::edit::Applicability;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;

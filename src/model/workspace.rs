@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use crate::base::FileId;
+use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::model::detect::{self, Kind};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
-
-pub type FileId = usize;
 
 /// Files larger than this are skipped (no DeepStream config is near it).
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;

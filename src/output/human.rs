@@ -13,10 +13,10 @@
 
 use std::fmt::Write;
 
-use crate::fix::edit::Applicability;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, locate, plural};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub struct Style {
     pub color: bool,

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use crate::fix::edit::Applicability;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, locate};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 #[derive(Serialize)]
 struct Position {

@@ -4,11 +4,11 @@
 
 use serde_json::{Value, json};
 
-use crate::fix::edit::{Applicability, Edit};
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::{Applicability, Edit};
 use crate::model::workspace::Workspace;
 use crate::output::fingerprint::fnv1a;
 use crate::output::{FileProblem, locate};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::rules::registry;
 
 const INFO_URI: &str = "https://github.com/dslint/dslint";

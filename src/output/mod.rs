@@ -7,8 +7,8 @@ pub mod machine;
 
 use std::path::Path;
 
+use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::model::workspace::Workspace;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 /// A finding resolved to what every output format needs.
 pub struct Located<'a> {

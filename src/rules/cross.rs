@@ -1,10 +1,10 @@
 //! R7: cross-element sanity checks (DS701–DS707); they need no facts.
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::{At, Pipeline};
 use crate::model::workspace::Target;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::glib;
 
 pub fn preprocess_feeds_primary(ctx: &Ctx, p: &Pipeline) -> bool {
@@ -191,7 +191,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
-    let mut ids: Vec<(i64, At, crate::syntax::Span)> = Vec::new();
+    let mut ids: Vec<(i64, At, crate::base::Span)> = Vec::new();
     for gie in p.primary.iter().chain(&p.secondaries) {
         let found = ctx
             .element_int(Some(&gie.at), gie.config, "gie-unique-id")

@@ -1,11 +1,11 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
-use crate::fix::edit::{Edit, Fix};
+use crate::base::FileId;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::{Edit, Fix};
 use crate::model::detect::Kind;
 use crate::model::keys::{self, Schema};
-use crate::model::workspace::FileId;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Format, glib};
 
 pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {

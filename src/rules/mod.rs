@@ -2,7 +2,6 @@
 
 pub mod context;
 pub mod cross;
-pub mod diagnostic;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
@@ -14,12 +13,13 @@ pub mod tracker;
 
 use std::collections::HashSet;
 
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::pipeline::{self, At, Pipeline};
-use crate::model::workspace::{FileId, Workspace};
+use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
-use diagnostic::Diagnostic;
 
 /// Everything one `check` run found, in a stable order.
 pub struct CheckResult {

@@ -1,11 +1,12 @@
 //! R2: nvinfer (DS201–DS208). DS202, DS205, DS206 and DS207 apply to every
 //! nvinfer; DS201, DS203 and DS204 to the primary one.
 
-use crate::fix::edit::Fix;
+use crate::base::FileId;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::{At, Gie, Pipeline};
-use crate::model::workspace::{FileId, Target};
+use crate::model::workspace::Target;
 use crate::rules::context::{Ctx, Effective, Loc};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::glib;
 
 /// One nvinfer as the rules see it: its config and, inside a pipeline, the
@@ -41,7 +42,7 @@ fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
     Some((ctx.ws.str_at(&prop, key)?.to_string(), ctx.loc(&prop, key)?))
 }
 
-fn group_span(ctx: &Ctx, at: &At) -> crate::syntax::Span {
+fn group_span(ctx: &Ctx, at: &At) -> crate::base::Span {
     ctx.ws.files[at.file]
         .doc
         .last_group(&at.group)
@@ -363,7 +364,7 @@ fn check_engine_name(
     let text = ctx.text(loc.file, &loc.value_span);
     let fix = text.find(base.trim_end()).map(|off| {
         let start = loc.value_span.start + off;
-        crate::fix::edit::Edit {
+        crate::base::edit::Edit {
             file: loc.file,
             range: start..start + base.trim_end().len(),
             text: new_name.clone(),

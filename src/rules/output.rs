@@ -1,10 +1,10 @@
 //! R6: the output branch (DS601–DS604). Warnings in the bench profile,
 //! info in the display profile (where the fix belongs to `--variant bench`).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::Pipeline;
 use crate::rules::context::{Ctx, Profile};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;

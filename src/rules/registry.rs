@@ -1,6 +1,6 @@
 //! Rule metadata and the embedded documentation pages (`rules/DSxxx.md`).
 
-use crate::rules::diagnostic::Severity;
+use crate::base::diagnostic::Severity;
 
 pub struct RuleInfo {
     pub code: &'static str,

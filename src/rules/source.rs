@@ -1,9 +1,9 @@
 //! R3: decoder and sources (DS301–DS304).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::{Pipeline, SourceKind};
 use crate::rules::context::{Ctx, Profile};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;

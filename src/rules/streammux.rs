@@ -1,9 +1,9 @@
 //! R1: nvstreammux (DS101–DS106).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::{Pipeline, SourceKind};
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = &p.streammux else { return };

@@ -11,9 +11,10 @@
 //! A finding that names two files (DS701) is silenced by a suppression on
 //! either. A suppression that silences nothing is reported (DS009).
 
-use crate::fix::edit::{Edit, Fix};
-use crate::model::workspace::{FileId, Workspace};
-use crate::rules::diagnostic::{Diagnostic, Severity};
+use crate::base::FileId;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::{Edit, Fix};
+use crate::model::workspace::Workspace;
 use crate::syntax::Format;
 
 #[derive(Debug, Clone)]

@@ -1,10 +1,10 @@
 //! R4: nvtracker (DS401–DS404).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Fix;
 use crate::model::pipeline::At;
 use crate::model::workspace::Target;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 

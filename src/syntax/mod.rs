@@ -6,10 +6,7 @@ pub mod glib;
 pub mod keyfile;
 pub mod yaml;
 
-use std::ops::Range;
-
-/// A byte range into a document's text.
-pub type Span = Range<usize>;
+use crate::base::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

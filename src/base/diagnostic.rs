@@ -3,9 +3,8 @@
 
 use serde::Serialize;
 
-use crate::fix::edit::Fix;
-use crate::model::workspace::FileId;
-use crate::syntax::Span;
+use crate::base::edit::Fix;
+use crate::base::{FileId, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::model::workspace::FileId;
+use crate::base::FileId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
