@@ -17,10 +17,7 @@ fn json(path: &Path) -> serde_json::Value {
 fn decode_variant_changes_only_what_a_decode_only_run_needs() {
     // Exact bytes: tiler, OSD, primary, tracker, secondary and the extra
     // sink off; the sink a fakesink with sync=0; four streams; file loop on.
-    for (app, want) in [
-        ("app.txt", "expected-s4.app.txt"),
-        ("app.yml", "expected-s4.app.yml"),
-    ] {
+    for (app, want) in [("app.txt", "expected-s4.app.txt"), ("app.yml", "expected-s4.app.yml")] {
         let dir = Path::new("testdata/measure/decode_variant");
         let got = dslint::measure::variant::decode_variant_text(&dir.join(app), 4).unwrap();
         assert_eq!(got, std::fs::read_to_string(dir.join(want)).unwrap(), "{app}");
@@ -30,13 +27,7 @@ fn decode_variant_changes_only_what_a_decode_only_run_needs() {
 #[test]
 fn decode_variant_runs_as_config() {
     let tmp = tempfile::tempdir().unwrap();
-    for f in ["app.txt"] {
-        std::fs::copy(
-            Path::new("testdata/measure/decode_variant").join(f),
-            tmp.path().join(f),
-        )
-        .unwrap();
-    }
+    std::fs::copy("testdata/measure/decode_variant/app.txt", tmp.path().join("app.txt")).unwrap();
     let show = tmp.path().join("show.sh");
     std::fs::write(&show, "cat \"$1\"\necho \"**PERF:  $((200 * $2)).00 (1.00)\"\n").unwrap();
     let log = tmp.path().join("ramp.log");
@@ -55,7 +46,10 @@ fn decode_variant_runs_as_config() {
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("decode ceiling: 800 fps at 4 streams"), "{out}");
     let log = std::fs::read_to_string(&log).unwrap();
-    assert!(log.contains("num-sources=4\n") && log.contains("[primary-gie]\nenable=0\n"), "{log}");
+    assert!(
+        log.contains("num-sources=4\n") && log.contains("[primary-gie]\nenable=0\n"),
+        "{log}"
+    );
     // The variants are removed afterwards.
     assert!(!tmp.path().join(".dslint-decode-s4.app.txt").exists());
 }
@@ -220,7 +214,10 @@ fn h200_pure_inference_is_not_decode_bound() {
     let facts = h200_facts(tmp.path(), "testdata/measure/h200_torch_sweep_early.log", "2");
     let (_, md, _) = dslint(&["report", "--facts", facts.to_str().unwrap()]);
     assert!(!md.contains("DECODE_BOUND"), "{md}");
-    assert!(md.contains("## Bound: COMPUTE_BOUND (medium confidence)\n\n- SM active 100% (> 70%)\n"), "{md}");
+    assert!(
+        md.contains("## Bound: COMPUTE_BOUND (medium confidence)\n\n- SM active 100% (> 70%)\n"),
+        "{md}"
+    );
     // The earlier capture with 1-s windows: fps[1]/fps[2] = 0.43, but NVDEC
     // idle (0%): the ratio counts against decode, nothing for it.
     let facts = h200_facts(tmp.path(), "testdata/measure/h200_torch_sweep_to256.log", "2");
@@ -248,8 +245,14 @@ fn h200_early_stopping_against_the_exhaustive_sweep() {
         "2",
         "--exhaustive",
     ]);
-    assert!(early.contains("plateau batch: 32 (doubling gains < 5%)\nGPU time: 62.5 s in 7 runs, 6 stopped once settled\n"), "{early}");
-    assert!(full.contains("plateau batch: 32 (doubling gains < 5%)\nGPU time: 160.8 s in 8 runs, 0 stopped once settled\n"), "{full}");
+    assert!(
+        early.contains("plateau batch: 32 (doubling gains < 5%)\nGPU time: 62.5 s in 7 runs, 6 stopped once settled\n"),
+        "{early}"
+    );
+    assert!(
+        full.contains("plateau batch: 32 (doubling gains < 5%)\nGPU time: 160.8 s in 8 runs, 0 stopped once settled\n"),
+        "{full}"
+    );
 }
 
 #[test]
@@ -288,7 +291,10 @@ fn two_gpus() {
         "1",
     ]);
     assert_eq!(rc, 0);
-    assert!(out.starts_with("GPU 1: NVIDIA H200") && !out.contains("GPU 0") && !out.contains("Node"), "{out}");
+    assert!(
+        out.starts_with("GPU 1: NVIDIA H200") && !out.contains("GPU 0") && !out.contains("Node"),
+        "{out}"
+    );
     let (rc, _, err) = dslint(&[
         "measure",
         "hw",
@@ -312,7 +318,10 @@ fn two_gpus() {
     ]);
     assert!(!err.contains("dslint:"), "{err}");
     let (_, md, _) = dslint(&["report", "--facts", facts.to_str().unwrap()]);
-    assert!(md.contains("**GPUs of the node**: 2  \n- GPU 0 (NVIDIA H200): decode 9800 fps"), "{md}");
+    assert!(
+        md.contains("**GPUs of the node**: 2  \n- GPU 0 (NVIDIA H200): decode 9800 fps"),
+        "{md}"
+    );
     assert!(
         md.contains("**176 streams** per GPU, limited by inference at the plateau (B=32, 5305 fps). Remedy: INT8")
             && md.contains("Node: 352 streams on 2 GPUs of this model"),

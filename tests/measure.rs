@@ -350,7 +350,10 @@ fn steady_runs_stop_early_with_the_same_plateau() {
     let st = stops(&out);
     assert_eq!(st.len(), 5, "{out}");
     assert!(st.iter().all(|s| s.starts_with("settled ±0.")), "{out}");
-    assert!(out.contains("GPU time: ") && out.contains(" s in 5 runs, 5 stopped once settled"), "{out}");
+    assert!(
+        out.contains("GPU time: ") && out.contains(" s in 5 runs, 5 stopped once settled"),
+        "{out}"
+    );
     // Five runs of 30 s would take 150 s; settled runs take well under one.
     assert!(early < 25.0, "{early} s");
     // Every run for its full duration: the same plateau.

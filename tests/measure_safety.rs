@@ -167,7 +167,10 @@ fn output_without_newlines_stays_bounded() {
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(2), "{err}");
-    assert!(err.contains("no fps line in the output (stopped at --duration"), "{err}");
+    assert!(
+        err.contains("no fps line in the output (stopped at --duration"),
+        "{err}"
+    );
     assert!(peak < 64 * 1024, "dslint grew to {peak} KiB");
 }
 
@@ -229,7 +232,9 @@ fn an_endless_body_is_cut_at_the_size_and_time_limits() {
             std::thread::spawn(move || {
                 let mut buf = [0u8; 4096];
                 let _ = std::io::Read::read(&mut s, &mut buf);
-                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+                );
                 let chunk = format!("{:x}\r\n{}\r\n", 4096, "x".repeat(4096));
                 let until = Instant::now() + Duration::from_secs(30);
                 while Instant::now() < until && s.write_all(chunk.as_bytes()).is_ok() {}

@@ -8,6 +8,8 @@ use support::*;
 
 #[test]
 fn golden_report_for_each_bound_type() {
+    // No sentence starts in lower case after a full stop.
+    let lower = regex::Regex::new(r"\. [a-z]").unwrap();
     // The bound, the capacity line with its limit, and the remedy's start.
     for (file, kind, confidence, capacity, remedy) in [
         (
@@ -82,9 +84,10 @@ fn golden_report_for_each_bound_type() {
             "{file}:\n{md}"
         );
         assert!(md.contains(&format!("{capacity} {remedy}")), "{file}:\n{md}");
-        // No sentence starts in lower case after a full stop.
-        let lower = regex::Regex::new(r"\. [a-z]").unwrap();
-        let prose: Vec<&str> = md.lines().filter(|l| !l.starts_with("- ") && !l.starts_with('|')).collect();
+        let prose: Vec<&str> = md
+            .lines()
+            .filter(|l| !l.starts_with("- ") && !l.starts_with('|'))
+            .collect();
         assert!(prose.iter().all(|l| !lower.is_match(l)), "{file}:\n{md}");
         insta::assert_snapshot!(format!("report_{file}"), md);
         let (_, json, _) = dslint(&["report", "--facts", &path, "--format", "json"]);
@@ -130,7 +133,10 @@ fn capacity_names_the_dominating_ceiling() {
     // bound found; the bandwidth ceiling (2100 fps at 89% DRAM) is a row.
     assert_eq!(v["capacity"]["max_streams"], 70);
     assert_eq!(v["capacity"]["dominating"], "memory bandwidth (MEMORY_BW_BOUND)");
-    assert_eq!(v["capacity"]["rows"][3]["ceiling"], "memory bandwidth (2100 fps at 89% DRAM)");
+    assert_eq!(
+        v["capacity"]["rows"][3]["ceiling"],
+        "memory bandwidth (2100 fps at 89% DRAM)"
+    );
     assert_eq!(v["capacity"]["rows"][3]["streams"], 78.7);
     let (_, json, _) = dslint(&[
         "report",

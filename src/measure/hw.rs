@@ -125,9 +125,7 @@ pub fn hw(opts: &HwOptions) -> Result<String, String> {
         let found = gpus.len();
         gpus.retain(|g| g.index == Some(id));
         if gpus.is_empty() {
-            return Err(format!(
-                "no GPU {id} (nvidia-smi listed {found}, numbered from 0)"
-            ));
+            return Err(format!("no GPU {id} (nvidia-smi listed {found}, numbered from 0)"));
         }
     }
     let mut facts = load_or_new(opts.output.as_deref())?;
@@ -142,7 +140,11 @@ pub fn hw(opts: &HwOptions) -> Result<String, String> {
         .into_iter()
         .map(|g| {
             let mut c = gpu::ceilings(&g, &codec, height);
-            keep_measured_decode(&mut c, facts.ceilings.as_ref(), old_name.is_none() || g.name == old_name);
+            keep_measured_decode(
+                &mut c,
+                facts.ceilings.as_ref(),
+                old_name.is_none() || g.name == old_name,
+            );
             NodeGpu { gpu: g, ceilings: c }
         })
         .collect();

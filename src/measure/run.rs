@@ -400,7 +400,11 @@ mod tests {
 
     #[test]
     fn the_caller_stops_a_run() {
-        let argv = build_argv("sh -c 'i=0; while true; do echo fps=$i; i=$((i+1)); sleep 0.01; done'", &[]).unwrap();
+        let argv = build_argv(
+            "sh -c 'i=0; while true; do echo fps=$i; i=$((i+1)); sleep 0.01; done'",
+            &[],
+        )
+        .unwrap();
         let mut n = 0;
         let f = run(&argv, Duration::from_secs(20), |_| {
             n += 1;

@@ -193,7 +193,9 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                     ("model", model.clone()),
                 ],
             )?;
-            let f = crate::measure::run::run(&argv, Duration::from_secs(1800), |_| crate::measure::run::Flow::Continue)?;
+            let f = crate::measure::run::run(&argv, Duration::from_secs(1800), |_| {
+                crate::measure::run::Flow::Continue
+            })?;
             eprintln!("capture: requests command ended: {}", f.status_text());
         }
         None => {

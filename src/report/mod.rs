@@ -31,8 +31,7 @@ fn ceilings_text(c: &crate::model::facts::Ceilings) -> String {
             "decode {d} fps measured ({codec} {res}, {} streams{}{})",
             m.streams,
             m.dec_pct.map_or(String::new(), |p| format!(", NVDEC {p:.0}%")),
-            c.decode_fps_table
-                .map_or(String::new(), |t| format!("; table {t} fps"))
+            c.decode_fps_table.map_or(String::new(), |t| format!("; table {t} fps"))
         ),
         (Some(d), _) => format!("decode {d} fps ({codec} {res}; table, unverified)"),
         (None, _) => "decode unknown".to_string(),
