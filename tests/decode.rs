@@ -9,6 +9,21 @@ use std::path::Path;
 
 use support::*;
 
+/// A facts file holding the H200 from its nvidia-smi capture.
+fn hw_facts(dir: &Path) -> std::path::PathBuf {
+    let facts = dir.join("facts.json");
+    let (rc, _, err) = dslint(&[
+        "measure",
+        "hw",
+        "--nvidia-smi-output",
+        "testdata/measure/h200_smi_query_header.csv",
+        "-o",
+        facts.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    facts
+}
+
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -57,16 +72,7 @@ fn decode_variant_runs_as_config() {
 #[test]
 fn the_ramp_stops_at_the_knee() {
     let tmp = tempfile::tempdir().unwrap();
-    let facts = tmp.path().join("facts.json");
-    let (rc, _, err) = dslint(&[
-        "measure",
-        "hw",
-        "--nvidia-smi-output",
-        "testdata/measure/h200_smi_query_header.csv",
-        "-o",
-        facts.to_str().unwrap(),
-    ]);
-    assert_eq!(rc, 0, "{err}");
+    let facts = hw_facts(tmp.path());
     let (rc, out, err) = dslint(&[
         "measure",
         "decode",
@@ -166,16 +172,7 @@ fn h200_decode_ramp_replays() {
 
 /// facts: the H200 from nvidia-smi, then a replayed sweep log.
 fn h200_facts(dir: &Path, log: &str, warmup: &str) -> std::path::PathBuf {
-    let facts = dir.join("facts.json");
-    let (rc, _, err) = dslint(&[
-        "measure",
-        "hw",
-        "--nvidia-smi-output",
-        "testdata/measure/h200_smi_query_header.csv",
-        "-o",
-        facts.to_str().unwrap(),
-    ]);
-    assert_eq!(rc, 0, "{err}");
+    let facts = hw_facts(dir);
     let (rc, _, err) = dslint(&[
         "measure",
         "sweep",
@@ -326,5 +323,30 @@ fn two_gpus() {
         md.contains("**176 streams** per GPU, limited by inference at the plateau (B=32, 5305 fps). Remedy: INT8")
             && md.contains("Node: 352 streams on 2 GPUs of this model"),
         "{md}"
+    );
+}
+
+#[test]
+fn a_gpu_missing_from_the_table_is_said_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let smi = tmp.path().join("smi.csv");
+    std::fs::write(
+        &smi,
+        "index, name, compute_cap, clocks.max.sm [MHz]\n0, NVIDIA GeForce RTX 2080 SUPER, 7.5, 1815 MHz\n",
+    )
+    .unwrap();
+    let (rc, out, err) = dslint(&["measure", "hw", "--nvidia-smi-output", smi.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains(
+            "  SMs unknown (`NVIDIA GeForce RTX 2080 SUPER` is not in rules/gpus.tsv for its SM count), \
+             NVDEC unknown (`NVIDIA GeForce RTX 2080 SUPER` is not in rules/gpus.tsv for its NVDEC count), \
+             memory bus unknown (`NVIDIA GeForce RTX 2080 SUPER` is not in rules/gpus.tsv for its bus width)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("    decode h264 1080p: unknown (table, unverified"),
+        "{out}"
     );
 }

@@ -95,6 +95,31 @@ impl RunOptions {
         })
     }
 
+    /// One run's spec with these options.
+    #[allow(clippy::too_many_arguments)]
+    pub fn spec<'a>(
+        &self,
+        argv: Vec<String>,
+        batch: u32,
+        prev: Option<&'a Point>,
+        parser: &'a FpsParser,
+        early: Option<EarlyStop>,
+        dmon: bool,
+        label: String,
+    ) -> live::Spec<'a> {
+        live::Spec {
+            argv,
+            batch,
+            duration: self.duration,
+            warmup: self.warmup,
+            early,
+            prev,
+            parser,
+            dmon_gpu: dmon.then_some(self.gpu_id),
+            label,
+        }
+    }
+
     /// The fps parser, checked before anything runs.
     pub fn parser(&self, batch: u32) -> Result<FpsParser, String> {
         FpsParser::new(self.fps_regex.as_deref(), batch)
@@ -378,30 +403,17 @@ fn sweep_live(batches: &[u32], plan: &Plan, opts: &SweepOptions) -> Result<sweep
                 None => String::new(),
             };
             let argv = run::build_argv(&template, &[("batch", b.to_string()), ("config", config)])?;
-            let m = live::measure(&live::Spec {
-                argv,
-                batch: b,
-                duration: opts.run.duration,
-                warmup: opts.run.warmup,
-                early,
-                prev,
-                parser: &parser,
-                dmon_gpu: dmon.then_some(opts.run.gpu_id),
-                label: format!("sweep: B={b}"),
-            })?;
+            let m = live::measure(
+                &opts
+                    .run
+                    .spec(argv, b, prev, &parser, early, dmon, format!("sweep: B={b}")),
+            )?;
             log.push_str(&m.log);
             Ok(m.point)
         },
         |_| None,
         |msg| eprintln!("sweep: {msg}"),
     );
-    if let Some(p) = &opts.save_log {
-        std::fs::write(p, &log).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    if !opts.keep_variants {
-        for v in variants {
-            let _ = std::fs::remove_file(v);
-        }
-    }
+    live::finish(&log, opts.save_log.as_deref(), variants, opts.keep_variants)?;
     Ok(outcome)
 }

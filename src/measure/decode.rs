@@ -240,17 +240,8 @@ fn ramp_live(
                 None => String::new(),
             };
             let argv = run::build_argv(&template, &[("streams", n.to_string()), ("config", config)])?;
-            let m = live::measure(&live::Spec {
-                argv,
-                batch: n,
-                duration: opts.run.duration,
-                warmup: opts.run.warmup,
-                early: opts.run.early(),
-                prev,
-                parser: &parser,
-                dmon_gpu: dmon.then_some(opts.run.gpu_id),
-                label: format!("decode: streams={n}"),
-            })?;
+            let label = format!("decode: streams={n}");
+            let m = live::measure(&opts.run.spec(argv, n, prev, &parser, opts.run.early(), dmon, label))?;
             log.push_str(&m.log);
             if lines_seen.len() < 1000 {
                 lines_seen.extend(m.lines.into_iter().take(200));
@@ -260,13 +251,6 @@ fn ramp_live(
         saturated,
         |msg| eprintln!("decode: {msg}"),
     );
-    if let Some(p) = &opts.save_log {
-        std::fs::write(p, &log).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    if !opts.keep_variants {
-        for v in variants {
-            let _ = std::fs::remove_file(v);
-        }
-    }
+    live::finish(&log, opts.save_log.as_deref(), variants, opts.keep_variants)?;
     Ok(outcome)
 }

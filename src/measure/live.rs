@@ -147,3 +147,22 @@ pub fn measure(spec: &Spec) -> Result<Measured, String> {
         lines: kept,
     })
 }
+
+/// After a series of runs: save the log when asked, remove the config
+/// variants unless kept.
+pub fn finish(
+    log: &str,
+    save: Option<&std::path::Path>,
+    variants: Vec<std::path::PathBuf>,
+    keep: bool,
+) -> Result<(), String> {
+    if let Some(p) = save {
+        std::fs::write(p, log).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    if !keep {
+        for v in variants {
+            let _ = std::fs::remove_file(v);
+        }
+    }
+    Ok(())
+}
