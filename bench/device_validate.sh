@@ -20,6 +20,7 @@ python3 bench/clip.py --out /tmp/dslint_clip_1080p_h264.mp4 --seconds 10
 nvidia-smi dmon -s u -c 4 > "$OUT/dmon_s_u_nvdec16.txt"; sleep 7
 "$BIN" measure decode --cmd "python3 bench/nvdec_decode.py --streams {streams} --seconds 600 --window 0.5" \
   --duration 20 --warmup 2 --save-log "$OUT/decode_ramp.log" -o "$OUT/facts.json" | tee "$OUT/decode.txt"
+cp "$OUT/facts.json" "$OUT/facts_decode_infer.json"
 "$BIN" measure sweep --cmd "python3 bench/decode_infer.py --batch {batch} --seconds 600 --window 0.5" \
   --batches 1,2,4,8,16,32,64 --duration 25 --warmup 4 --save-log "$OUT/decode_infer.log" \
   -o "$OUT/facts_decode_infer.json" | tee "$OUT/decode_infer.txt"
