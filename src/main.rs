@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use dslint::base::diagnostic::Severity;
+use dslint::base::rule as registry;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human};
 use dslint::rules::context::Profile;
-use dslint::rules::registry;
 
 #[derive(Parser)]
 #[command(
@@ -303,7 +303,7 @@ fn main() -> ExitCode {
                     r.code,
                     r.name,
                     r.severity.as_str(),
-                    r.fix.split(' ').next().unwrap_or(""),
+                    r.fix.describe().split(' ').next().unwrap_or(""),
                     r.summary
                 );
             }
@@ -428,7 +428,7 @@ fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitC
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }
-    let findings = diags.iter().any(|d| d.severity >= Severity::Warning)
+    let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
     ExitCode::from(u8::from(findings))
 }

@@ -62,7 +62,7 @@ fn select_and_ignore_by_prefix() {
 fn rules_explain_and_schema() {
     let (rc, out, _) = dslint(&["rules"]);
     assert_eq!(rc, 0);
-    assert_eq!(out.lines().count(), dslint::rules::registry::RULES.len());
+    assert_eq!(out.lines().count(), dslint::base::rule::RULES.len());
     assert!(out.contains("DS207  engine-name-mismatch"));
     let (rc, out, _) = dslint(&["explain", "DS207"]);
     assert_eq!(rc, 0);

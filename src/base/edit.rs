@@ -15,6 +15,15 @@ pub enum Applicability {
     Safe,
 }
 
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Unsafe => "unsafe",
+            Applicability::Safe => "safe",
+        }
+    }
+}
+
 /// Replace `range` of one file's text with `text` (an insertion when the
 /// range is empty).
 #[derive(Debug, Clone, PartialEq, Eq)]

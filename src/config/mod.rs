@@ -198,7 +198,7 @@ pub fn load(path: &Path) -> Result<ProjectConfig, String> {
     }
     for code in cfg.select.iter().chain(&cfg.ignore).chain(&cfg.extend_select) {
         if code != "ALL"
-            && !crate::rules::registry::RULES
+            && !crate::base::rule::RULES
                 .iter()
                 .any(|r| r.code.starts_with(code.as_str()))
         {

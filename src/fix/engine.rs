@@ -61,7 +61,7 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             out.unsafe_left.clear();
             for d in &result.diagnostics {
                 if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
-                    *out.unsafe_left.entry(d.code).or_default() += 1;
+                    *out.unsafe_left.entry(d.code()).or_default() += 1;
                 }
             }
             out.remaining = result.diagnostics;
@@ -73,11 +73,11 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         for d in &fixable {
             if let Some(f) = &d.fix {
                 if taken.iter().any(|t| std::ptr::eq(*t, f)) {
-                    *out.applied.entry(d.code).or_default() += 1;
+                    *out.applied.entry(d.code()).or_default() += 1;
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);
                     out.log
-                        .push(format!("{}:{line}: {} {}", file.path.display(), d.code, f.title));
+                        .push(format!("{}:{line}: {} {}", file.path.display(), d.code(), f.title));
                 }
             }
         }

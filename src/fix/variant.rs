@@ -43,7 +43,7 @@ pub fn bench_variants(paths: &[PathBuf], facts: Option<&Facts>) -> Vec<(PathBuf,
             let fixes: Vec<_> = r
                 .diagnostics
                 .iter()
-                .filter(|d| d.file == id && BENCH_CODES.contains(&d.code))
+                .filter(|d| d.file == id && BENCH_CODES.contains(&d.code()))
                 .filter_map(|d| d.fix.as_ref())
                 .filter(|f| f.applicability == Applicability::Safe && f.edits.iter().all(|e| e.file == id))
                 .collect();

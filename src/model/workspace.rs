@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
-use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::rule::Rule;
 use crate::model::detect::{self, Kind};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
@@ -52,7 +52,7 @@ pub struct Workspace {
     by_path: HashMap<PathBuf, FileId>,
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
-    pub file_problems: Vec<(PathBuf, &'static str, Severity, String)>,
+    pub file_problems: Vec<(PathBuf, Rule, String)>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
     /// Texts to use instead of the disk's (the fix loop's later passes),
@@ -107,7 +107,7 @@ impl Workspace {
                     Ok(_) => {}
                     Err(err) => {
                         let (path, msg) = walk_error(&err);
-                        ws.file_problems.push((path, "DS005", Severity::Warning, msg));
+                        ws.file_problems.push((path, Rule::UnreadableFile, msg));
                     }
                 }
             }
@@ -157,8 +157,7 @@ impl Workspace {
         match loaded {
             Loaded::Skipped => None,
             Loaded::Problem(msg) => {
-                self.file_problems
-                    .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
+                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
                 None
             }
             Loaded::File(f) => {
@@ -334,9 +333,4 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// Shorthand used by rules to make a diagnostic about a file-level problem.
-pub fn file_diagnostic(code: &'static str, sev: Severity, file: FileId, msg: String) -> Diagnostic {
-    Diagnostic::new(code, sev, file, 0..0, msg)
 }

@@ -52,8 +52,8 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(
             out,
             "{}[{}]: {}",
-            style.severity(d.severity),
-            d.code,
+            style.severity(d.severity()),
+            d.code(),
             style.paint("1", &d.message)
         );
         let _ = writeln!(out, "  --> {}:{}:{}", l.path.display(), l.line, l.col);
@@ -97,7 +97,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
 /// The closing line: counts by severity and how many are fixable.
 pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> String {
     let count = |s: Severity| {
-        diags.iter().filter(|d| d.severity == s).count() + problems.iter().filter(|p| p.severity == s).count()
+        diags.iter().filter(|d| d.severity() == s).count() + problems.iter().filter(|p| p.severity == s).count()
     };
     let safe = diags
         .iter()
@@ -123,7 +123,7 @@ pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> 
 pub fn statistics(diags: &[Diagnostic], problems: &[FileProblem]) -> String {
     let mut counts: std::collections::BTreeMap<&str, (usize, bool)> = std::collections::BTreeMap::new();
     for d in diags {
-        let e = counts.entry(d.code).or_default();
+        let e = counts.entry(d.code()).or_default();
         e.0 += 1;
         e.1 |= d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe);
     }
@@ -134,7 +134,7 @@ pub fn statistics(diags: &[Diagnostic], problems: &[FileProblem]) -> String {
     rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
     let mut out = String::new();
     for (code, (n, fixable)) in rows {
-        let name = crate::rules::registry::find(code).map_or("", |r| r.name);
+        let name = crate::base::rule::find(code).map_or("", |r| r.name);
         let _ = writeln!(out, "{n:>5}  {code}  {name}{}", if fixable { "  [*]" } else { "" });
     }
     out

@@ -63,9 +63,9 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
     for d in diags {
         let l = locate(ws, d);
         items.push(JsonDiagnostic {
-            code: d.code.to_string(),
-            name: name(d.code),
-            severity: d.severity,
+            code: d.code().to_string(),
+            name: name(d.code()),
+            severity: d.severity(),
             file: l.path.display().to_string(),
             location: Some(Position {
                 line: l.line,
@@ -106,5 +106,5 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
 }
 
 fn name(code: &str) -> String {
-    crate::rules::registry::find(code).map_or_else(String::new, |r| r.name.to_string())
+    crate::base::rule::find(code).map_or_else(String::new, |r| r.name.to_string())
 }

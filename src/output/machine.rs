@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::{Applicability, Edit};
+use crate::base::rule as registry;
 use crate::model::workspace::Workspace;
 use crate::output::fingerprint::fnv1a;
 use crate::output::{FileProblem, locate};
-use crate::rules::registry;
 
 const INFO_URI: &str = "https://github.com/dslint/dslint";
 
@@ -64,7 +64,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
                 "help": { "text": r.page, "markdown": r.page },
                 "helpUri": format!("{INFO_URI}/blob/main/rules/{}.md", r.code),
                 "defaultConfiguration": { "level": sarif_level(r.severity) },
-                "properties": { "fix": r.fix }
+                "properties": { "fix": r.fix.describe() }
             })
         })
         .collect();
@@ -87,15 +87,15 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
             text.push_str(&format!(" (expected: {e})"));
         }
         let mut r = json!({
-            "ruleId": d.code,
-            "ruleIndex": index(d.code),
-            "level": sarif_level(d.severity),
+            "ruleId": d.code(),
+            "ruleIndex": d.rule() as usize,
+            "level": sarif_level(d.severity()),
             "message": { "text": text },
             "locations": [{ "physicalLocation": {
                 "artifactLocation": { "uri": uri(l.path) },
                 "region": { "startLine": l.line, "startColumn": l.col, "endLine": l.end_line, "endColumn": l.end_col.max(l.col + usize::from(l.end_line == l.line && l.end_col == l.col)) }
             }}],
-            "partialFingerprints": { "dslint/v1": fnv1a(&[d.code, &uri(l.path), &logical_key(ws, d)]) }
+            "partialFingerprints": { "dslint/v1": fnv1a(&[d.code(), &uri(l.path), &logical_key(ws, d)]) }
         });
         if let Some(fix) = &d.fix {
             let mut changes: Vec<Value> = Vec::new();
@@ -172,13 +172,17 @@ pub fn github(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         }
         out.push_str(&format!(
             "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
-            kind(d.severity),
+            kind(d.severity()),
             esc_prop(&uri(l.path)),
             l.line,
             l.col,
             l.end_line,
             l.end_col,
-            esc_prop(&format!("{} {}", d.code, registry::find(d.code).map_or("", |r| r.name))),
+            esc_prop(&format!(
+                "{} {}",
+                d.code(),
+                registry::find(d.code()).map_or("", |r| r.name)
+            )),
             esc_data(&msg)
         ));
     }
@@ -208,9 +212,9 @@ pub fn rdjson(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let mut item = json!({
             "message": match &d.expected { Some(e) => format!("{} (expected: {e})", d.message), None => d.message.clone() },
             "location": { "path": uri(&ws.files[d.file].path), "range": { "start": { "line": sl, "column": sc }, "end": { "line": el, "column": ec } } },
-            "severity": sev(d.severity),
+            "severity": sev(d.severity()),
             "source": { "name": "dslint" },
-            "code": { "value": d.code, "url": format!("{INFO_URI}/blob/main/rules/{}.md", d.code) }
+            "code": { "value": d.code(), "url": format!("{INFO_URI}/blob/main/rules/{}.md", d.code()) }
         });
         if let Some(fix) = d.fix.as_ref().filter(|f| f.applicability == Applicability::Safe) {
             // A suggestion applies to the finding's own file only.

@@ -45,10 +45,10 @@ pub struct FileProblem<'a> {
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
     ws.file_problems
         .iter()
-        .map(|(p, c, s, m)| FileProblem {
+        .map(|(p, rule, m)| FileProblem {
             path: p,
-            code: c,
-            severity: *s,
+            code: rule.code(),
+            severity: rule.info().severity,
             message: m,
         })
         .collect()

@@ -1,8 +1,9 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
 use crate::base::FileId;
-use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Edit, Fix};
+use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::keys::{self, Schema};
 use crate::rules::context::Ctx;
@@ -12,7 +13,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     let f = &ctx.ws.files[file];
     let doc = &f.doc;
     for err in &doc.errors {
-        let mut d = Diagnostic::new("DS001", Severity::Error, file, err.span.clone(), err.message.clone());
+        let mut d = Diagnostic::new(Rule::SyntaxError, file, err.span.clone(), err.message.clone());
         if doc.format == Format::KeyFile {
             d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");
             if err.span == (0..3) && doc.has_bom {
@@ -38,8 +39,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     group.name_span.clone(),
                     format!(
@@ -70,8 +70,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
                     Diagnostic::new(
-                        "DS004",
-                        Severity::Warning,
+                        Rule::DuplicateKey,
                         file,
                         e.key_span.clone(),
                         format!("`{}` is set again on line {line}; this line is ignored", e.key),
@@ -92,8 +91,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             }
             let Some(spec) = keys::lookup(schema, &group.name, &e.key) else {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     e.key_span.clone(),
                     format!("unknown key `{}` in [{}]", e.key, group.name),
@@ -137,8 +135,7 @@ fn check_type(
     if let Err(msg) = checked {
         out.push(
             Diagnostic::new(
-                "DS003",
-                Severity::Error,
+                Rule::InvalidValue,
                 file,
                 e.value_span.clone(),
                 format!("`{}`: {msg}", e.key),
@@ -161,8 +158,7 @@ fn check_type(
                 };
                 out.push(
                     Diagnostic::new(
-                        "DS003",
-                        Severity::Error,
+                        Rule::InvalidValue,
                         file,
                         e.value_span.clone(),
                         format!("`{}={n}` is out of range", e.key),
@@ -213,8 +209,7 @@ fn check_trailing_comment(
     );
     out.push(
         Diagnostic::new(
-            "DS006",
-            Severity::Warning,
+            Rule::TrailingCommentInValue,
             file,
             e.value_span.start + hash..e.value_span.end,
             format!("`{}` reads as `{}`: GLib has no trailing comments", e.key, value),

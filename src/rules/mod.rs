@@ -5,7 +5,6 @@ pub mod cross;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
-pub mod registry;
 pub mod source;
 pub mod streammux;
 pub mod suppress;
@@ -142,14 +141,14 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     }
     // A file in several pipelines gets each finding once.
     let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
-    out.retain(|d| sel.enabled_in(d.code, &ctx.ws.files[d.file].path));
+    out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
+    out.retain(|d| sel.enabled_in(d.code(), &ctx.ws.files[d.file].path));
     let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
     out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(
+        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
             ctx.ws.files[b.file].path.as_path(),
             b.span.start,
-            b.code,
+            b.code(),
         ))
     });
     CheckResult {
