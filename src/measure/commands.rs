@@ -75,7 +75,7 @@ pub struct RunOptions {
     /// A regex whose first group is the aggregate fps.
     #[arg(long)]
     pub fps_regex: Option<String>,
-    /// The GPU whose utilisation `nvidia-smi dmon` samples.
+    /// The GPU whose utilisation `nvidia-smi dmon` samples during each run.
     #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
 }
@@ -146,8 +146,8 @@ pub struct SweepOptions {
     /// A deepstream-app config: each batch runs a variant of it as `{config}`.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Batch sizes, in order (default 1,2,4,8,16,32; with --sweep-log, the
-    /// batches in the log).
+    /// The batch sizes to try, in order; it stops once the plateau is found
+    /// (default 1,2,4,8,16,32; with --sweep-log, the batches in the log).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub batches: Option<Vec<u32>>,
     /// Cap the batches at this many streams (default: facts workload.n_streams).
@@ -169,6 +169,7 @@ pub struct SweepOptions {
     /// Save every run's output, to re-read with --sweep-log.
     #[arg(long)]
     pub save_log: Option<PathBuf>,
+    /// The facts file to merge the sweep into (other sections are kept).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Keep the per-batch config variants written beside --config.

@@ -246,7 +246,7 @@ pub struct ProfileOptions {
     /// The command to profile (split into words, run under nsys profile).
     #[arg(long)]
     pub cmd: Option<String>,
-    /// Seconds nsys profiles.
+    /// Seconds nsys records (`nsys profile --duration`).
     #[arg(long, default_value = "30", value_parser = run::seconds_arg)]
     pub duration: Duration,
     /// Where the report and its CSVs go.
@@ -261,6 +261,7 @@ pub struct ProfileOptions {
     /// The deepstream-app config that ran (for NVTX coverage).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// The facts file to merge the profile into (other sections are kept).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
