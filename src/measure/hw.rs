@@ -11,7 +11,8 @@ use crate::model::facts::{Ceilings, Gpu, NodeGpu};
 
 #[derive(clap::Args)]
 pub struct HwOptions {
-    /// Read only this GPU (default: every GPU; the pipeline's GPU is 0).
+    /// Which GPU (nvidia-smi's index) to read (default: every GPU, and the
+    /// pipeline's GPU is 0).
     #[arg(long)]
     pub gpu_id: Option<u32>,
     /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
