@@ -250,11 +250,12 @@ fn measure_hw_merges_into_the_facts_file() {
     assert_eq!(v["mine"], 1);
     assert_eq!(v["gpu"]["sm_count"], 132);
     assert_eq!(v["ceilings"]["memory_gbps"], 4916.7);
-    // Without nvidia-smi: a clear message saying what to pass instead.
-    let (rc, _, err) = dslint(&["measure", "hw"]);
-    if rc != 0 {
-        assert!(err.contains("--nvidia-smi-output"), "{err}");
-    }
+    // Without nvidia-smi (a PATH that has none): a clear message saying what
+    // to pass instead.
+    let no_tools = tempfile::tempdir().unwrap();
+    let (rc, _, err) = dslint_env(&["measure", "hw"], &[("PATH", no_tools.path().display().to_string())]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("--nvidia-smi-output"), "{err}");
 }
 
 #[test]
