@@ -31,11 +31,27 @@ pub struct FixOutcome {
     /// Unsafe fixes not applied (no `--unsafe-fixes`), by code.
     pub unsafe_left: BTreeMap<&'static str, usize>,
     pub passes: usize,
-    /// One line per fix applied: `path:line: CODE title`.
-    pub log: Vec<String>,
+    /// Every fix applied, in the order applied.
+    pub log: Vec<AppliedFix>,
     /// What is left after fixing.
     pub remaining: Vec<Diagnostic>,
     pub final_ws: Workspace,
+}
+
+/// One fix applied: where (the line in the text that pass fixed), which
+/// code, and what it did. Shown as `path:line: CODE title`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AppliedFix {
+    pub file: PathBuf,
+    pub line: usize,
+    pub code: &'static str,
+    pub title: String,
+}
+
+impl std::fmt::Display for AppliedFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {} {}", self.file.display(), self.line, self.code, self.title)
+    }
 }
 
 pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
@@ -76,8 +92,12 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                     *out.applied.entry(d.code()).or_default() += 1;
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);
-                    out.log
-                        .push(format!("{}:{line}: {} {}", file.path.display(), d.code(), f.title));
+                    out.log.push(AppliedFix {
+                        file: file.path.clone(),
+                        line,
+                        code: d.code(),
+                        title: f.title.clone(),
+                    });
                 }
             }
         }

@@ -55,11 +55,23 @@ pub struct Workspace {
     pub file_problems: Vec<(PathBuf, Rule, String)>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
+    /// Files read and set aside as not DeepStream configs, with why
+    /// (`--show-files`, and a notice for a file named on the command line).
+    pub skipped: Vec<Skipped>,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path.
     pub overlay: HashMap<PathBuf, String>,
     /// The paths given on the command line.
     pub roots: Vec<PathBuf>,
+}
+
+/// A file that was read and is not checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+    /// Named on the command line (rather than found by a walk).
+    pub named: bool,
 }
 
 /// Extensions a directory walk looks at.
@@ -155,7 +167,14 @@ impl Workspace {
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
-            Loaded::Skipped => None,
+            Loaded::Skipped(reason) => {
+                self.skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    reason,
+                    named: self.roots.iter().any(|r| r == path),
+                });
+                None
+            }
             Loaded::Problem(msg) => {
                 self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
                 None
@@ -215,8 +234,8 @@ impl Workspace {
 
 /// The outcome of reading one file.
 enum Loaded {
-    /// Not a DeepStream config: skipped without a word.
-    Skipped,
+    /// Not a DeepStream config (or empty): no finding, only a record of why.
+    Skipped(String),
     /// Unreadable (DS005), with the reason.
     Problem(String),
     File(Box<SourceFile>),
@@ -247,7 +266,7 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         return if explicit {
             Loaded::Problem("file is empty; skipped".into())
         } else {
-            Loaded::Skipped
+            Loaded::Skipped("empty file".into())
         };
     }
     if bytes.contains(&0) {
@@ -265,7 +284,11 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return Loaded::Skipped;
+        return Loaded::Skipped(if detect::looks_like_protobuf(&text) {
+            "protobuf text (an nvinferserver config?), which dslint does not read".into()
+        } else {
+            "neither a key-file nor YAML (by its extension and first line)".into()
+        });
     };
     let doc = Document::parse(text, format);
     let mut kind = detect::classify(&doc);
@@ -281,7 +304,7 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         );
     }
     if kind.is_none() {
-        return Loaded::Skipped;
+        return Loaded::Skipped(skip_reason(&doc));
     }
     let lines = LineIndex::new(&doc.text);
     Loaded::File(Box::new(SourceFile {
@@ -291,6 +314,31 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         lines,
         walked,
     }))
+}
+
+/// Why a parsed file is not a config dslint checks, naming what it found.
+fn skip_reason(doc: &Document) -> String {
+    let text = &doc.text;
+    if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
+        return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
+    }
+    // (Top-level YAML scalars sit in a group without a name.)
+    let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
+    let what = if doc.format == Format::KeyFile {
+        "groups"
+    } else {
+        "sections"
+    };
+    if names.is_empty() {
+        return format!("read as {}, with no {what}", doc.format.describe());
+    }
+    let shown: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+    let more = if names.len() > 4 { ", …" } else { "" };
+    format!(
+        "read as {}, but its {what} ({}{more}) are not those of a config dslint checks",
+        doc.format.describe(),
+        shown.join(", ")
+    )
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {

@@ -97,11 +97,16 @@ pub fn launch_command(script: &shell::Script, line: Option<usize>) -> Result<Sim
     Ok(last.clone())
 }
 
+/// Whether a script already carries dslint's block and the `${NSYS_CMD}`
+/// prefix (a `*_nsys.sh` written earlier).
+pub fn is_wrapped(src: &str) -> bool {
+    src.contains(BEGIN) && src.contains("${NSYS_CMD}")
+}
+
 pub fn wrap(src: &str, level: Level, output_dir: Option<&str>, line: Option<usize>) -> Result<String, String> {
     let eol = if src.contains("\r\n") { "\r\n" } else { "\n" };
     let script = shell::lex(src)?;
-    let already = src.contains(BEGIN) && src.contains("${NSYS_CMD}");
-    if already {
+    if is_wrapped(src) {
         return Ok(src.to_string());
     }
     let cmd = launch_command(&script, line)?;
@@ -180,8 +185,9 @@ pub fn wrap(src: &str, level: Level, output_dir: Option<&str>, line: Option<usiz
     Ok(out)
 }
 
-/// `dslint nsys wrap`: write `SCRIPT_nsys.sh` (executable) beside the
-/// script, or with `diff_only` only show what it would be.
+/// `dslint nsys wrap`: write `SCRIPT_nsys.sh` beside the script (with the
+/// script's permission bits), or with `diff_only` only show what it would
+/// be. A script that is already wrapped is left alone.
 pub fn wrap_file(
     script: &std::path::Path,
     level: Level,
@@ -190,6 +196,12 @@ pub fn wrap_file(
     diff_only: bool,
 ) -> Result<String, String> {
     let src = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    if is_wrapped(&src) {
+        return Ok(format!(
+            "{} is already wrapped (it holds dslint's nsys block); nothing written\n",
+            script.display()
+        ));
+    }
     let out = wrap(&src, level, output_dir, line)?;
     let dst = wrapped_path(script);
     let shown = crate::fix::diff::unified_between(script, &dst, &src, &out, false);
@@ -197,12 +209,15 @@ pub fn wrap_file(
         return Ok(shown);
     }
     std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
+    // The copy runs like the original: the same permission bits, no more
+    // (no execute bit the original lacks; never setuid/setgid).
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(script)
         .map(|m| m.permissions().mode())
         .unwrap_or(0o644)
-        | 0o111;
-    let _ = std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode));
+        & 0o777;
+    std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("{}: {e}", dst.display()))?;
     Ok(format!("{shown}wrote {}\n", dst.display()))
 }
 

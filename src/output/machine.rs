@@ -19,6 +19,28 @@ fn uri(p: &std::path::Path) -> String {
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
 
+/// Bytes a URI path keeps as they are: RFC 3986 unreserved and `/`.
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A SARIF `artifactLocation.uri`: a relative reference with every other
+/// byte percent-encoded (`my configs/100%.txt` → `my%20configs/100%25.txt`),
+/// or a `file://` URI for an absolute path.
+fn sarif_uri(p: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let rel = p.strip_prefix(".").unwrap_or(p);
+    let encoded = percent_encoding::percent_encode(rel.as_os_str().as_bytes(), URI_PATH).to_string();
+    if rel.is_absolute() {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
+}
+
 /// The group/key a finding is about, for fingerprints; else the message.
 fn logical_key(ws: &Workspace, d: &Diagnostic) -> String {
     let doc = &ws.files[d.file].doc;
@@ -76,7 +98,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
             "ruleIndex": index(p.code),
             "level": sarif_level(p.severity),
             "message": { "text": p.message },
-            "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri(p.path) } } }],
+            "locations": [{ "physicalLocation": { "artifactLocation": { "uri": sarif_uri(p.path) } } }],
             "partialFingerprints": { "dslint/v1": fnv1a(&[p.code, &uri(p.path)]) }
         }));
     }
@@ -92,7 +114,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
             "level": sarif_level(d.severity()),
             "message": { "text": text },
             "locations": [{ "physicalLocation": {
-                "artifactLocation": { "uri": uri(l.path) },
+                "artifactLocation": { "uri": sarif_uri(l.path) },
                 "region": { "startLine": l.line, "startColumn": l.col, "endLine": l.end_line, "endColumn": l.end_col.max(l.col + usize::from(l.end_line == l.line && l.end_col == l.col)) }
             }}],
             "partialFingerprints": { "dslint/v1": fnv1a(&[d.code(), &uri(l.path), &logical_key(ws, d)]) }
@@ -112,7 +134,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
                     .map(|e| json!({ "deletedRegion": { "byteOffset": e.range.start, "byteLength": e.range.len() }, "insertedContent": { "text": e.text } }))
                     .collect();
                 changes.push(
-                    json!({ "artifactLocation": { "uri": uri(&ws.files[file].path) }, "replacements": replacements }),
+                    json!({ "artifactLocation": { "uri": sarif_uri(&ws.files[file].path) }, "replacements": replacements }),
                 );
             }
             let safety = if fix.applicability == Applicability::Safe {

@@ -14,6 +14,15 @@ pub enum Format {
     Yaml,
 }
 
+impl Format {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::KeyFile => "key-file",
+            Format::Yaml => "YAML",
+        }
+    }
+}
+
 /// One `key=value` line (key-file) or `key: value` pair (YAML).
 #[derive(Debug, Clone)]
 pub struct Entry {
