@@ -13,6 +13,7 @@ pub mod tracker;
 
 use std::collections::HashSet;
 
+use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::model::facts::Facts;
 use crate::model::frontend;

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use crate::base::FileId;
-use crate::model::detect::Kind;
+use crate::model::detect::{Kind, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{Element, Layer, Link, Pipeline, Reference, Role, Setting, Source, SourceKind, Stage, Value};
@@ -37,11 +37,6 @@ const DATA_PATH_KEYS: &[&str] = &[
     "custom-lib-path",
     "mean-file",
 ];
-
-fn numbered(name: &str, prefix: &str) -> bool {
-    name.strip_prefix(prefix)
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
 
 pub fn uri_kind(uri: &str) -> SourceKind {
     if uri.starts_with("rtsp://") || uri.starts_with("rtmp://") || uri.starts_with("csi:") || uri.starts_with("usb:") {
