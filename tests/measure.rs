@@ -10,8 +10,7 @@ use dslint::measure::{dmon, fps::FpsParser, gpu, nsys};
 use support::*;
 
 fn formats() -> Option<std::path::PathBuf> {
-    let p = std::path::PathBuf::from("../shared/formats");
-    p.is_dir().then_some(p)
+    shared("formats")
 }
 
 #[test]
@@ -295,7 +294,7 @@ fn sweep_stops_early_on_a_scripted_command() {
     assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
     // It ran 1..16, not 32: the plateau was decided at 8→16.
     assert!(err.contains("B=16") && !err.contains("B=32:"), "{err}");
-    assert!(err.contains("nvidia-smi not found") || err.contains("B=1"), "{err}");
+    assert!(err.contains("sweep: B=1: sh tests/support/fake_fps.sh 1\n"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&facts).unwrap()).unwrap();
     assert_eq!(v["sweep"]["plateau_batch"], 8);
     assert_eq!(v["sweep"]["points"].as_array().unwrap().len(), 5);
@@ -356,6 +355,14 @@ fn sweep_runs_config_variants() {
         std::fs::copy(&f, tmp.path().join(f.file_name().unwrap())).unwrap();
     }
     let app = tmp.path().join("app.txt");
+    // A display output branch (OSD on, an on-screen sink that syncs), which
+    // the variants must replace with the bench one.
+    let display = std::fs::read_to_string(&app)
+        .unwrap()
+        .replace("[osd]\nenable=0", "[osd]\nenable=1")
+        .replace("[sink0]\nenable=1\ntype=1\nsync=0", "[sink0]\nenable=1\ntype=2\nsync=1");
+    assert!(display.contains("type=2\nsync=1") && display.contains("[osd]\nenable=1"));
+    std::fs::write(&app, display).unwrap();
     let script = tmp.path().join("show.sh");
     std::fs::write(&script, "grep -h -E '^(num-sources|batch-size|model-engine-file|config-file|type|sync)=' \"$1\" \"$(dirname \"$1\")\"/.dslint-sweep-b$2.pgie.txt\necho fps=$((100 * $2))\n").unwrap();
     let (rc, out, err) = dslint(&[
@@ -370,7 +377,8 @@ fn sweep_runs_config_variants() {
         "--keep-variants",
     ]);
     assert_eq!(rc, 0, "{err}");
-    assert!(out.contains("      4"), "{out}");
+    // The fps each variant's run printed (100 × B) was read.
+    assert!(out.contains("      4             400.0        100.0"), "{out}");
     let v4 = std::fs::read_to_string(tmp.path().join(".dslint-sweep-b4.app.txt")).unwrap();
     assert!(
         v4.contains("num-sources=4") && v4.contains("config-file=.dslint-sweep-b4.pgie.txt"),
@@ -386,7 +394,7 @@ fn sweep_runs_config_variants() {
         "{p1}"
     );
     assert!(
-        err.contains("type=1") && err.contains("sync=0") || out.contains("fps"),
-        "{err}"
+        v4.contains("[osd]\nenable=0\n") && v4.contains("[sink0]\nenable=1\ntype=1\nsync=0\n"),
+        "{v4}"
     );
 }

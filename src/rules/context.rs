@@ -48,6 +48,9 @@ impl<'a> Ctx<'a> {
         if let Some(n) = self.facts.and_then(Facts::n_streams) {
             return Some((n, "workload.n_streams in facts".into()));
         }
+        // A checked sum: each `num-sources` is a C int from the config, so
+        // the sum can pass u32 (three of 2147483647 once wrapped to 1 stream,
+        // and DS101 asked for batch-size=1); past it the count is unknown.
         let n = p.streams()?;
         (n > 0).then(|| (n, "enabled sources in the config".into()))
     }
