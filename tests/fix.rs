@@ -31,6 +31,9 @@ fn render_diffs(o: &engine::FixOutcome) -> String {
 
 #[test]
 fn fix_diffs_and_convergence_for_every_case() {
+    // Which cases a fix changes, and which files: a case whose fix stops
+    // changing anything would otherwise just lose its diff snapshot unseen.
+    let mut changed = Vec::new();
     for dir in rule_cases() {
         let code = dir.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -46,8 +49,15 @@ fn fix_diffs_and_convergence_for_every_case() {
         assert!(o.passes < engine::MAX_PASSES, "{}: did not converge", dir.display());
         if !o.changed.is_empty() {
             insta::assert_snapshot!(format!("{code}_{name}"), render_diffs(&o));
+            let files: Vec<String> = o
+                .changed
+                .keys()
+                .map(|p| p.strip_prefix(&dir).unwrap_or(p).display().to_string())
+                .collect();
+            changed.push(format!("{code}/{name}: {}", files.join(", ")));
         }
     }
+    insta::assert_snapshot!("cases_a_fix_changes", changed.join("\n"));
 }
 
 #[test]
