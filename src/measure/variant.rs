@@ -21,6 +21,7 @@ use crate::fix::apply::apply_to_string;
 use crate::fix::engine::{self, FixOptions};
 use crate::model::facts::{Facts, Sweep, Workload};
 use crate::model::frontend;
+use crate::model::graph::Role;
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::context::Profile;
 use crate::syntax::glib;
@@ -172,30 +173,23 @@ pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String
         .get(config)
         .ok_or_else(|| format!("{}: not a DeepStream config dslint reads", config.display()))?;
     let mut edits = source_edits(&mut ws, root, streams);
-    let (pipelines, _) = pipeline::build(&mut ws);
-    let p = pipelines
+    let graph = frontend::build(&mut ws);
+    let p = graph
+        .pipelines
         .into_iter()
         .find(|p| p.root == root)
         .ok_or_else(|| format!("{}: not a deepstream-app config", config.display()))?;
-    let ctx = Ctx {
-        ws: &ws,
-        facts: None,
-        profile: Profile::Bench,
-        bench_sink_type: 1,
-    };
     // Inference and the tracker: their groups in the app config.
-    let off: Vec<&At> = p
-        .primary
+    let off = p
+        .elements
         .iter()
-        .chain(&p.secondaries)
-        .map(|g| &g.at)
-        .chain(p.preprocess.as_ref().map(|(at, _)| at))
-        .chain(&p.tracker)
-        .filter(|at| at.file == root)
-        .collect();
-    for at in off {
-        if ws.int_at(at, "enable") != Some(0) {
-            edits.extend(ctx.set_or_insert(at, "enable", "0"));
+        .filter(|e| matches!(e.role, Role::Infer(_) | Role::Preprocess | Role::Tracker));
+    for e in off {
+        let Some(group) = e.declared.as_ref().filter(|h| h.file() == root) else {
+            continue;
+        };
+        if e.int("enable").map(|v| v.value) != Some(0) {
+            edits.extend(ws.set_or_insert_at(e, group, "enable", "0"));
         }
     }
     let mut start = HashMap::new();

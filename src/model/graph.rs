@@ -168,9 +168,15 @@ pub struct Element {
     pub props: Vec<Property>,
     /// The config file it loads (`config-file`, `ll-config-file`), if any.
     pub config: Option<ConfigFile>,
-    /// Where a property it does not set yet is written; `None` when there is
-    /// no such place (deepstream-app's `[tests]` when the file has none).
+    /// Where a property it does not set yet is written: its config file for
+    /// an element that loads one (nvinfer's `[property]`), else where the
+    /// pipeline declares it; `None` when there is no such place
+    /// (deepstream-app's `[tests]` when the file has none).
     pub home: Option<Home>,
+    /// Where the pipeline's file declares the element (its app group): where
+    /// the app's own keys for it (`enable`) go. `None` for an element checked
+    /// on its own.
+    pub declared: Option<Home>,
 }
 
 /// A config file an element loads.
@@ -432,6 +438,7 @@ mod tests {
             props,
             config: None,
             home: None,
+            declared: None,
         }
     }
 

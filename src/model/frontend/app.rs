@@ -97,13 +97,15 @@ impl Reader<'_> {
     /// An element whose properties are one group of the app config.
     fn element(&self, role: Role, group: &str) -> Element {
         let doc = &self.ws.files[self.root].doc;
+        let home = home(doc, self.root, group);
         Element {
             role,
             factory: None,
             name: group.to_string(),
             props: group_props(doc, self.root, group, Layer::Element),
             config: None,
-            home: home(doc, self.root, group),
+            declared: home.clone(),
+            home,
         }
     }
 
@@ -312,6 +314,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         let mut p = r.element(Role::Preprocess, name);
         p.factory = Some("nvdspreprocess".into());
         p.props = layered(r.ws, root, name, cfg.as_ref(), &[], None);
+        p.home = cfg.as_ref().and_then(|c| c.home.clone()).or(p.home);
         p.config = cfg;
         found.preprocess = Some(p);
     }

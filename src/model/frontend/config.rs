@@ -91,17 +91,18 @@ pub fn infer(ws: &Workspace, group_file: FileId, group: &str, stage: Stage, conf
         SET_ON_INFER,
         Some(Schema::NvInfer),
     );
-    let home = config
-        .as_ref()
-        .and_then(|c| c.home.clone())
-        .or_else(|| home(&ws.files[group_file].doc, group_file, group));
+    let declared = home(&ws.files[group_file].doc, group_file, group);
     Element {
         role: Role::Infer(stage),
         factory: Some("nvinfer".into()),
         name: group.to_string(),
         props,
+        home: config
+            .as_ref()
+            .and_then(|c| c.home.clone())
+            .or_else(|| declared.clone()),
         config,
-        home,
+        declared,
     }
 }
 
@@ -127,5 +128,6 @@ pub fn standalone(ws: &Workspace, file: FileId) -> Option<Element> {
         props: group_props(&f.doc, file, group, Layer::ConfigFile),
         home: config.home.clone(),
         config: Some(config),
+        declared: None,
     })
 }

@@ -66,9 +66,15 @@ impl Workspace {
 
     /// Set `key` where it wins on `elem`, or add it at the element's home.
     pub fn set_or_insert(&self, elem: &Element, key: &str, value: &str) -> Option<Edit> {
+        self.set_or_insert_at(elem, elem.home.as_ref()?, key, value)
+    }
+
+    /// Set `key` where it wins on `elem`, or add it at `home` (an element's
+    /// `declared` group, for the app's own keys such as `enable`).
+    pub fn set_or_insert_at(&self, elem: &Element, home: &Home, key: &str, value: &str) -> Option<Edit> {
         match elem.prop(key).and_then(|p| p.effective()).and_then(|s| s.site.as_ref()) {
             Some(site) => Some(self.set_value(site, value)),
-            None => self.insert_key(elem.home.as_ref()?, key, value),
+            None => self.insert_key(home, key, value),
         }
     }
 }
