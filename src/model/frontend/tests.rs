@@ -108,6 +108,11 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
         (*file, group.as_str(), text(&ws, *file, header)),
         (cfg.file, "property", "property")
     );
+    // The app's own keys for it (`enable`) go to its group in the app.
+    let Some(Home::Group { file, group, .. }) = &pgie.declared else {
+        panic!("not declared")
+    };
+    assert_eq!((*file, group.as_str()), (p.root, "primary-gie"));
 
     // deepstream-app has a [tests] even when the file has none: no home.
     let tests = p.first(&Role::Tests).unwrap();
