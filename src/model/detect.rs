@@ -248,7 +248,8 @@ const NVINFER_MODEL_SOURCES: &[&str] = &[
     "engine-create-func-name",
 ];
 
-fn numbered(name: &str, prefix: &str) -> bool {
+/// `source0`, `sink12`: a group name made of `prefix` and a number.
+pub fn numbered(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }

@@ -16,9 +16,9 @@ use std::collections::HashSet;
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::rule::Rule;
-use crate::model::detect::Kind;
 use crate::model::facts::Facts;
-use crate::model::pipeline::{self, At, Pipeline};
+use crate::model::frontend;
+use crate::model::graph::{Pipeline, Role};
 use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
 
@@ -94,7 +94,7 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
 
 /// Run every rule, keep the selected codes, apply inline suppressions.
 pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
-    let (pipelines, referenced) = pipeline::build(ws);
+    let graph = frontend::build(ws);
     let ctx = Ctx {
         ws,
         facts,
@@ -105,66 +105,23 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     for id in 0..ctx.ws.files.len() {
         input::check_file(&ctx, id, &mut out);
     }
-    let mut trackers_done: HashSet<(FileId, String)> = HashSet::new();
-    for p in &pipelines {
+    for p in &graph.pipelines {
         streammux::check(&ctx, p, &mut out);
         source::check(&ctx, p, &mut out);
         output::check(&ctx, p, &mut out);
         cross::check(&ctx, p, &mut out);
-        if let Some(t) = &p.tracker {
-            trackers_done.insert((t.file, t.group.clone()));
+        if let Some(t) = p.first(&Role::Tracker) {
             tracker::check(&ctx, t, &mut out);
         }
-        for (i, gie) in p.primary.iter().chain(&p.secondaries).enumerate() {
-            if let Some(cfg) = gie.config {
-                if ctx.ws.files[cfg].kind == Some(Kind::NvInfer) {
-                    let inf = nvinfer::Infer {
-                        config: cfg,
-                        gie: Some(gie),
-                        pipeline: Some(p),
-                        primary: i == 0 && p.primary.is_some(),
-                    };
-                    nvinfer::check(&ctx, &inf, &mut out);
-                }
-            }
+        for inf in p.infers() {
+            nvinfer::check(&ctx, inf, Some(p), &mut out);
         }
     }
     // Configs nothing references are checked on their own.
-    for id in 0..ctx.ws.files.len() {
-        if referenced.contains(&id) {
-            continue;
-        }
-        match ctx.ws.files[id].kind {
-            Some(Kind::NvInfer) => {
-                let primary = ctx
-                    .ws
-                    .int_at(
-                        &At {
-                            file: id,
-                            group: "property".into(),
-                        },
-                        "process-mode",
-                    )
-                    .unwrap_or(1)
-                    == 1;
-                let inf = nvinfer::Infer {
-                    config: id,
-                    gie: None,
-                    pipeline: None,
-                    primary,
-                };
-                nvinfer::check(&ctx, &inf, &mut out);
-            }
-            Some(Kind::Tracker) if !trackers_done.contains(&(id, "tracker".to_string())) => {
-                tracker::check(
-                    &ctx,
-                    &At {
-                        file: id,
-                        group: "tracker".into(),
-                    },
-                    &mut out,
-                );
-            }
+    for e in &graph.standalone {
+        match e.role {
+            Role::Infer(_) => nvinfer::check(&ctx, e, None, &mut out),
+            Role::Tracker => tracker::check(&ctx, e, &mut out),
             _ => {}
         }
     }
@@ -198,7 +155,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         ))
     });
     CheckResult {
-        pipelines,
+        pipelines: graph.pipelines,
         diagnostics: out,
     }
 }
