@@ -27,6 +27,10 @@ const EXPECTED: &[(&str, &str)] = &[
     ("ota/test5_ota_override_config.txt", "fragment"),
     ("service-maker/pipeline.yaml", "service-maker"),
     ("audio/ds_audio_config.txt", "audio-app"),
+    // A reference from a loading config beats content.
+    ("referenced/app.txt", "App"),
+    ("referenced/pgie.txt", "NvInfer"),
+    ("referenced/triton.txt", "nvinferserver"),
 ];
 
 fn verdicts(ws: &Workspace) -> Vec<(PathBuf, String)> {
@@ -49,6 +53,8 @@ fn verdicts(ws: &Workspace) -> Vec<(PathBuf, String)> {
 fn files_are_classified_by_their_reader() {
     let root = Path::new("testdata/classify");
     let mut ws = Workspace::load(&[root.to_path_buf()]);
+    // References are followed when the pipelines are built.
+    let result = dslint::rules::check(&mut ws, None, dslint::rules::context::Profile::Display);
     let got = verdicts(&ws);
     for (file, want) in EXPECTED {
         let path = root.join(file);
@@ -58,7 +64,6 @@ fn files_are_classified_by_their_reader() {
     // Every skip has a reason in words.
     assert!(ws.skipped.iter().all(|s| !s.reason.is_empty()));
     // Nothing is reported about a skipped file.
-    let result = dslint::rules::check(&mut ws, None, dslint::rules::context::Profile::Display);
     for d in &result.diagnostics {
         let path = &ws.files[d.file].path;
         assert!(

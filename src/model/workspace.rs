@@ -190,7 +190,7 @@ impl Workspace {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let loaded = load_one(path, self.overlay.get(&key).cloned(), walked, explicit);
+        let loaded = load_one(path, self.overlay.get(&key).cloned(), walked, explicit, None);
         self.insert(path, key, loaded)
     }
 
@@ -202,7 +202,7 @@ impl Workspace {
             .map(|p| {
                 let key = canonical(p);
                 let text = self.overlay.get(&key).cloned();
-                (key, load_one(p, text, true, explicit))
+                (key, load_one(p, text, true, explicit, None))
             })
             .collect();
         for (path, (key, l)) in paths.iter().zip(loaded) {
@@ -250,7 +250,7 @@ impl Workspace {
     /// Add a file from a text in memory (the bench variant's passes).
     pub fn read_text(&mut self, path: &Path, text: String) -> Option<FileId> {
         let key = canonical(path);
-        let loaded = parse_text(path, text, true);
+        let loaded = parse_text(path, text, true, None);
         self.insert(path, key, loaded)
     }
 
@@ -276,6 +276,36 @@ impl Workspace {
         } else {
             Target::Missing(full)
         })
+    }
+
+    /// Load a config that a loading config's key names as a `kind` (an
+    /// nvinfer config through `[primary-gie] config-file`, …): the
+    /// reference beats content (Precision 1), so a file content alone
+    /// skipped or took for another kind is read as `kind`.
+    pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
+        let p = match self.resolve(from, raw)? {
+            Target::Exists(p) if p.is_file() => p,
+            _ => return None,
+        };
+        let key = canonical(&p);
+        if let Some(&id) = self.by_path.get(&key) {
+            // A file naming itself stays what it is (DS704 reports it).
+            if id != from {
+                self.files[id].kind = Some(kind);
+            }
+            return Some(id);
+        }
+        // A file the walk found and skipped keeps the path the walk gave it.
+        let walked = self.skipped.iter().position(|s| canonical(&s.path) == key);
+        let path = walked.map_or(p, |i| self.skipped.remove(i).path);
+        let loaded = load_one(
+            &path,
+            self.overlay.get(&key).cloned(),
+            walked.is_some(),
+            false,
+            Some(kind),
+        );
+        self.insert(&path, key, loaded)
     }
 
     /// Load a referenced config (not walked) and return its id.
@@ -304,9 +334,11 @@ enum Loaded {
 
 /// Read, check and parse one file; no shared state, so files load in
 /// parallel.
-fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
+/// `referenced_as`: the kind a loading config's reference makes the file,
+/// which beats what its content says (Precision 1).
+fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool, referenced_as: Option<Kind>) -> Loaded {
     if let Some(text) = overlay {
-        return parse_text(path, text, walked);
+        return parse_text(path, text, walked, referenced_as);
     }
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -334,14 +366,14 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         return Loaded::Problem("file is binary (contains NUL bytes); skipped".into());
     }
     match String::from_utf8(bytes) {
-        Ok(text) => parse_text(path, text, walked),
+        Ok(text) => parse_text(path, text, walked, referenced_as),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
             let keyfile = detect::format_for(path, &String::from_utf8_lossy(&bytes)) == Some(Format::KeyFile);
             match keyfile.then(|| comments_only_lossy(&bytes)).flatten() {
                 Some(text) => {
-                    let mut loaded = parse_text(path, text, walked);
+                    let mut loaded = parse_text(path, text, walked, referenced_as);
                     if let Loaded::File(f) = &mut loaded {
                         f.lossy = true;
                     }
@@ -393,7 +425,7 @@ fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
 }
 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
-fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
+fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
         return if detect::looks_like_protobuf(&text) {
             Loaded::Skipped(
@@ -410,7 +442,10 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         };
     };
     let doc = Document::parse(text, format);
-    let mut verdict = detect::verdict(&doc);
+    let mut verdict = match referenced_as {
+        Some(kind) => Verdict::Lint(kind, "referenced as such by a loading config".into()),
+        None => detect::verdict(&doc),
+    };
     if verdict.kind().is_none()
         && format == Format::Yaml
         && !doc.errors.is_empty()
