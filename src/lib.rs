@@ -1,6 +1,7 @@
 //! dslint: a linter and fixer for NVIDIA DeepStream pipeline configuration,
 //! driven by measurement.
 //!
+//! - [`files`]: the project root, bounded reads, confined writes.
 //! - [`syntax`]: lossless key-file and YAML documents with byte spans.
 //! - [`model`]: file kinds, key tables, the pipeline built from many files,
 //!   the facts file.
@@ -8,6 +9,7 @@
 //! - [`fix`]: surgical edits, the fix loop and safe writes.
 //! - [`output`]: human and machine renderings.
 pub mod config;
+pub mod files;
 pub mod fix;
 pub mod measure;
 pub mod model;

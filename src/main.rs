@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use dslint::files::root::ProjectRoot;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
@@ -73,6 +74,15 @@ struct Common {
     ignore: Vec<String>,
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorArg,
+    /// The project root: nothing outside it is written, or read unless
+    /// --follow-outside (default: the nearest folder above the first path
+    /// with .git, dslint.toml or pyproject.toml, else the current folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Also read configs referenced from outside the project root (never
+    /// written; their content is never shown).
+    #[arg(long)]
+    follow_outside: bool,
 }
 
 #[derive(Subcommand)]
@@ -350,6 +360,7 @@ fn color(c: ColorArg) -> bool {
 
 /// Command-line options merged with the project configuration.
 struct Resolved {
+    root: ProjectRoot,
     facts: Option<Facts>,
     profile: Profile,
     settings: dslint::rules::Settings,
@@ -360,16 +371,19 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
         eprintln!("dslint: {e}");
         ExitCode::from(2)
     };
+    let mut root = ProjectRoot::for_paths(&common.paths, common.root.as_deref())
+        .map_err(|e| fail(format!("project root: {e}")))?;
+    root.follow_outside = common.follow_outside;
     let cfg_path = if common.isolated {
         None
     } else {
         common
             .config
             .clone()
-            .or_else(|| common.paths.first().and_then(|p| dslint::config::discover(p)))
+            .or_else(|| common.paths.first().and_then(|p| dslint::config::discover(p, &root)))
     };
     let cfg = match &cfg_path {
-        Some(p) => dslint::config::load(p).map_err(fail)?,
+        Some(p) => dslint::config::load(p, Some(&root)).map_err(fail)?,
         None => dslint::config::ProjectConfig::default(),
     };
     let facts_path = common.facts.clone().or_else(|| cfg.facts.clone());
@@ -383,6 +397,7 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
     };
     let settings = cfg.selection(&common.select, &common.ignore).map_err(fail)?;
     Ok(Resolved {
+        root,
         facts,
         profile,
         settings,
@@ -394,7 +409,7 @@ fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitC
         Ok(r) => r,
         Err(code) => return code,
     };
-    let mut ws = Workspace::load(&common.paths);
+    let mut ws = Workspace::load_in(&common.paths, Some(r.root.clone()), Default::default());
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
     let diags = result.diagnostics;
     let problems: Vec<_> = output::file_problems(&ws)
@@ -448,13 +463,20 @@ fn fix(
             eprintln!("dslint: --variant takes `bench`");
             return ExitCode::from(2);
         }
-        return dslint::fix::variant::write_bench_variants(&common.paths, r.facts.as_ref(), write, color(common.color));
+        return dslint::fix::variant::write_bench_variants(
+            &common.paths,
+            &r.root,
+            r.facts.as_ref(),
+            write,
+            color(common.color),
+        );
     }
     let opts = FixOptions {
         facts: r.facts.as_ref(),
         profile: r.profile,
         unsafe_fixes,
         selection: r.settings,
+        root: Some(r.root.clone()),
     };
     let outcome = engine::run(&common.paths, &opts);
     for p in &outcome.final_ws.missing_args {
@@ -462,11 +484,9 @@ fn fix(
     }
     let mut failed = false;
     if write {
-        for (path, (original, new)) in &outcome.changed {
-            if let Err(e) = dslint::fix::write::write_atomic(path, original, new, &common.paths) {
-                eprintln!("dslint: {e}");
-                failed = true;
-            }
+        for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
+            eprintln!("dslint: {e}");
+            failed = true;
         }
     } else if !quiet {
         let style = color(common.color);

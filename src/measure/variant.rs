@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::files::write::create_under_root;
 use crate::fix::apply::apply_to_string;
 use crate::fix::edit::Edit;
 use crate::fix::engine::{self, FixOptions};
@@ -123,6 +124,7 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
             .to_vec(),
             ..Default::default()
         },
+        root: None,
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     // Every file that differs from the original, edited or not by the engine.
@@ -137,15 +139,21 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
         Some((_, t)) => t.clone(),
         None => ws.files[root].doc.text.clone(),
     };
+    // Copies are created under the project root only, as new files renamed
+    // into place: a name planted in advance is replaced, never followed.
+    let project = ws
+        .root
+        .clone()
+        .ok_or_else(|| format!("{}: no project root", config.display()))?;
     let mut written = Vec::new();
     for (path, text) in texts.iter().filter(|(p, _)| !is_root(p)) {
         let copy = variant_path(path, batch);
-        std::fs::write(&copy, text).map_err(|e| format!("{}: {e}", copy.display()))?;
+        create_under_root(&project, &copy, text.as_bytes(), 0o644)?;
         app_text = repoint(&ws, root, &app_text, path, &copy);
         written.push(copy);
     }
     let app_copy = variant_path(config, batch);
-    std::fs::write(&app_copy, app_text).map_err(|e| format!("{}: {e}", app_copy.display()))?;
+    create_under_root(&project, &app_copy, app_text.as_bytes(), 0o644)?;
     written.insert(0, app_copy);
     Ok(written)
 }

@@ -231,7 +231,9 @@ fn build_one(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                 // source per CSV row (after the header).
                 let csv = ws.str_at(&at, "csv-file-path").map(str::to_string);
                 let streams = csv.and_then(|c| match ws.resolve(root, &c) {
-                    Some(Target::Exists(p)) => std::fs::read_to_string(p).ok(),
+                    Some(Target::Exists(p)) => {
+                        crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES).ok()
+                    }
                     _ => None,
                 });
                 let streams =

@@ -189,21 +189,36 @@ pub fn wrap_file(
     line: Option<usize>,
     diff_only: bool,
 ) -> Result<String, String> {
-    let src = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let src = read_script(script)?;
     let out = wrap(&src, level, output_dir, line)?;
     let dst = wrapped_path(script);
     let shown = crate::fix::diff::unified_between(script, &dst, &src, &out, false);
     if diff_only {
         return Ok(shown);
     }
-    std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(script)
-        .map(|m| m.permissions().mode())
-        .unwrap_or(0o644)
-        | 0o111;
-    let _ = std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode));
+    write_wrapped(script, &out)?;
     Ok(format!("{shown}wrote {}\n", dst.display()))
+}
+
+/// A launch script's text (a regular file, bounded).
+pub fn read_script(script: &std::path::Path) -> Result<String, String> {
+    crate::files::read::read_text(script, crate::files::read::MAX_FILE_BYTES)
+}
+
+/// Write `SCRIPT_nsys.sh` beside the script, executable: a new file
+/// renamed into place, so a file or link planted at that name is replaced,
+/// never written through.
+pub fn write_wrapped(script: &std::path::Path, text: &str) -> Result<std::path::PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dst = wrapped_path(script);
+    let mode = std::fs::metadata(script).map_or(0o644, |m| m.permissions().mode()) & 0o777 | 0o111;
+    let dir = crate::files::write::Dir::open(script.parent().unwrap_or(std::path::Path::new(".")))?;
+    let name = dst
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: not a file name dslint writes", dst.display()))?;
+    dir.create_or_replace(name, text.as_bytes(), mode)?;
+    Ok(dst)
 }
 
 /// `start.sh` → `start_nsys.sh`.

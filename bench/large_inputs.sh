@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Time dslint on hostile, large inputs: work must grow linearly with size.
+# Not a test (tests/safety_*.rs hold the hang guards); prints one line per
+# case: wall seconds, or "timeout" past the cap.
+#
+#   bash bench/large_inputs.sh [BIN] [CAP_SECONDS]
+#
+# BIN defaults to a fresh release build; pass an older binary to compare
+# side by side in one run (the machine may be shared: run both in one go).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-}
+CAP=${2:-300}
+if [ -z "$BIN" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/dslint
+fi
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+touch "$DIR/dslint.toml" # the project root
+
+python3 - "$DIR" <<'PY'
+import sys, os
+d = sys.argv[1]
+def w(name, text):
+    with open(os.path.join(d, name), "w") as f:
+        f.write(text)
+# 100k keys in one group (an nvinfer config).
+w("keys100k.txt", "[property]\ngie-unique-id=1\nnetwork-type=0\nbatch-size=1\n" + "".join(f"custom-key-{i}={i}\n" for i in range(100_000)))
+# 100k repeated [property] groups (GLib merges them).
+w("groups100k.txt", "".join(f"[property]\ngie-unique-id=1\nbatch-size={i % 7 + 1}\n" for i in range(100_000)))
+# 100k repeats of one key (DS004 each).
+w("dups100k.txt", "[property]\ngie-unique-id=1\n" + "".join(f"batch-size={i % 7 + 1}\n" for i in range(100_000)))
+# ~8 MiB deepstream-app key-file: many source groups.
+parts = ["[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nwidth=1920\nheight=1080\n"]
+i = 0
+size = sum(map(len, parts))
+while size < 8 * 1024 * 1024:
+    p = f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n"
+    parts.append(p); size += len(p); i += 1
+w("app8m.txt", "".join(parts))
+# ~8 MiB nvinfer key-file: one [property], then many class-attrs groups.
+parts = ["[property]\ngie-unique-id=1\ngpu-id=0\nbatch-size=4\nnetwork-mode=2\n"]
+i = 0; size = 0
+while size < 8 * 1024 * 1024:
+    p = f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n"
+    parts.append(p); size += len(p); i += 1
+w("infer8m.txt", "".join(parts))
+# ~8 MiB deepstream-app YAML: many source groups.
+parts = ["application:\n  enable-perf-measurement: 1\nstreammux:\n  batch-size: 4\n  width: 1920\n  height: 1080\n"]
+i = 0; size = 0
+while size < 8 * 1024 * 1024:
+    p = f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n"
+    parts.append(p); size += len(p); i += 1
+w("app8m.yml", "".join(parts))
+# ~8 MiB nvinfer YAML: one property map with many keys.
+parts = ["property:\n  gie-unique-id: 1\n  gpu-id: 0\n  batch-size: 4\n"]
+i = 0; size = 0
+while size < 8 * 1024 * 1024:
+    p = f"  custom-key-{i}: {i}\n"
+    parts.append(p); size += len(p); i += 1
+w("infer8m.yml", "".join(parts))
+# A 2 MB launch script for `nsys wrap`.
+lines = ["#!/bin/bash\n"]
+i = 0; size = 0
+while size < 2 * 1000 * 1000:
+    l = f"export VAR_{i}=\"value {i} 'quoted' $HOME\"\n"
+    lines.append(l); size += len(l); i += 1
+lines.append("python3 -m fastdeploy.entrypoints.openai.api_server --port 8080\n")
+w("start.sh", "".join(lines))
+PY
+
+run() { # run NAME CMD...: one line with the wall time
+  local name=$1; shift
+  local t0 t1 rc=0
+  t0=$(date +%s.%N)
+  timeout "$CAP" "$@" >/dev/null 2>&1 || rc=$?
+  t1=$(date +%s.%N)
+  if [ "$rc" = 124 ]; then
+    printf '%-34s timeout (>%ss)\n' "$name" "$CAP"
+  else
+    printf '%-34s %8.2f s  (exit %s)\n' "$name" "$(echo "$t1 - $t0" | bc)" "$rc"
+  fi
+}
+cd "$DIR"
+for f in keys100k.txt groups100k.txt dups100k.txt app8m.txt infer8m.txt app8m.yml infer8m.yml; do
+  run "check $f ($(( $(stat -c %s "$f") / 1024 )) KiB)" "$BIN" check "$f"
+done
+run "nsys wrap start.sh ($(( $(stat -c %s start.sh) / 1024 )) KiB)" "$BIN" nsys wrap start.sh --diff
