@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-}
+[ -n "$BIN" ] && BIN=$(realpath "$BIN")
 CAP=${2:-300}
 if [ -z "$BIN" ]; then
   cargo build --release --quiet

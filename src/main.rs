@@ -485,7 +485,7 @@ fn fix(
     let mut failed = false;
     if write {
         for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
-            eprintln!("dslint: {e}");
+            eprintln!("dslint: {}", output::escape_controls(&e));
             failed = true;
         }
     } else if !quiet {
@@ -496,7 +496,7 @@ fn fix(
     }
     if show_fixes {
         for line in &outcome.log {
-            eprintln!("{line}");
+            eprintln!("{}", output::escape_controls(line));
         }
     }
     if !quiet {

@@ -359,6 +359,7 @@ fn follow(
 
 /// Every path-valued key of a file, resolved (for DS704).
 fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+    let mut seen: HashSet<(FileId, usize, usize)> = refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     for g in &ws.files[file].doc.groups {
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
@@ -368,7 +369,7 @@ fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Referenc
                 continue;
             }
             if let Some(target) = ws.resolve(file, v) {
-                if refs.iter().any(|r| r.file == file && r.span == e.value_span) {
+                if !seen.insert((file, e.value_span.start, e.value_span.end)) {
                     continue;
                 }
                 refs.push(Reference {

@@ -215,7 +215,14 @@ pub fn inject_fastdeploy(
             // through.
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&runner).map_or(0o644, |m| m.permissions().mode()) & 0o777;
-            dir.create_new(bak_name, src.as_bytes(), mode)?;
+            if !dir.create_new(bak_name, src.as_bytes(), mode)?
+                && !std::fs::symlink_metadata(&bak).is_ok_and(|m| m.file_type().is_file())
+            {
+                return Err(format!(
+                    "{} exists and is not a regular file; not used as the backup, nothing changed",
+                    bak.display()
+                ));
+            }
             dir.replace_checked(name, src.as_bytes(), out.as_bytes())?;
             Ok(format!(
                 "{shown}{}: profiler window injected (steps {start_step} to {stop_step}); original in {}\n",
