@@ -6,14 +6,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use dslint::base::diagnostic::Severity;
+use dslint::base::rule as registry;
 use dslint::files::root::ProjectRoot;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human};
 use dslint::rules::context::Profile;
-use dslint::rules::diagnostic::Severity;
-use dslint::rules::registry;
+use dslint::rules::selector;
 
 #[derive(Parser)]
 #[command(
@@ -35,10 +36,18 @@ enum ProfileArg {
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
 enum Format {
     Human,
+    /// One line per finding: `path:line:col: CODE message`.
+    Concise,
     Json,
     Sarif,
     Github,
     Rdjson,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum TextOrJson {
+    Human,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -66,14 +75,20 @@ struct Common {
     /// Ignore any project configuration file.
     #[arg(long)]
     isolated: bool,
-    /// Only these codes (comma-separated; a prefix such as DS6 selects a family).
-    #[arg(long, value_delimiter = ',')]
+    /// Only these codes (comma-separated; a prefix such as DS6 selects a
+    /// family, ALL every rule).
+    #[arg(long, value_delimiter = ',', value_name = "CODES", value_parser = selector::parse)]
     select: Vec<String>,
     /// Not these codes (comma-separated, prefixes allowed).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "CODES", value_parser = selector::parse)]
     ignore: Vec<String>,
+    /// Colour the output: auto (a terminal without NO_COLOR), always, never.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorArg,
+    /// Exit 0 even when there are findings (or, for `fix`, changes to make);
+    /// usage and I/O errors still exit 2.
+    #[arg(long)]
+    exit_zero: bool,
     /// The project root: nothing outside it is written, or read unless
     /// --follow-outside (default: the nearest folder above the first path
     /// with .git, dslint.toml or pyproject.toml, else the current folder).
@@ -91,11 +106,18 @@ enum Command {
     Check {
         #[command(flatten)]
         common: Common,
+        /// human (the source line and why), concise (one line per finding),
+        /// json, sarif (code scanning), github (annotations), rdjson (reviewdog).
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
-        /// Print a count per code instead of each finding.
+        /// Print a count per code (with totals) instead of each finding;
+        /// as JSON with `--format json`.
         #[arg(long)]
         statistics: bool,
+        /// List every file looked at: what it was read as, or why it was
+        /// skipped; no findings (as JSON with `--format json`).
+        #[arg(long)]
+        show_files: bool,
         /// Print only the findings (no summary line); nothing when clean.
         #[arg(short, long)]
         quiet: bool,
@@ -120,6 +142,10 @@ enum Command {
         /// List every fix applied (file:line, code, what it did).
         #[arg(long)]
         show_fixes: bool,
+        /// human: diffs and a summary; json: one object with the diffs, the
+        /// fixes applied and the findings left.
+        #[arg(long, value_enum, default_value = "human")]
+        format: TextOrJson,
         /// No diff or summary; only errors.
         #[arg(short, long)]
         quiet: bool,
@@ -130,17 +156,36 @@ enum Command {
         what: NsysCommand,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    Completions { shell: clap_complete::Shell },
-    /// Print the man page (roff).
-    Man,
-    /// List the rules.
-    Rules,
+    Completions {
+        /// The shell to write the script for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of dslint or of one of its commands
+    /// (`dslint man measure sweep`), or write them all with --out-dir.
+    Man {
+        /// The command whose page to print (default: dslint itself).
+        command: Vec<String>,
+        /// Write every page (dslint.1, dslint-check.1, …) into this folder.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
+    /// List the rules: code, name, severity, fix, summary.
+    Rules {
+        /// human (a table with a header) or json.
+        #[arg(long, value_enum, default_value = "human")]
+        format: TextOrJson,
+    },
     /// Print a rule's page.
-    Explain { code: String },
+    Explain {
+        /// A rule code (DS207) or name (engine-name-mismatch).
+        code: String,
+    },
     /// The profile summary from a facts file.
     Report {
+        /// The facts file written by `dslint measure` (or by hand).
         #[arg(long)]
         facts: PathBuf,
+        /// md (the summary to read) or json.
         #[arg(long, value_enum, default_value = "md")]
         format: ReportFormat,
     },
@@ -185,7 +230,10 @@ impl From<LevelArg> for dslint::nsys::wrap::Level {
 enum NsysCommand {
     /// Write SCRIPT_nsys.sh: the server command runs under nsys profile.
     Wrap {
+        /// The launch script (it is read, never changed).
         script: PathBuf,
+        /// coarse: from cudaProfilerStart(), CUDA/NVTX/OS runtime/cuBLAS/GIL;
+        /// detailed: also every CUDA graph node.
         #[arg(long, value_enum, default_value = "coarse")]
         level: LevelArg,
         /// Where reports go (default /tmp/nsys_record; NSYS_OUTPUT_DIR overrides at run time).
@@ -206,8 +254,10 @@ enum NsysCommand {
         /// A launch script whose exported PYTHONPATH locates FastDeploy.
         #[arg(long)]
         script: Option<PathBuf>,
+        /// The model step at which the profiler starts.
         #[arg(long, default_value_t = 40)]
         start_step: u32,
+        /// The model step at which it stops.
         #[arg(long, default_value_t = 60)]
         stop_step: u32,
         /// Report the state and the diff; write nothing.
@@ -216,10 +266,13 @@ enum NsysCommand {
     },
     /// Wrap, start the service, send requests, and collect a named report.
     Capture {
+        /// The service's launch script (wrapped into SCRIPT_nsys.sh first).
         #[arg(long)]
         script: PathBuf,
+        /// The port the service listens on (polled until it answers).
         #[arg(long)]
         port: u16,
+        /// The host the service listens on.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
         /// A command that sends the requests ({host}, {port}, {model} are replaced).
@@ -228,8 +281,10 @@ enum NsysCommand {
         /// What the built-in request sends, and the report's name part.
         #[arg(long = "type", default_value = "text", value_parser = ["text", "mm", "custom"])]
         kind: String,
+        /// coarse or detailed, as for `nsys wrap`.
         #[arg(long, value_enum, default_value = "coarse")]
         level: LevelArg,
+        /// Where the report goes.
         #[arg(long, default_value = "/tmp/nsys_record")]
         output_dir: PathBuf,
         /// Seconds between readiness polls.
@@ -278,8 +333,17 @@ fn main() -> ExitCode {
             common,
             format,
             statistics,
+            show_files,
             quiet,
-        } => check(common, format, statistics, quiet),
+        } => check(
+            common,
+            CheckOutput {
+                format,
+                statistics,
+                show_files,
+                quiet,
+            },
+        ),
         Command::Fix {
             common,
             write,
@@ -287,34 +351,34 @@ fn main() -> ExitCode {
             unsafe_fixes,
             variant,
             show_fixes,
+            format,
             quiet,
-        } => fix(common, write, unsafe_fixes, variant, show_fixes, quiet),
+        } => fix(
+            common,
+            FixRun {
+                write,
+                unsafe_fixes,
+                variant,
+                show_fixes,
+                format,
+                quiet,
+            },
+        ),
         Command::Nsys { what } => nsys(what),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "dslint", &mut std::io::stdout());
             ExitCode::SUCCESS
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            let mut out = Vec::new();
-            if clap_mangen::Man::new(Cli::command()).render(&mut out).is_err() {
-                return ExitCode::from(2);
-            }
-            print!("{}", String::from_utf8_lossy(&out));
-            ExitCode::SUCCESS
-        }
-        Command::Rules => {
-            for r in registry::RULES {
-                println!(
-                    "{}  {:<30} {:<8} fix: {:<10} {}",
-                    r.code,
-                    r.name,
-                    r.severity.as_str(),
-                    r.fix.split(' ').next().unwrap_or(""),
-                    r.summary
-                );
-            }
+        Command::Man { command, out_dir } => man(&command, out_dir.as_deref()),
+        Command::Rules { format } => {
+            print!(
+                "{}",
+                match format {
+                    TextOrJson::Human => output::rules::text(registry::RULES),
+                    TextOrJson::Json => output::rules::json(registry::RULES),
+                }
+            );
             ExitCode::SUCCESS
         }
         Command::Explain { code } => match registry::find(&code) {
@@ -348,6 +412,39 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `dslint man`: the page of dslint or of a command; every page it names
+/// in SEE ALSO (`dslint-check(1)`, …) is one it can print or write.
+fn man(path: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    if let Some(dir) = out_dir {
+        return match clap_mangen::generate_to(cmd, dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("dslint: {}: {e}", dir.display());
+                ExitCode::from(2)
+            }
+        };
+    }
+    let mut page = &cmd;
+    for name in path {
+        match page.find_subcommand(name) {
+            Some(sub) => page = sub,
+            None => {
+                eprintln!("dslint: no command `{}` (see `dslint --help`)", path.join(" "));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if clap_mangen::Man::new(page.clone()).render(&mut out).is_err() {
+        return ExitCode::from(2);
+    }
+    print!("{}", String::from_utf8_lossy(&out));
+    ExitCode::SUCCESS
 }
 
 fn color(c: ColorArg) -> bool {
@@ -404,11 +501,23 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
     })
 }
 
-fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitCode {
+/// How `check` reports.
+struct CheckOutput {
+    format: Format,
+    statistics: bool,
+    show_files: bool,
+    quiet: bool,
+}
+
+fn check(common: Common, how: CheckOutput) -> ExitCode {
     let r = match resolve(&common) {
         Ok(r) => r,
         Err(code) => return code,
     };
+    if (how.statistics || how.show_files) && !matches!(how.format, Format::Human | Format::Json) {
+        eprintln!("dslint: --statistics and --show-files print as human (default) or json");
+        return ExitCode::from(2);
+    }
     let mut ws = Workspace::load_in(&common.paths, Some(r.root.clone()), Default::default());
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
     let diags = result.diagnostics;
@@ -416,20 +525,47 @@ fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitC
         .into_iter()
         .filter(|p| r.settings.enabled(p.code))
         .collect();
-    for p in &ws.missing_args {
-        eprintln!("dslint: {}: no such file or folder", p.display());
+    report_unchecked_arguments(&ws);
+    let totals = output::Totals::count(&ws, &diags, &problems);
+    let json = how.format == Format::Json;
+    if how.show_files {
+        let entries = output::files::entries(&ws);
+        print!(
+            "{}",
+            if json {
+                output::files::json(&entries)
+            } else {
+                output::files::text(&entries)
+            }
+        );
+        return ExitCode::from(if ws.missing_args.is_empty() { 0 } else { 2 });
     }
-    if statistics {
-        print!("{}", human::statistics(&diags, &problems));
+    if how.statistics {
+        let rows = output::statistics::count(&diags, &problems);
+        print!(
+            "{}",
+            if json {
+                output::statistics::json(&rows, &totals)
+            } else {
+                output::statistics::text(&rows, &totals)
+            }
+        );
     } else {
-        match format {
+        let summary = || human::summary(&totals, ws.skipped.len(), ws.missing_args.len());
+        match how.format {
             Format::Human => {
                 let style = human::Style {
                     color: color(common.color),
                 };
                 print!("{}", human::render(&ws, &diags, &problems, &style));
-                if !quiet {
-                    print!("{}", human::summary(&diags, &problems, ws.files.len()));
+                if !how.quiet {
+                    print!("{}", summary());
+                }
+            }
+            Format::Concise => {
+                print!("{}", output::concise::render(&ws, &diags, &problems));
+                if !how.quiet {
+                    print!("{}", summary());
                 }
             }
             Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
@@ -441,24 +577,38 @@ fn check(common: Common, format: Format, statistics: bool, quiet: bool) -> ExitC
     if !ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }
-    let findings = diags.iter().any(|d| d.severity >= Severity::Warning)
+    let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
-    ExitCode::from(u8::from(findings))
+    ExitCode::from(u8::from(findings && !common.exit_zero))
 }
 
-fn fix(
-    common: Common,
+/// Paths named on the command line that were not checked: missing ones
+/// (an error, exit 2) and files that are no DeepStream config (a notice).
+fn report_unchecked_arguments(ws: &Workspace) {
+    for p in &ws.missing_args {
+        eprintln!("dslint: {}: no such file or folder", p.display());
+    }
+    for s in ws.skipped.iter().filter(|s| s.named) {
+        eprintln!("dslint: {}: skipped, not checked: {}", s.path.display(), s.reason);
+    }
+}
+
+/// What `fix` does and how it reports.
+struct FixRun {
     write: bool,
     unsafe_fixes: bool,
     variant: Option<String>,
     show_fixes: bool,
+    format: TextOrJson,
     quiet: bool,
-) -> ExitCode {
+}
+
+fn fix(common: Common, how: FixRun) -> ExitCode {
     let r = match resolve(&common) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    if let Some(v) = variant {
+    if let Some(v) = how.variant {
         if v != "bench" {
             eprintln!("dslint: --variant takes `bench`");
             return ExitCode::from(2);
@@ -467,45 +617,55 @@ fn fix(
             &common.paths,
             &r.root,
             r.facts.as_ref(),
-            write,
+            how.write,
             color(common.color),
         );
     }
     let opts = FixOptions {
         facts: r.facts.as_ref(),
         profile: r.profile,
-        unsafe_fixes,
+        unsafe_fixes: how.unsafe_fixes,
         selection: r.settings,
         root: Some(r.root.clone()),
     };
     let outcome = engine::run(&common.paths, &opts);
-    for p in &outcome.final_ws.missing_args {
-        eprintln!("dslint: {}: no such file or folder", p.display());
-    }
+    report_unchecked_arguments(&outcome.final_ws);
     let mut failed = false;
-    if write {
+    if how.write {
         for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
             eprintln!("dslint: {}", output::escape_controls(&e));
             failed = true;
         }
-    } else if !quiet {
-        let style = color(common.color);
-        for (path, (original, new)) in &outcome.changed {
-            print!("{}", dslint::fix::diff::unified(path, original, new, style));
-        }
     }
-    if show_fixes {
-        for line in &outcome.log {
-            eprintln!("{}", output::escape_controls(line));
+    if how.format == TextOrJson::Json {
+        let problems: Vec<_> = output::file_problems(&outcome.final_ws)
+            .into_iter()
+            .filter(|p| opts.selection.enabled(p.code))
+            .collect();
+        print!(
+            "{}",
+            output::json::fix_report(&outcome, &problems, how.write && !failed)
+        );
+    } else {
+        if !how.write && !how.quiet {
+            let style = color(common.color);
+            for (path, (original, new)) in &outcome.changed {
+                print!("{}", dslint::fix::diff::unified(path, original, new, style));
+            }
         }
-    }
-    if !quiet {
-        eprint!("{}", dslint::fix::diff::summary(&outcome, write));
+        if how.show_fixes {
+            for line in &outcome.log {
+                eprintln!("{}", output::escape_controls(&line.to_string()));
+            }
+        }
+        if !how.quiet {
+            eprint!("{}", dslint::fix::diff::summary(&outcome, how.write));
+        }
     }
     if failed || !outcome.final_ws.missing_args.is_empty() {
         return ExitCode::from(2);
     }
-    ExitCode::from(u8::from(!write && !outcome.changed.is_empty()))
+    ExitCode::from(u8::from(!how.write && !outcome.changed.is_empty() && !common.exit_zero))
 }
 
 fn measure(what: MeasureCommand) -> ExitCode {
@@ -590,5 +750,39 @@ fn nsys(what: NsysCommand) -> ExitCode {
             eprintln!("dslint: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option and argument of every command says what it is for in
+    /// `--help` (and so in the man pages).
+    #[test]
+    fn every_argument_is_documented() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if a.is_hide_set() || id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {} (the command)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let mut cmd = Cli::command();
+        cmd.build();
+        walk(&cmd, "dslint", &mut missing);
+        assert!(missing.is_empty(), "undocumented: {missing:#?}");
     }
 }

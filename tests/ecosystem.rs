@@ -113,7 +113,8 @@ fn conveniences() {
     let (rc, out, _) = dslint(&["check", "testdata/examples", "--statistics"]);
     assert_eq!(rc, 1);
     assert!(
-        out.lines().any(|l| l.trim() == "1  DS101  streammux-batch-size  [*]"),
+        out.lines()
+            .any(|l| l == "    1  DS101  error     [*]  streammux-batch-size"),
         "{out}"
     );
     let (_, out, _) = dslint(&["check", "testdata/rules/DS101/clean", "--quiet"]);

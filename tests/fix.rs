@@ -6,8 +6,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
+use dslint::base::edit::Applicability;
 use dslint::fix::diff;
-use dslint::fix::edit::Applicability;
 use dslint::fix::engine::{self, FixOptions};
 use support::*;
 
@@ -37,7 +37,12 @@ fn fix_diffs_and_convergence_for_every_case() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let o = fix_case(&dir, true);
         // Convergence: nothing a fix could still change is left.
-        let left: Vec<_> = o.remaining.iter().filter(|d| d.fix.is_some()).map(|d| d.code).collect();
+        let left: Vec<_> = o
+            .remaining
+            .iter()
+            .filter(|d| d.fix.is_some())
+            .map(|d| d.code())
+            .collect();
         assert!(left.is_empty(), "{}: fixes left after fixing: {left:?}", dir.display());
         assert!(o.passes < engine::MAX_PASSES, "{}: did not converge", dir.display());
         if !o.changed.is_empty() {
@@ -223,6 +228,6 @@ fn unsafe_fixes_need_the_flag() {
     assert!(
         o.remaining
             .iter()
-            .any(|d| d.code == "DS202" && d.fix.as_ref().unwrap().applicability == Applicability::Unsafe)
+            .any(|d| d.code() == "DS202" && d.fix.as_ref().unwrap().applicability == Applicability::Unsafe)
     );
 }

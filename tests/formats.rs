@@ -68,7 +68,7 @@ fn sarif_validates_against_the_schema() {
     let run = &v["runs"][0];
     assert_eq!(
         run["tool"]["driver"]["rules"].as_array().unwrap().len(),
-        dslint::rules::registry::RULES.len()
+        dslint::base::rule::RULES.len()
     );
     let r = run["results"]
         .as_array()

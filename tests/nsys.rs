@@ -53,10 +53,13 @@ fn wrap_golden_scripts() {
 }
 
 #[test]
-fn wrap_cli_writes_an_executable_copy() {
+fn wrap_cli_writes_a_copy_that_runs_like_the_original() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
     let tmp = tempfile::tempdir().unwrap();
     let s = tmp.path().join("start.sh");
     std::fs::copy("testdata/nsys/scripts/02_env_prefix.sh", &s).unwrap();
+    std::fs::set_permissions(&s, std::fs::Permissions::from_mode(0o750)).unwrap();
     let (rc, out, err) = dslint_env(
         &[
             "nsys",
@@ -77,14 +80,32 @@ fn wrap_cli_writes_an_executable_copy() {
         w.contains("--cuda-graph-trace=node --output $NSYS_OUTPUT\"\n# coarse"),
         "{w}"
     );
-    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(mode(&tmp.path().join("start_nsys.sh")), 0o750);
+    // Wrapping the wrapped copy writes nothing (no start_nsys_nsys.sh).
+    let (rc, out, err) = dslint_env(
+        &["nsys", "wrap", tmp.path().join("start_nsys.sh").to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "{} is already wrapped (it holds dslint's nsys block); nothing written\n",
+            tmp.path().join("start_nsys.sh").display()
+        )
+    );
+    assert!(!tmp.path().join("start_nsys_nsys.sh").exists());
+    // A script that is not executable gets a copy that is not either.
+    let plain = tmp.path().join("plain.sh");
+    std::fs::write(&plain, "#!/bin/sh\npython3 -c $'print(\\'hi\\')' serve.py\n").unwrap();
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (rc, _, err) = dslint_env(&["nsys", "wrap", plain.to_str().unwrap()], &[]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(mode(&tmp.path().join("plain_nsys.sh")), 0o640);
     assert!(
-        std::fs::metadata(tmp.path().join("start_nsys.sh"))
+        std::fs::read_to_string(tmp.path().join("plain_nsys.sh"))
             .unwrap()
-            .permissions()
-            .mode()
-            & 0o111
-            != 0
+            .ends_with("# <<< dslint nsys\n${NSYS_CMD} python3 -c $'print(\\'hi\\')' serve.py\n")
     );
     assert_eq!(
         std::fs::read_to_string(&s).unwrap(),

@@ -7,8 +7,8 @@ mod support;
 
 use std::path::Path;
 
+use dslint::base::edit::Edit;
 use dslint::fix::apply::apply_to_string;
-use dslint::fix::edit::Edit;
 use dslint::model::detect;
 use dslint::syntax::{Document, Format};
 use support::*;

@@ -343,11 +343,12 @@ fn created_files_never_go_through_planted_names() {
     );
     // nsys wrap: SCRIPT_nsys.sh planted.
     std::fs::write(l.repo.join("start.sh"), "#!/bin/sh\npython3 -m server --port 8080\n").unwrap();
+    std::fs::set_permissions(l.repo.join("start.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
     symlink(&sentinel, l.repo.join("start_nsys.sh")).unwrap();
     let (rc, _, err) = run(&l.repo, &["nsys", "wrap", "start.sh"]);
     assert_eq!(rc, 0, "{err}");
     let meta = std::fs::symlink_metadata(l.repo.join("start_nsys.sh")).unwrap();
-    assert!(meta.file_type().is_file() && meta.mode() & 0o111 != 0);
+    assert!(meta.file_type().is_file() && meta.mode() & 0o7777 == 0o750);
     // nsys inject: the .bak planted as a link out is neither written
     // through nor passed off as the backup.
     let pkg = l.repo.join("fd/fastdeploy/worker");

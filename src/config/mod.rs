@@ -25,6 +25,7 @@ use crate::files::read::{MAX_FILE_BYTES, read_text};
 use crate::files::root::{Place, ProjectRoot};
 
 use crate::model::keys::edit_distance;
+use crate::rules::selector;
 
 #[derive(Debug, Clone, Default)]
 pub struct ProjectConfig {
@@ -131,9 +132,10 @@ pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, St
             .ok_or_else(|| format!("{}: `{key}` must be a list of codes", at(span.clone())))?;
         arr.iter()
             .map(|v| {
-                v.as_str()
-                    .map(|s| s.trim().to_ascii_uppercase())
-                    .ok_or_else(|| format!("{}: `{key}` must hold strings", at(span.clone())))
+                let s = v
+                    .as_str()
+                    .ok_or_else(|| format!("{}: `{key}` must hold strings", at(span.clone())))?;
+                selector::parse(s).map_err(|e| format!("{}: {e}", at(v.span().or(span.clone()))))
             })
             .collect()
     };
@@ -209,18 +211,6 @@ pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, St
             }
         }
     }
-    for code in cfg.select.iter().chain(&cfg.ignore).chain(&cfg.extend_select) {
-        if code != "ALL"
-            && !crate::rules::registry::RULES
-                .iter()
-                .any(|r| r.code.starts_with(code.as_str()))
-        {
-            return Err(format!(
-                "{}: `{code}` is no rule code or prefix (see `dslint rules`)",
-                path.display()
-            ));
-        }
-    }
     Ok(cfg)
 }
 
@@ -237,33 +227,28 @@ impl ProjectConfig {
         }
         let mut ignore = self.ignore.clone();
         ignore.extend(cli_ignore.iter().cloned());
-        let base = self
-            .path
-            .as_ref()
-            .and_then(|p| p.parent())
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
         let mut per_file = Vec::new();
         for (glob, codes) in &self.per_file_ignores {
             let g = globset::GlobBuilder::new(glob)
                 .literal_separator(false)
                 .build()
                 .map_err(|e| e.to_string())?;
-            per_file.push((g.compile_matcher(), codes.clone()));
-            // Also match the path as given relative to the config's folder.
-            if !base.as_os_str().is_empty() {
-                if let Ok(g) = globset::Glob::new(&format!("{}/{glob}", base.display())) {
-                    per_file.push((g.compile_matcher(), codes.clone()));
-                }
-                if let Ok(g) = globset::Glob::new(&format!("**/{glob}")) {
-                    per_file.push((g.compile_matcher(), codes.clone()));
-                }
-            }
+            per_file.push(crate::rules::PerFileIgnore {
+                pattern: glob.clone(),
+                glob: g.compile_matcher(),
+                codes: codes.clone(),
+            });
         }
+        let per_file_base = self
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(|d| crate::model::workspace::canonical(if d.as_os_str().is_empty() { Path::new(".") } else { d }));
         Ok(crate::rules::Settings {
             select,
             ignore,
             per_file_ignores: per_file,
+            per_file_base,
             bench_sink_type: self.bench_sink_type,
         })
     }
@@ -282,26 +267,37 @@ mod tests {
 
     #[test]
     fn reads_keys_and_points_at_errors() {
-        let c = load_text("dslint.toml", "select = [\"DS1\", \"ds2\"]\nprofile = \"bench\"\n[per-file-ignores]\n\"legacy/*\" = [\"DS6\"]\n[options]\nbench-sink-type = 1\n").unwrap();
+        let c = load_text("dslint.toml", "select = [\"DS1\", \"DS2\"]\nprofile = \"bench\"\n[per-file-ignores]\n\"legacy/*\" = [\"DS6\"]\n[options]\nbench-sink-type = 1\n").unwrap();
         assert_eq!(c.select, vec!["DS1", "DS2"]);
         assert_eq!(c.profile.as_deref(), Some("bench"));
         assert_eq!(
             c.per_file_ignores,
             vec![("legacy/*".to_string(), vec!["DS6".to_string()])]
         );
-        assert_eq!(
-            load_text("dslint.toml", "select = [\"DS1\"]\nignroe = [\"DS2\"]\n").unwrap_err(),
-            "DIR/dslint.toml:2:1: unknown key `ignroe` (did you mean `ignore`?)"
-        );
-        assert_eq!(
-            load_text("dslint.toml", "profile = \"fast\"\n").unwrap_err(),
-            "DIR/dslint.toml:1:1: `profile` must be \"bench\" or \"display\""
-        );
-        assert!(
-            load_text("dslint.toml", "select = [\"XX9\"]\n")
-                .unwrap_err()
-                .contains("no rule code")
-        );
+        for (text, error) in [
+            (
+                "select = [\"DS1\"]\nignroe = [\"DS2\"]\n",
+                "DIR/dslint.toml:2:1: unknown key `ignroe` (did you mean `ignore`?)",
+            ),
+            (
+                "profile = \"fast\"\n",
+                "DIR/dslint.toml:1:1: `profile` must be \"bench\" or \"display\"",
+            ),
+            (
+                "select = [\"DS1\", \"ds2\"]\n",
+                "DIR/dslint.toml:1:18: `ds2` is no rule code or prefix (codes are upper case: did you mean `DS2`?)",
+            ),
+            (
+                "ignore = [\"\"]\n",
+                "DIR/dslint.toml:1:11: empty rule code (a stray comma?)",
+            ),
+            (
+                "[per-file-ignores]\n\"a/*\" = [\"DS9\"]\n",
+                "DIR/dslint.toml:2:10: `DS9` is no rule code or prefix (see `dslint rules`)",
+            ),
+        ] {
+            assert_eq!(load_text("dslint.toml", text).unwrap_err(), error, "{text}");
+        }
         assert!(
             load_text("dslint.toml", "select = [\n")
                 .unwrap_err()

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::fix::edit::{Edit, Fix};
-use crate::model::workspace::FileId;
+use crate::base::FileId;
+use crate::base::edit::{Edit, Fix};
 
 /// Pick the fixes of one pass: non-overlapping within each file.
 pub fn select<'a>(fixes: impl IntoIterator<Item = &'a Fix>) -> (Vec<&'a Fix>, usize) {

@@ -18,7 +18,7 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
     let text = diff
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{}", from.display()), &format!("b/{}", to.display()))
+        .header(&header_name("a", from), &header_name("b", to))
         .to_string();
     // A diff is read on a terminal: control characters from the configs
     // are shown escaped, line by line (the line structure stays).
@@ -41,6 +41,37 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
             _ => format!("{l}\n"),
         })
         .collect()
+}
+
+/// A `---`/`+++` file name that GNU patch and `git apply` read back as the
+/// same path: one with a space gets a trailing tab (patch ends the name at
+/// a tab, as git writes it); one with a quote, backslash, control byte or
+/// bytes that are not UTF-8 is C-quoted with octal escapes (git's quoting,
+/// which patch 2.7 decodes).
+pub fn header_name(prefix: &str, path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let path = path.strip_prefix(".").unwrap_or(path);
+    let bytes = [prefix.as_bytes(), b"/", path.as_os_str().as_bytes()].concat();
+    let utf8 = std::str::from_utf8(&bytes).is_ok();
+    let escape = |b: u8| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || (!utf8 && b >= 0x80);
+    if !bytes.iter().any(|&b| escape(b)) {
+        let name = String::from_utf8_lossy(&bytes).into_owned();
+        return if name.contains(' ') { name + "\t" } else { name };
+    }
+    let mut q = vec![b'"'];
+    for &b in &bytes {
+        match b {
+            b'"' | b'\\' => q.extend([b'\\', b]),
+            b'\t' => q.extend(b"\\t"),
+            b'\n' => q.extend(b"\\n"),
+            b'\r' => q.extend(b"\\r"),
+            b if escape(b) => q.extend(format!("\\{b:03o}").bytes()),
+            b => q.push(b),
+        }
+    }
+    q.push(b'"');
+    // Only ASCII was escaped, so what is left is the path's own UTF-8.
+    String::from_utf8_lossy(&q).into_owned()
 }
 
 pub fn summary(o: &FixOutcome, written: bool) -> String {

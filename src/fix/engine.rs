@@ -5,14 +5,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Applicability;
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
-use crate::fix::edit::Applicability;
 use crate::model::facts::Facts;
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::Settings;
 use crate::rules::context::Profile;
-use crate::rules::diagnostic::Diagnostic;
 
 pub const MAX_PASSES: usize = 10;
 
@@ -34,11 +34,27 @@ pub struct FixOutcome {
     /// Unsafe fixes not applied (no `--unsafe-fixes`), by code.
     pub unsafe_left: BTreeMap<&'static str, usize>,
     pub passes: usize,
-    /// One line per fix applied: `path:line: CODE title`.
-    pub log: Vec<String>,
+    /// Every fix applied, in the order applied.
+    pub log: Vec<AppliedFix>,
     /// What is left after fixing.
     pub remaining: Vec<Diagnostic>,
     pub final_ws: Workspace,
+}
+
+/// One fix applied: where (the line in the text that pass fixed), which
+/// code, and what it did. Shown as `path:line: CODE title`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AppliedFix {
+    pub file: PathBuf,
+    pub line: usize,
+    pub code: &'static str,
+    pub title: String,
+}
+
+impl std::fmt::Display for AppliedFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {} {}", self.file.display(), self.line, self.code, self.title)
+    }
 }
 
 pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
@@ -65,7 +81,7 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             out.unsafe_left.clear();
             for d in &result.diagnostics {
                 if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
-                    *out.unsafe_left.entry(d.code).or_default() += 1;
+                    *out.unsafe_left.entry(d.code()).or_default() += 1;
                 }
             }
             out.remaining = result.diagnostics;
@@ -77,11 +93,15 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         for d in &fixable {
             if let Some(f) = &d.fix {
                 if taken.iter().any(|t| std::ptr::eq(*t, f)) {
-                    *out.applied.entry(d.code).or_default() += 1;
+                    *out.applied.entry(d.code()).or_default() += 1;
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);
-                    out.log
-                        .push(format!("{}:{line}: {} {}", file.path.display(), d.code, f.title));
+                    out.log.push(AppliedFix {
+                        file: file.path.clone(),
+                        line,
+                        code: d.code(),
+                        title: f.title.clone(),
+                    });
                 }
             }
         }

@@ -3,7 +3,6 @@
 
 pub mod apply;
 pub mod diff;
-pub mod edit;
 pub mod engine;
 pub mod variant;
 pub mod write;

@@ -9,11 +9,11 @@ use std::process::ExitCode;
 
 use std::os::unix::fs::PermissionsExt;
 
+use crate::base::edit::Applicability;
 use crate::files::read::{MAX_FILE_BYTES, read_text};
 use crate::files::root::{Place, ProjectRoot};
 use crate::files::write::create_under_root;
 use crate::fix::apply;
-use crate::fix::edit::Applicability;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
@@ -49,7 +49,7 @@ pub fn bench_variants(paths: &[PathBuf], root: &ProjectRoot, facts: Option<&Fact
             let fixes: Vec<_> = r
                 .diagnostics
                 .iter()
-                .filter(|d| d.file == id && BENCH_CODES.contains(&d.code))
+                .filter(|d| d.file == id && BENCH_CODES.contains(&d.code()))
                 .filter_map(|d| d.fix.as_ref())
                 .filter(|f| f.applicability == Applicability::Safe && f.edits.iter().all(|e| e.file == id))
                 .collect();

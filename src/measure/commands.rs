@@ -32,6 +32,7 @@ pub fn save(facts: &Facts, path: &Path) -> Result<(), String> {
 
 #[derive(clap::Args)]
 pub struct HwOptions {
+    /// Which GPU (nvidia-smi's index) to describe.
     #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
     /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
@@ -137,6 +138,7 @@ pub struct SweepOptions {
     /// A deepstream-app config: each batch runs a variant of it as `{config}`.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// The batch sizes to try, in order (it stops once the plateau is found).
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
     pub batches: Vec<u32>,
     /// Cap the batches at this many streams (default: facts workload.n_streams).
@@ -160,8 +162,10 @@ pub struct SweepOptions {
     /// Save every run's output, to re-read with --sweep-log.
     #[arg(long)]
     pub save_log: Option<PathBuf>,
+    /// The GPU whose utilisation `nvidia-smi dmon` samples during each run.
     #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
+    /// The facts file to merge the sweep into (other sections are kept).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Keep the per-batch config variants written beside --config.

@@ -246,6 +246,7 @@ pub struct ProfileOptions {
     /// The command to profile (split into words, run under nsys profile).
     #[arg(long)]
     pub cmd: Option<String>,
+    /// Seconds nsys records (`nsys profile --duration`).
     #[arg(long, default_value_t = 30.0)]
     pub duration: f64,
     /// Where the report and its CSVs go.
@@ -260,6 +261,7 @@ pub struct ProfileOptions {
     /// The deepstream-app config that ran (for NVTX coverage).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// The facts file to merge the profile into (other sections are kept).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }

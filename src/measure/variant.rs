@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::base::edit::Edit;
 use crate::files::write::create_under_root;
 use crate::fix::apply::apply_to_string;
-use crate::fix::edit::Edit;
 use crate::fix::engine::{self, FixOptions};
 use crate::model::facts::{Facts, Sweep, Workload};
 use crate::model::pipeline::{self, At};

@@ -179,7 +179,7 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
     }
 }
 
-fn looks_like_protobuf(text: &str) -> bool {
+pub fn looks_like_protobuf(text: &str) -> bool {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

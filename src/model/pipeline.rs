@@ -4,10 +4,12 @@
 
 use std::collections::HashSet;
 
+use crate::base::FileId;
+use crate::base::Span;
 use crate::model::detect::Kind;
-use crate::model::workspace::{FileId, Target, Workspace};
+use crate::model::workspace::{Target, Workspace};
+use crate::syntax::Entry;
 use crate::syntax::glib;
-use crate::syntax::{Entry, Span};
 
 /// An element's properties: one group of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,13 +9,12 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::base::FileId;
+use crate::base::rule::Rule;
 use crate::files::read::{self, ReadError};
 use crate::files::root::{Place, ProjectRoot};
 use crate::model::detect::{self, Kind};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
-
-pub type FileId = usize;
 
 pub use crate::files::read::MAX_FILE_BYTES;
 
@@ -58,9 +57,12 @@ pub struct Workspace {
     by_path: HashMap<PathBuf, FileId>,
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
-    pub file_problems: Vec<(PathBuf, &'static str, Severity, String)>,
+    pub file_problems: Vec<(PathBuf, Rule, String)>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
+    /// Files read and set aside as not DeepStream configs, with why
+    /// (`--show-files`, and a notice for a file named on the command line).
+    pub skipped: Vec<Skipped>,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path.
     pub overlay: HashMap<PathBuf, String>,
@@ -69,6 +71,15 @@ pub struct Workspace {
     /// The project root; `None` (a workspace built in memory) reads nothing
     /// from disk through references.
     pub root: Option<ProjectRoot>,
+}
+
+/// A file that was read and is not checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+    /// Named on the command line (rather than found by a walk).
+    pub named: bool,
 }
 
 /// Extensions a directory walk looks at.
@@ -131,8 +142,7 @@ impl Workspace {
         };
         for dir in top.ancestors() {
             if let Some(msg) = bad_ignore_file(dir) {
-                self.file_problems
-                    .push((dir.to_path_buf(), "DS005", Severity::Warning, msg));
+                self.file_problems.push((dir.to_path_buf(), Rule::UnreadableFile, msg));
                 return Vec::new();
             }
             if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
@@ -179,14 +189,14 @@ impl Workspace {
                 Ok(_) => {}
                 Err(err) => {
                     let (path, msg) = walk_error(&err);
-                    self.file_problems.push((path, "DS005", Severity::Warning, msg));
+                    self.file_problems.push((path, Rule::UnreadableFile, msg));
                 }
             }
         }
         let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
         pruned.sort();
         for (path, msg) in pruned {
-            self.file_problems.push((path, "DS005", Severity::Warning, msg));
+            self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
         found.sort();
         found
@@ -252,10 +262,16 @@ impl Workspace {
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
-            Loaded::Skipped => None,
+            Loaded::Skipped(reason) => {
+                self.skipped.push(Skipped {
+                    path: path.to_path_buf(),
+                    reason,
+                    named: self.roots.iter().any(|r| r == path),
+                });
+                None
+            }
             Loaded::Problem(msg) => {
-                self.file_problems
-                    .push((path.to_path_buf(), "DS005", Severity::Warning, msg));
+                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
                 None
             }
             Loaded::File(f) => {
@@ -326,8 +342,8 @@ impl Workspace {
 
 /// The outcome of reading one file.
 enum Loaded {
-    /// Not a DeepStream config: skipped without a word.
-    Skipped,
+    /// Not a DeepStream config (or empty): no finding, only a record of why.
+    Skipped(String),
     /// Unreadable (DS005), with the reason.
     Problem(String),
     File(Box<SourceFile>),
@@ -351,7 +367,7 @@ fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, ex
         return if explicit {
             Loaded::Problem("file is empty; skipped".into())
         } else {
-            Loaded::Skipped
+            Loaded::Skipped("empty file".into())
         };
     }
     if bytes.contains(&0) {
@@ -392,7 +408,11 @@ fn bad_ignore_file(dir: &Path) -> Option<String> {
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return Loaded::Skipped;
+        return Loaded::Skipped(if detect::looks_like_protobuf(&text) {
+            "protobuf text (an nvinferserver config?), which dslint does not read".into()
+        } else {
+            "neither a key-file nor YAML (by its extension and first line)".into()
+        });
     };
     let doc = Document::parse(text, format);
     let mut kind = detect::classify(&doc);
@@ -408,7 +428,7 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         );
     }
     if kind.is_none() {
-        return Loaded::Skipped;
+        return Loaded::Skipped(skip_reason(&doc));
     }
     let lines = LineIndex::new(&doc.text);
     Loaded::File(Box::new(SourceFile {
@@ -419,6 +439,31 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         walked,
         outside: false,
     }))
+}
+
+/// Why a parsed file is not a config dslint checks, naming what it found.
+fn skip_reason(doc: &Document) -> String {
+    let text = &doc.text;
+    if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
+        return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
+    }
+    // (Top-level YAML scalars sit in a group without a name.)
+    let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
+    let what = if doc.format == Format::KeyFile {
+        "groups"
+    } else {
+        "sections"
+    };
+    if names.is_empty() {
+        return format!("read as {}, with no {what}", doc.format.describe());
+    }
+    let shown: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+    let more = if names.len() > 4 { ", …" } else { "" };
+    format!(
+        "read as {}, but its {what} ({}{more}) are not those of a config dslint checks",
+        doc.format.describe(),
+        shown.join(", ")
+    )
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
@@ -461,9 +506,4 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// Shorthand used by rules to make a diagnostic about a file-level problem.
-pub fn file_diagnostic(code: &'static str, sev: Severity, file: FileId, msg: String) -> Diagnostic {
-    Diagnostic::new(code, sev, file, 0..0, msg)
 }

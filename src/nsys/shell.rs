@@ -159,6 +159,21 @@ pub fn lex(src: &str) -> Result<Script, String> {
                     i += 1;
                 }
             }
+            b'$' if b.get(i + 1) == Some(&b'\'') => {
+                // ANSI-C quoting, `$'it\'s'`: a backslash escapes the next
+                // character, so `\'` does not end the word.
+                cur_start.get_or_insert(i);
+                let unescape = |c| match c {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    other => other,
+                };
+                let j = read_escaped(src, i + 2, b'\'', unescape, &mut cur)
+                    .ok_or_else(|| format!("line {}: unterminated $'…' quote", line_of(i)))?;
+                line += src[i..j].matches('\n').count();
+                i = j + 1;
+            }
             b'\'' => {
                 cur_start.get_or_insert(i);
                 let end = src[i + 1..]
@@ -170,26 +185,8 @@ pub fn lex(src: &str) -> Result<Script, String> {
             }
             b'"' => {
                 cur_start.get_or_insert(i);
-                let mut j = i + 1;
-                loop {
-                    match b.get(j) {
-                        None => return Err(format!("line {}: unterminated double quote", line_of(i))),
-                        Some(b'\\') => {
-                            if let Some(ch) = src.get(j + 1..).and_then(|s| s.chars().next()) {
-                                cur.push(ch);
-                                j += 1 + ch.len_utf8();
-                            } else {
-                                j += 1;
-                            }
-                        }
-                        Some(b'"') => break,
-                        Some(_) => {
-                            let ch = src[j..].chars().next().unwrap_or(' ');
-                            cur.push(ch);
-                            j += ch.len_utf8();
-                        }
-                    }
-                }
+                let j = read_escaped(src, i + 1, b'"', |c| c, &mut cur)
+                    .ok_or_else(|| format!("line {}: unterminated double quote", line_of(i)))?;
                 line += src[i..j].matches('\n').count();
                 i = j + 1;
             }
@@ -307,6 +304,32 @@ pub fn lex(src: &str) -> Result<Script, String> {
     Ok(Script { commands })
 }
 
+/// A quoted string whose backslash escapes the next character, from
+/// `start` (after the opening quote) to the closing `close` byte: pushes
+/// the text onto `cur` (`unescape` maps an escaped character) and returns
+/// the index of the closing quote; `None` when it is not closed.
+fn read_escaped(src: &str, start: usize, close: u8, unescape: fn(char) -> char, cur: &mut String) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut j = start;
+    loop {
+        match *b.get(j)? {
+            c if c == close => return Some(j),
+            b'\\' => match src.get(j + 1..).and_then(|s| s.chars().next()) {
+                Some(ch) => {
+                    cur.push(unescape(ch));
+                    j += 1 + ch.len_utf8();
+                }
+                None => j += 1,
+            },
+            _ => {
+                let ch = src[j..].chars().next()?;
+                cur.push(ch);
+                j += ch.len_utf8();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,6 +341,17 @@ mod tests {
             .iter()
             .filter_map(|c| Some((c.program()?.text.clone(), c.background, c.line)))
             .collect()
+    }
+
+    #[test]
+    fn ansi_c_quotes_are_one_word() {
+        assert_eq!(
+            programs("echo $'it\\'s'\npython3 -c $'a\\nb' serve.py\n"),
+            vec![("echo".to_string(), false, 1), ("python3".to_string(), false, 2)]
+        );
+        let s = lex("python3 $'x\\'y' z\n").unwrap();
+        assert_eq!(s.commands[0].words[1].text, "x'y");
+        assert!(lex("echo $'open\n").unwrap_err().contains("unterminated $'"));
     }
 
     #[test]

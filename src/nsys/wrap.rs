@@ -97,11 +97,16 @@ pub fn launch_command(script: &shell::Script, line: Option<usize>) -> Result<Sim
     Ok(last.clone())
 }
 
+/// Whether a script already carries dslint's block and the `${NSYS_CMD}`
+/// prefix (a `*_nsys.sh` written earlier).
+pub fn is_wrapped(src: &str) -> bool {
+    src.contains(BEGIN) && src.contains("${NSYS_CMD}")
+}
+
 pub fn wrap(src: &str, level: Level, output_dir: Option<&str>, line: Option<usize>) -> Result<String, String> {
     let eol = if src.contains("\r\n") { "\r\n" } else { "\n" };
     let script = shell::lex(src)?;
-    let already = src.contains(BEGIN) && src.contains("${NSYS_CMD}");
-    if already {
+    if is_wrapped(src) {
         return Ok(src.to_string());
     }
     let cmd = launch_command(&script, line)?;
@@ -180,8 +185,9 @@ pub fn wrap(src: &str, level: Level, output_dir: Option<&str>, line: Option<usiz
     Ok(out)
 }
 
-/// `dslint nsys wrap`: write `SCRIPT_nsys.sh` (executable) beside the
-/// script, or with `diff_only` only show what it would be.
+/// `dslint nsys wrap`: write `SCRIPT_nsys.sh` beside the script (with the
+/// script's permission bits), or with `diff_only` only show what it would
+/// be. A script that is already wrapped is left alone.
 pub fn wrap_file(
     script: &std::path::Path,
     level: Level,
@@ -190,6 +196,12 @@ pub fn wrap_file(
     diff_only: bool,
 ) -> Result<String, String> {
     let src = read_script(script)?;
+    if is_wrapped(&src) {
+        return Ok(format!(
+            "{} is already wrapped (it holds dslint's nsys block); nothing written\n",
+            script.display()
+        ));
+    }
     let out = wrap(&src, level, output_dir, line)?;
     let dst = wrapped_path(script);
     let shown = crate::fix::diff::unified_between(script, &dst, &src, &out, false);
@@ -205,13 +217,14 @@ pub fn read_script(script: &std::path::Path) -> Result<String, String> {
     crate::files::read::read_text(script, crate::files::read::MAX_FILE_BYTES)
 }
 
-/// Write `SCRIPT_nsys.sh` beside the script, executable: a new file
-/// renamed into place, so a file or link planted at that name is replaced,
-/// never written through.
+/// Write `SCRIPT_nsys.sh` beside the script: a new file renamed into
+/// place, so a file or link planted at that name is replaced, never written
+/// through. The copy runs like the original: the same permission bits, no
+/// more (no execute bit the original lacks; never setuid/setgid).
 pub fn write_wrapped(script: &std::path::Path, text: &str) -> Result<std::path::PathBuf, String> {
     use std::os::unix::fs::PermissionsExt;
     let dst = wrapped_path(script);
-    let mode = std::fs::metadata(script).map_or(0o644, |m| m.permissions().mode()) & 0o777 | 0o111;
+    let mode = std::fs::metadata(script).map_or(0o644, |m| m.permissions().mode()) & 0o777;
     let dir = crate::files::write::Dir::open(script.parent().unwrap_or(std::path::Path::new(".")))?;
     let name = dst
         .file_name()

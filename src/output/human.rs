@@ -13,10 +13,10 @@
 
 use std::fmt::Write;
 
-use crate::fix::edit::Applicability;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
-use crate::output::{FileProblem, escape_controls as esc, locate, plural};
-use crate::rules::diagnostic::{Diagnostic, Severity};
+use crate::output::{FileProblem, Totals, escape_controls as esc, locate, plural};
 
 pub struct Style {
     pub color: bool,
@@ -54,8 +54,8 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(
             out,
             "{}[{}]: {}",
-            style.severity(d.severity),
-            d.code,
+            style.severity(d.severity()),
+            d.code(),
             style.paint("1", &esc(&d.message))
         );
         let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.display().to_string()), l.line, l.col);
@@ -109,48 +109,33 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
     out
 }
 
-/// The closing line: counts by severity and how many are fixable.
-pub fn summary(diags: &[Diagnostic], problems: &[FileProblem], files: usize) -> String {
-    let count = |s: Severity| {
-        diags.iter().filter(|d| d.severity == s).count() + problems.iter().filter(|p| p.severity == s).count()
-    };
-    let safe = diags
-        .iter()
-        .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe))
-        .count();
-    let unsafe_ = diags
-        .iter()
-        .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe))
-        .count();
-    if diags.is_empty() && problems.is_empty() {
-        return format!("All checks passed ({files} files).\n");
+/// The closing line: counts by severity and how many are fixable; when
+/// nothing was checked it says so, and why, instead of "All checks passed".
+pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
+    let not_found = plural(missing, "path");
+    if t.findings > 0 {
+        format!(
+            "Found {} in {}; {} fixable with `dslint fix`, {} more with `--unsafe-fixes`.\n",
+            t.by_severity(),
+            plural(t.files, "file"),
+            t.fixable_safe,
+            t.fixable_unsafe,
+        )
+    } else if t.files == 0 && missing > 0 {
+        format!("Nothing checked: {not_found} not found.\n")
+    } else if t.files == 0 && skipped > 0 {
+        format!(
+            "Nothing checked: {} read, none of them a DeepStream config (see `--show-files`).\n",
+            plural(skipped, "file")
+        )
+    } else if t.files == 0 {
+        "Nothing checked: no DeepStream config found.\n".to_string()
+    } else if missing > 0 {
+        format!(
+            "No findings in {}, but {not_found} not found.\n",
+            plural(t.files, "file")
+        )
+    } else {
+        format!("All checks passed ({}).\n", plural(t.files, "file"))
     }
-    format!(
-        "Found {}, {}, {} info in {}; {safe} fixable with `dslint fix`, {unsafe_} more with `--unsafe-fixes`.\n",
-        plural(count(Severity::Error), "error"),
-        plural(count(Severity::Warning), "warning"),
-        count(Severity::Info),
-        plural(files, "file"),
-    )
-}
-
-/// `--statistics`: a count per code, most frequent first.
-pub fn statistics(diags: &[Diagnostic], problems: &[FileProblem]) -> String {
-    let mut counts: std::collections::BTreeMap<&str, (usize, bool)> = std::collections::BTreeMap::new();
-    for d in diags {
-        let e = counts.entry(d.code).or_default();
-        e.0 += 1;
-        e.1 |= d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe);
-    }
-    for p in problems {
-        counts.entry(p.code).or_default().0 += 1;
-    }
-    let mut rows: Vec<(&str, (usize, bool))> = counts.into_iter().collect();
-    rows.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-    let mut out = String::new();
-    for (code, (n, fixable)) in rows {
-        let name = crate::rules::registry::find(code).map_or("", |r| r.name);
-        let _ = writeln!(out, "{n:>5}  {code}  {name}{}", if fixable { "  [*]" } else { "" });
-    }
-    out
 }

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use crate::fix::edit::Applicability;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, locate};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 #[derive(Serialize)]
 struct Position {
@@ -28,8 +28,9 @@ struct JsonFix {
     edits: Vec<JsonEdit>,
 }
 
+/// One finding as `--format json` prints it.
 #[derive(Serialize)]
-struct JsonDiagnostic {
+pub struct JsonDiagnostic {
     code: String,
     name: String,
     severity: Severity,
@@ -44,6 +45,11 @@ struct JsonDiagnostic {
 }
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
+    serde_json::to_string_pretty(&items(ws, diags, problems)).unwrap_or_else(|_| "[]".into()) + "\n"
+}
+
+/// The findings as JSON objects, problems first, then by file and position.
+pub fn items(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Vec<JsonDiagnostic> {
     let mut items: Vec<JsonDiagnostic> = problems
         .iter()
         .map(|p| JsonDiagnostic {
@@ -63,9 +69,9 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
     for d in diags {
         let l = locate(ws, d);
         items.push(JsonDiagnostic {
-            code: d.code.to_string(),
-            name: name(d.code),
-            severity: d.severity,
+            code: d.code().to_string(),
+            name: name(d.code()),
+            severity: d.severity(),
             file: l.path.display().to_string(),
             location: Some(Position {
                 line: l.line,
@@ -102,9 +108,45 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
             }),
         });
     }
-    serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".into()) + "\n"
+    items
 }
 
 fn name(code: &str) -> String {
-    crate::rules::registry::find(code).map_or_else(String::new, |r| r.name.to_string())
+    crate::base::rule::find(code).map_or_else(String::new, |r| r.name.to_string())
+}
+
+/// `fix --format json`: what changed (as unified diffs), every fix applied,
+/// the unsafe fixes left out, and the findings left after fixing.
+#[derive(Serialize)]
+struct FixReport<'a> {
+    /// Whether the files were written (`--write`), or only shown.
+    written: bool,
+    changed: Vec<ChangedFile>,
+    fixes: &'a [crate::fix::engine::AppliedFix],
+    unsafe_left: &'a std::collections::BTreeMap<&'static str, usize>,
+    remaining: Vec<JsonDiagnostic>,
+}
+
+#[derive(Serialize)]
+struct ChangedFile {
+    file: String,
+    diff: String,
+}
+
+pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], written: bool) -> String {
+    let report = FixReport {
+        written,
+        changed: o
+            .changed
+            .iter()
+            .map(|(path, (old, new))| ChangedFile {
+                file: path.display().to_string(),
+                diff: crate::fix::diff::unified(path, old, new, false),
+            })
+            .collect(),
+        fixes: &o.log,
+        unsafe_left: &o.unsafe_left,
+        remaining: items(&o.final_ws, &o.remaining, problems),
+    };
+    serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
 }

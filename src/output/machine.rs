@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use crate::fix::edit::{Applicability, Edit};
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::edit::{Applicability, Edit};
+use crate::base::rule as registry;
 use crate::model::workspace::Workspace;
 use crate::output::fingerprint::fnv1a;
 use crate::output::{FileProblem, locate};
-use crate::rules::diagnostic::{Diagnostic, Severity};
-use crate::rules::registry;
 
 const INFO_URI: &str = "https://github.com/dslint/dslint";
 
@@ -17,6 +17,28 @@ const INFO_URI: &str = "https://github.com/dslint/dslint";
 fn uri(p: &std::path::Path) -> String {
     let s = p.to_string_lossy().replace('\\', "/");
     s.strip_prefix("./").unwrap_or(&s).to_string()
+}
+
+/// Bytes a URI path keeps as they are: RFC 3986 unreserved and `/`.
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A SARIF `artifactLocation.uri`: a relative reference with every other
+/// byte percent-encoded (`my configs/100%.txt` → `my%20configs/100%25.txt`),
+/// or a `file://` URI for an absolute path.
+fn sarif_uri(p: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let rel = p.strip_prefix(".").unwrap_or(p);
+    let encoded = percent_encoding::percent_encode(rel.as_os_str().as_bytes(), URI_PATH).to_string();
+    if rel.is_absolute() {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
 }
 
 /// The group/key a finding is about, for fingerprints; else the message.
@@ -64,7 +86,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
                 "help": { "text": r.page, "markdown": r.page },
                 "helpUri": format!("{INFO_URI}/blob/main/rules/{}.md", r.code),
                 "defaultConfiguration": { "level": sarif_level(r.severity) },
-                "properties": { "fix": r.fix }
+                "properties": { "fix": r.fix.describe() }
             })
         })
         .collect();
@@ -76,7 +98,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
             "ruleIndex": index(p.code),
             "level": sarif_level(p.severity),
             "message": { "text": p.message },
-            "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri(p.path) } } }],
+            "locations": [{ "physicalLocation": { "artifactLocation": { "uri": sarif_uri(p.path) } } }],
             "partialFingerprints": { "dslint/v1": fnv1a(&[p.code, &uri(p.path)]) }
         }));
     }
@@ -87,15 +109,15 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
             text.push_str(&format!(" (expected: {e})"));
         }
         let mut r = json!({
-            "ruleId": d.code,
-            "ruleIndex": index(d.code),
-            "level": sarif_level(d.severity),
+            "ruleId": d.code(),
+            "ruleIndex": d.rule() as usize,
+            "level": sarif_level(d.severity()),
             "message": { "text": text },
             "locations": [{ "physicalLocation": {
-                "artifactLocation": { "uri": uri(l.path) },
+                "artifactLocation": { "uri": sarif_uri(l.path) },
                 "region": { "startLine": l.line, "startColumn": l.col, "endLine": l.end_line, "endColumn": l.end_col.max(l.col + usize::from(l.end_line == l.line && l.end_col == l.col)) }
             }}],
-            "partialFingerprints": { "dslint/v1": fnv1a(&[d.code, &uri(l.path), &logical_key(ws, d)]) }
+            "partialFingerprints": { "dslint/v1": fnv1a(&[d.code(), &uri(l.path), &logical_key(ws, d)]) }
         });
         if let Some(fix) = &d.fix {
             let mut changes: Vec<Value> = Vec::new();
@@ -112,7 +134,7 @@ pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
                     .map(|e| json!({ "deletedRegion": { "byteOffset": e.range.start, "byteLength": e.range.len() }, "insertedContent": { "text": e.text } }))
                     .collect();
                 changes.push(
-                    json!({ "artifactLocation": { "uri": uri(&ws.files[file].path) }, "replacements": replacements }),
+                    json!({ "artifactLocation": { "uri": sarif_uri(&ws.files[file].path) }, "replacements": replacements }),
                 );
             }
             let safety = if fix.applicability == Applicability::Safe {
@@ -175,13 +197,17 @@ pub fn github(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         }
         out.push_str(&format!(
             "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
-            kind(d.severity),
+            kind(d.severity()),
             esc_prop(&uri(l.path)),
             l.line,
             l.col,
             l.end_line,
             l.end_col,
-            esc_prop(&format!("{} {}", d.code, registry::find(d.code).map_or("", |r| r.name))),
+            esc_prop(&format!(
+                "{} {}",
+                d.code(),
+                registry::find(d.code()).map_or("", |r| r.name)
+            )),
             esc_data(&msg)
         ));
     }
@@ -211,9 +237,9 @@ pub fn rdjson(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let mut item = json!({
             "message": match &d.expected { Some(e) => format!("{} (expected: {e})", d.message), None => d.message.clone() },
             "location": { "path": uri(&ws.files[d.file].path), "range": { "start": { "line": sl, "column": sc }, "end": { "line": el, "column": ec } } },
-            "severity": sev(d.severity),
+            "severity": sev(d.severity()),
             "source": { "name": "dslint" },
-            "code": { "value": d.code, "url": format!("{INFO_URI}/blob/main/rules/{}.md", d.code) }
+            "code": { "value": d.code(), "url": format!("{INFO_URI}/blob/main/rules/{}.md", d.code()) }
         });
         if let Some(fix) = d.fix.as_ref().filter(|f| f.applicability == Applicability::Safe) {
             // A suggestion applies to the finding's own file only.

@@ -1,14 +1,18 @@
 //! Rendering findings: human (with the source line and a caret) and JSON.
 
+pub mod concise;
+pub mod files;
 pub mod fingerprint;
 pub mod human;
 pub mod json;
 pub mod machine;
+pub mod rules;
+pub mod statistics;
 
 use std::path::Path;
 
+use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::model::workspace::Workspace;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 /// A finding resolved to what every output format needs.
 pub struct Located<'a> {
@@ -45,10 +49,10 @@ pub struct FileProblem<'a> {
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
     ws.file_problems
         .iter()
-        .map(|(p, c, s, m)| FileProblem {
+        .map(|(p, rule, m)| FileProblem {
             path: p,
-            code: c,
-            severity: *s,
+            code: rule.code(),
+            severity: rule.info().severity,
             message: m,
         })
         .collect()
@@ -62,6 +66,58 @@ pub fn plural(n: usize, word: &str) -> String {
         format!("{n} {word}es")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+/// What a run found, counted once for the summary line and `--statistics`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub findings: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub info: usize,
+    /// Findings `dslint fix` fixes, and those only `--unsafe-fixes` fixes.
+    pub fixable_safe: usize,
+    pub fixable_unsafe: usize,
+    /// Files checked: configs read, plus files reported unreadable (DS005).
+    pub files: usize,
+}
+
+impl Totals {
+    pub fn count(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Totals {
+        use crate::base::edit::Applicability;
+        let severities = diags
+            .iter()
+            .map(|d| d.severity())
+            .chain(problems.iter().map(|p| p.severity));
+        let mut t = Totals::default();
+        for s in severities {
+            t.findings += 1;
+            match s {
+                Severity::Error => t.errors += 1,
+                Severity::Warning => t.warnings += 1,
+                Severity::Info => t.info += 1,
+            }
+        }
+        for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
+            match f.applicability {
+                Applicability::Safe => t.fixable_safe += 1,
+                Applicability::Unsafe => t.fixable_unsafe += 1,
+            }
+        }
+        let unreadable: std::collections::BTreeSet<&Path> = problems.iter().map(|p| p.path).collect();
+        t.files = ws.files.len() + unreadable.len();
+        t
+    }
+
+    /// `2 errors, 7 warnings, 8 info`.
+    pub fn by_severity(&self) -> String {
+        format!(
+            "{}, {}, {} info",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            self.info
+        )
     }
 }
 

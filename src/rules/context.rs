@@ -2,12 +2,14 @@
 //! sizes and where they are written, and helpers that build fixes in the
 //! file's own style.
 
-use crate::fix::edit::Edit;
+use crate::base::FileId;
+use crate::base::Span;
+use crate::base::edit::Edit;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::pipeline::{At, Pipeline};
-use crate::model::workspace::{FileId, Workspace};
-use crate::syntax::{Format, Span, glib};
+use crate::model::workspace::Workspace;
+use crate::syntax::{Format, glib};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {

@@ -1,10 +1,11 @@
 //! R7: cross-element sanity checks (DS701–DS707); they need no facts.
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::{Rule, When};
 use crate::model::pipeline::{At, Pipeline};
 use crate::model::workspace::Target;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::glib;
 
 pub fn preprocess_feeds_primary(ctx: &Ctx, p: &Pipeline) -> bool {
@@ -51,10 +52,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 };
                 let (line, _) = ws.files[gl.file].position(gl.value_span.start);
                 out.push(
-                    Diagnostic::new(
-                        "DS701",
-                        Severity::Error,
-                        ml.file,
+                    Diagnostic::new(Rule::BatchMismatch, ml.file,
                         ml.value_span.clone(),
                         format!("BATCH_MISMATCH: streammux batch-size {} != primary nvinfer batch-size {} ({}:{line})", m.value, g.value, ws.files[gl.file].path.display()),
                     )
@@ -78,8 +76,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 if let Some(gl) = &g.loc {
                     out.push(
                         Diagnostic::new(
-                            "DS707",
-                            Severity::Error,
+                            Rule::PreprocessBatchMismatch,
                             gl.file,
                             gl.value_span.clone(),
                             format!(
@@ -109,8 +106,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if let Some(ml) = &m.loc {
                 out.push(
                     Diagnostic::new(
-                        "DS702",
-                        Severity::Warning,
+                        Rule::BatchBelowStreams,
                         ml.file,
                         ml.value_span.clone(),
                         format!("streammux batch-size {} < {n} streams ({from})", m.value),
@@ -141,8 +137,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 let loc = ctx.loc(at, "nvbuf-memory-type").expect("seen above");
                 out.push(
                     Diagnostic::new(
-                        "DS703",
-                        Severity::Warning,
+                        Rule::MemoryTypeMismatch,
                         loc.file,
                         loc.value_span.clone(),
                         format!(
@@ -160,19 +155,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     for r in &p.references {
         match &r.target {
             Target::Missing(path) => {
-                let sev = if r.is_config {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
                 out.push(
                     Diagnostic::new(
-                        "DS704",
-                        sev,
+                        Rule::MissingFile,
                         r.file,
                         r.span.clone(),
                         format!("{} {} does not exist", r.key, path.display()),
                     )
+                    .when(When::ConfigFile, r.is_config)
                     .why("paths are relative to the folder of the file that names them")
                     .expected("an existing file"),
                 );
@@ -181,8 +171,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             // the same whether it exists or not.
             Target::Outside(path) => out.push(
                 Diagnostic::new(
-                    "DS704",
-                    Severity::Info,
+                    Rule::MissingFile,
                     r.file,
                     r.span.clone(),
                     format!(
@@ -191,23 +180,24 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         path.display()
                     ),
                 )
+                .when(When::OutsideRoot, true)
                 .why("dslint reads nothing outside the project root unless asked (--follow-outside), and never says whether a file there exists"),
             ),
             Target::Exists(path) if r.is_config && ws.get(path) == Some(r.file) => out.push(
                 Diagnostic::new(
-                    "DS704",
-                    Severity::Error,
+                    Rule::MissingFile,
                     r.file,
                     r.span.clone(),
                     format!("{} points at this file itself", r.key),
                 )
+                .when(When::ConfigFile, r.is_config)
                 .expected("the element's own config file"),
             ),
             _ => {}
         }
     }
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
-    let mut ids: Vec<(i64, At, crate::syntax::Span)> = Vec::new();
+    let mut ids: Vec<(i64, At, crate::base::Span)> = Vec::new();
     for gie in p.primary.iter().chain(&p.secondaries) {
         let found = ctx
             .element_int(Some(&gie.at), gie.config, "gie-unique-id")
@@ -216,8 +206,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if let Some((_, other, _)) = ids.iter().find(|(i, _, _)| *i == id) {
                 out.push(
                     Diagnostic::new(
-                        "DS706",
-                        Severity::Error,
+                        Rule::DuplicateGieId,
                         loc.file,
                         loc.value_span.clone(),
                         format!("gie-unique-id {id} is also used by [{}]", other.group),
@@ -238,8 +227,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 let known: Vec<String> = ids.iter().map(|(i, _, _)| i.to_string()).collect();
                 out.push(
                     Diagnostic::new(
-                        "DS705",
-                        Severity::Error,
+                        Rule::OperateOnUnknownGie,
                         loc.file,
                         loc.value_span.clone(),
                         format!("operate-on-gie-id {id} names no inference element"),

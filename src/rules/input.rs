@@ -1,11 +1,12 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
-use crate::fix::edit::{Edit, Fix};
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::{Edit, Fix};
+use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::keys::{self, Schema};
-use crate::model::workspace::FileId;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::{Format, glib};
 
 const MAX_SUGGESTIONS_PER_FILE: usize = 1000;
@@ -14,7 +15,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     let f = &ctx.ws.files[file];
     let doc = &f.doc;
     for err in &doc.errors {
-        let mut d = Diagnostic::new("DS001", Severity::Error, file, err.span.clone(), err.message.clone());
+        let mut d = Diagnostic::new(Rule::SyntaxError, file, err.span.clone(), err.message.clone());
         if doc.format == Format::KeyFile {
             d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");
             if err.span == (0..3) && doc.has_bom {
@@ -44,8 +45,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     group.name_span.clone(),
                     format!(
@@ -75,8 +75,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
                     Diagnostic::new(
-                        "DS004",
-                        Severity::Warning,
+                        Rule::DuplicateKey,
                         file,
                         e.key_span.clone(),
                         format!("`{}` is set again on line {line}; this line is ignored", e.key),
@@ -97,8 +96,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             }
             let Some(spec) = keys::lookup(schema, &group.name, &e.key) else {
                 let mut d = Diagnostic::new(
-                    "DS002",
-                    Severity::Warning,
+                    Rule::UnknownKey,
                     file,
                     e.key_span.clone(),
                     format!("unknown key `{}` in [{}]", e.key, group.name),
@@ -145,8 +143,7 @@ fn check_type(
     if let Err(msg) = checked {
         out.push(
             Diagnostic::new(
-                "DS003",
-                Severity::Error,
+                Rule::InvalidValue,
                 file,
                 e.value_span.clone(),
                 format!("`{}`: {msg}", e.key),
@@ -169,8 +166,7 @@ fn check_type(
                 };
                 out.push(
                     Diagnostic::new(
-                        "DS003",
-                        Severity::Error,
+                        Rule::InvalidValue,
                         file,
                         e.value_span.clone(),
                         format!("`{}={n}` is out of range", e.key),
@@ -221,8 +217,7 @@ fn check_trailing_comment(
     );
     out.push(
         Diagnostic::new(
-            "DS006",
-            Severity::Warning,
+            Rule::TrailingCommentInValue,
             file,
             e.value_span.start + hash..e.value_span.end,
             format!("`{}` reads as `{}`: GLib has no trailing comments", e.key, value),

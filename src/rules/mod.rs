@@ -2,11 +2,10 @@
 
 pub mod context;
 pub mod cross;
-pub mod diagnostic;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
-pub mod registry;
+pub mod selector;
 pub mod source;
 pub mod streammux;
 pub mod suppress;
@@ -14,12 +13,13 @@ pub mod tracker;
 
 use std::collections::HashSet;
 
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::pipeline::{self, At, Pipeline};
-use crate::model::workspace::{FileId, Workspace};
+use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
-use diagnostic::Diagnostic;
 
 /// Everything one `check` run found, in a stable order.
 pub struct CheckResult {
@@ -33,30 +33,57 @@ pub struct CheckResult {
 pub struct Settings {
     pub select: Vec<String>,
     pub ignore: Vec<String>,
-    /// (glob, codes): codes ignored in files whose path matches the glob.
-    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+    /// Codes ignored in files whose path matches a glob.
+    pub per_file_ignores: Vec<PerFileIgnore>,
+    /// The folder the per-file globs are relative to (the canonical folder
+    /// of the config file that declares them).
+    pub per_file_base: Option<std::path::PathBuf>,
     /// The sink type the bench profile asks for (DS603); default 1, fakesink.
     pub bench_sink_type: Option<i64>,
 }
 
 impl Settings {
+    /// Selectors are validated where they are written (`selector::parse`);
+    /// an empty one still matches nothing here, never every code.
     pub fn enabled(&self, code: &str) -> bool {
-        let hit = |list: &[String]| {
-            list.iter().any(|s| {
-                let s = s.trim();
-                s.eq_ignore_ascii_case("ALL") || code.starts_with(s) || s.starts_with(code)
-            })
-        };
-        (self.select.is_empty() || hit(&self.select)) && !self.ignore.iter().any(|s| code.starts_with(s.trim()))
+        let hit = |list: &[String]| list.iter().any(|s| selector_matches(s, code));
+        (self.select.is_empty() || hit(&self.select)) && !hit(&self.ignore)
     }
 
-    pub fn enabled_in(&self, code: &str, path: &std::path::Path) -> bool {
-        self.enabled(code)
-            && !self
-                .per_file_ignores
-                .iter()
-                .any(|(g, codes)| g.is_match(path) && codes.iter().any(|c| code.starts_with(c.as_str())))
+    /// The selectors `per-file-ignores` applies to one file: a glob matches
+    /// the file's path relative to the declaring config's folder (whatever
+    /// the working directory), and a glob without `/` also its file name
+    /// (ruff's convention: `"*.bench.txt" = ["DS6"]` anywhere).
+    pub fn ignored_in(&self, path: &std::path::Path) -> Vec<&str> {
+        if self.per_file_ignores.is_empty() {
+            return Vec::new();
+        }
+        let full = crate::model::workspace::canonical(path);
+        let rel = self.per_file_base.as_ref().and_then(|b| full.strip_prefix(b).ok());
+        let name = full.file_name().map(std::path::Path::new);
+        self.per_file_ignores
+            .iter()
+            .filter(|p| {
+                rel.is_some_and(|r| p.glob.is_match(r))
+                    || (!p.pattern.contains('/') && name.is_some_and(|n| p.glob.is_match(n)))
+            })
+            .flat_map(|p| p.codes.iter().map(String::as_str))
+            .collect()
     }
+}
+
+/// One `per-file-ignores` entry.
+#[derive(Debug, Clone)]
+pub struct PerFileIgnore {
+    pub pattern: String,
+    pub glob: globset::GlobMatcher,
+    pub codes: Vec<String>,
+}
+
+/// `ALL`, or a non-empty prefix of the code.
+fn selector_matches(selector: &str, code: &str) -> bool {
+    let s = selector.trim();
+    s == "ALL" || (!s.is_empty() && code.starts_with(s))
 }
 
 /// Build the pipelines and run every rule.
@@ -142,14 +169,20 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     }
     // A file in several pipelines gets each finding once.
     let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.code, d.file, d.span.start, d.span.end, d.message.clone())));
-    out.retain(|d| sel.enabled_in(d.code, &ctx.ws.files[d.file].path));
+    out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
+    let mut per_file: std::collections::HashMap<FileId, Vec<&str>> = std::collections::HashMap::new();
+    out.retain(|d| {
+        let ignored = per_file
+            .entry(d.file)
+            .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
+        sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
+    });
     let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
     out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code).cmp(&(
+        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
             ctx.ws.files[b.file].path.as_path(),
             b.span.start,
-            b.code,
+            b.code(),
         ))
     });
     withhold_outside(ctx.ws, &pipelines, &mut out);
@@ -186,9 +219,9 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
             || d.fix
                 .as_ref()
                 .is_some_and(|fx| fx.edits.iter().any(|e| outside(e.file)))
-            || (mixed.contains(&d.file) && !d.code.starts_with("DS0"));
+            || (mixed.contains(&d.file) && !d.code().starts_with("DS0"));
         if touches {
-            let name = registry::find(d.code).map_or("", |r| r.name);
+            let name = d.rule().name();
             d.message = format!("{name}: involves a file outside the project root; details withheld");
             d.expected = None;
             d.why = None;

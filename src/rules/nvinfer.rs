@@ -1,11 +1,13 @@
 //! R2: nvinfer (DS201–DS208). DS202, DS205, DS206 and DS207 apply to every
 //! nvinfer; DS201, DS203 and DS204 to the primary one.
 
-use crate::fix::edit::Fix;
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::Rule;
 use crate::model::pipeline::{At, Gie, Pipeline};
-use crate::model::workspace::{FileId, Target};
+use crate::model::workspace::Target;
 use crate::rules::context::{Ctx, Effective, Loc};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 use crate::syntax::glib;
 
 /// One nvinfer as the rules see it: its config and, inside a pipeline, the
@@ -41,7 +43,7 @@ fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
     Some((ctx.ws.str_at(&prop, key)?.to_string(), ctx.loc(&prop, key)?))
 }
 
-fn group_span(ctx: &Ctx, at: &At) -> crate::syntax::Span {
+fn group_span(ctx: &Ctx, at: &At) -> crate::base::Span {
     ctx.ws.files[at.file]
         .doc
         .last_group(&at.group)
@@ -70,8 +72,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                     let (file, span) = eff.at.clone();
                     out.push(
                         Diagnostic::new(
-                            "DS201",
-                            Severity::Warning,
+                            Rule::PrimaryBatchSize,
                             file,
                             span,
                             format!("primary nvinfer batch-size is {} ({})", eff.value, eff.how),
@@ -120,7 +121,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
                 out.push(
-                    Diagnostic::new("DS206", Severity::Error, file, span, what)
+                    Diagnostic::new(Rule::Int8CalibMissing, file, span, what)
                         .expected("an existing calibration table, or network-mode=2 (FP16)")
                         .why("without a calibration table TensorRT cannot build the INT8 engine (or falls back to a slower precision)"),
                 );
@@ -155,7 +156,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                     format!("network-mode is {m} ({name})")
                 };
                 out.push(
-                    Diagnostic::new("DS202", Severity::Warning, file, span, msg)
+                    Diagnostic::new(Rule::NetworkMode, file, span, msg)
                         .expected(expected)
                         .why("FP16 runs about twice as fast as FP32 on Tensor Cores, INT8 faster again; the precision changes results, so the fix is unsafe")
                         .fix(fix.map(|e| Fix::unsafe_(format!("set network-mode={w}"), vec![e]))),
@@ -178,8 +179,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 if let Some(l) = &eff.loc {
                     out.push(
                         Diagnostic::new(
-                            "DS203",
-                            Severity::Warning,
+                            Rule::InferenceInterval,
                             l.file,
                             l.value_span.clone(),
                             format!("primary nvinfer interval is {} ({})", eff.value, eff.how),
@@ -197,7 +197,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
     let engine = effective_str(ctx, inf, "model-engine-file");
     match &engine {
         None => out.push(
-            Diagnostic::new("DS205", Severity::Warning, prop.file, group_span(ctx, &prop), "model-engine-file is not set")
+            Diagnostic::new(Rule::EngineFileMissing, prop.file, group_span(ctx, &prop), "model-engine-file is not set")
                 .expected("the path of the serialized TensorRT engine")
                 .why("without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"),
         ),
@@ -208,7 +208,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
             if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
                 out.push(
-                    Diagnostic::new("DS205", Severity::Warning, loc.file, loc.value_span.clone(), format!("model-engine-file {} does not exist", p.display()))
+                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.value_span.clone(), format!("model-engine-file {} does not exist", p.display()))
                         .expected("an existing engine file")
                         .why("nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"),
                 );
@@ -235,8 +235,7 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
             let (line, _) = ws.files[g.at.file].position(over.key_span.start);
             out.push(
                 Diagnostic::new(
-                    "DS208",
-                    Severity::Info,
+                    Rule::DuplicateSourceOfTruth,
                     prop.file,
                     inner.key_span.clone(),
                     format!(
@@ -266,7 +265,7 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         None => {
             let fix = facts_dims.and_then(|(h, w)| ctx.insert_key(&prop, "infer-dims", &format!("{channels};{h};{w}")));
             out.push(
-                Diagnostic::new("DS204", Severity::Warning, prop.file, group_span(ctx, &prop), "infer-dims is not set")
+                Diagnostic::new(Rule::InferDims, prop.file, group_span(ctx, &prop), "infer-dims is not set")
                     .expected(match facts_dims { Some((h, w)) => format!("{channels};{h};{w}"), None => format!("{channels};H;W (set model.height/width in facts to derive it)") })
                     .why("explicit input dimensions let streammux and the engine agree on one size (DS102) instead of a scale per frame")
                     .fix(fix.map(|e| Fix::safe("add infer-dims", vec![e]))),
@@ -295,7 +294,7 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                     value_span: e.value_span.clone(),
                 };
                 out.push(
-                    Diagnostic::new("DS204", Severity::Warning, prop.file, e.value_span.clone(), format!("{key} is {have}"))
+                    Diagnostic::new(Rule::InferDims, prop.file, e.value_span.clone(), format!("{key} is {have}"))
                         .expected(want.clone())
                         .why("the input must be C;H;W with the channels the color format implies and the model's own H and W")
                         .fix(Some(Fix::safe(format!("set {key}={want}"), vec![ctx.set_value(&loc, &want)]))),
@@ -363,14 +362,14 @@ fn check_engine_name(
     let text = ctx.text(loc.file, &loc.value_span);
     let fix = text.find(base.trim_end()).map(|off| {
         let start = loc.value_span.start + off;
-        crate::fix::edit::Edit {
+        crate::base::edit::Edit {
             file: loc.file,
             range: start..start + base.trim_end().len(),
             text: new_name.clone(),
         }
     });
     out.push(
-        Diagnostic::new("DS207", Severity::Error, loc.file, loc.value_span.clone(), format!("engine name says {}", problems.join(", ")))
+        Diagnostic::new(Rule::EngineNameMismatch, loc.file, loc.value_span.clone(), format!("engine name says {}", problems.join(", ")))
             .expected(new_name.clone())
             .why("nvinfer finds the engine does not match the element and rebuilds it at every start; the rename points at the engine it will build (the file itself is not touched)")
             .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),

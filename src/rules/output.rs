@@ -1,36 +1,34 @@
 //! R6: the output branch (DS601–DS604). Warnings in the bench profile,
 //! info in the display profile (where the fix belongs to `--variant bench`).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::{Rule, When};
 use crate::model::pipeline::Pipeline;
 use crate::rules::context::{Ctx, Profile};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
-    let sev = if bench { Severity::Warning } else { Severity::Info };
     let note = if bench {
         ""
     } else {
         "; costs throughput: measure with the bench variant (dslint fix --variant bench)"
     };
     let ws = ctx.ws;
-    for (code, at, what) in [("DS601", &p.osd, "OSD"), ("DS602", &p.tiler, "tiler")] {
+    for (rule, at, what) in [
+        (Rule::OsdEnabled, &p.osd, "OSD"),
+        (Rule::TilerEnabled, &p.tiler, "tiler"),
+    ] {
         let Some(at) = at else { continue };
         let Some(loc) = ctx.loc(at, "enable") else { continue };
         out.push(
-            Diagnostic::new(
-                code,
-                sev,
-                loc.file,
-                loc.value_span.clone(),
-                format!("{what} is enabled"),
-            )
-            .expected("enable=0 in the bench profile")
-            .why(format!(
-                "drawing and compositing frames is work no measurement needs{note}"
-            ))
-            .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
+            Diagnostic::new(rule, loc.file, loc.value_span.clone(), format!("{what} is enabled"))
+                .when(When::BenchProfile, bench)
+                .expected("enable=0 in the bench profile")
+                .why(format!(
+                    "drawing and compositing frames is work no measurement needs{note}"
+                ))
+                .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
         );
     }
     // DS603: exactly one sink, a fakesink without sync.
@@ -49,12 +47,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let edit = ctx.set_or_insert(at, "enable", "0");
             out.push(
                 Diagnostic::new(
-                    "DS603",
-                    sev,
+                    Rule::SinkNotFakesink,
                     at.file,
                     group_span,
                     format!("[{}] is an extra sink", at.group),
                 )
+                .when(When::BenchProfile, bench)
                 .expected("exactly one sink in the bench profile")
                 .why(format!(
                     "every sink is a branch that encodes, renders or sends frames{note}"
@@ -88,7 +86,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 (true, None) => format!("[{}] does not set sync=0", at.group),
             };
             out.push(
-                Diagnostic::new("DS603", sev, file, span, what)
+                Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
+                    .when(When::BenchProfile, bench)
                     .expected(if want == 1 { "type=1 (fakesink), sync=0".to_string() } else { format!("type={want} (bench-sink-type), sync=0") })
                     .why(format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}"))
                     .fix(if bench && !edits.is_empty() { Some(Fix::safe("make it a fakesink with sync=0", edits)) } else { None }),
@@ -112,8 +111,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
             out.push(
                 Diagnostic::new(
-                    "DS604",
-                    Severity::Info,
+                    Rule::PerfMeasurementOff,
                     file,
                     span,
                     "[application] enable-perf-measurement is not 1",

@@ -1,9 +1,10 @@
 //! R3: decoder and sources (DS301–DS304).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::Rule;
 use crate::model::pipeline::{Pipeline, SourceKind};
 use crate::rules::context::{Ctx, Profile};
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
@@ -18,7 +19,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let want = (*fb).min(5) as i64;
             if have != want {
                 out.push(
-                    Diagnostic::new("DS301", Severity::Info, loc.file, loc.value_span.clone(), format!("num-extra-surfaces is {have}"))
+                    Diagnostic::new(Rule::NumExtraSurfaces, loc.file, loc.value_span.clone(), format!("num-extra-surfaces is {have}"))
                         .expected(want.to_string())
                         .why(format!("min(final_batch, 5); {why}: enough decoded surfaces in flight to fill a batch without holding GPU memory for more"))
                         .fix(Some(Fix::safe(format!("set num-extra-surfaces={want}"), vec![ctx.set_value(&loc, &want.to_string())]))),
@@ -29,7 +30,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if let (Some(have), Some(loc)) = (ws.int_at(&s.at, "cudadec-memtype"), ctx.loc(&s.at, "cudadec-memtype")) {
             if have != 0 {
                 out.push(
-                    Diagnostic::new("DS302", Severity::Warning, loc.file, loc.value_span.clone(), format!("cudadec-memtype is {have}"))
+                    Diagnostic::new(Rule::DecoderMemoryType, loc.file, loc.value_span.clone(), format!("cudadec-memtype is {have}"))
                         .expected("0")
                         .why("decoded frames in device memory go to streammux without a copy; pinned or unified memory adds one per frame")
                         .fix(Some(Fix::safe("set cudadec-memtype=0", vec![ctx.set_value(&loc, "0")]))),
@@ -57,8 +58,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .map_or((p.root, 0..0), |l| (l.file, l.value_span));
                 out.push(
                     Diagnostic::new(
-                        "DS303",
-                        Severity::Info,
+                        Rule::FileLoop,
                         file,
                         span,
                         "file sources are not looped ([tests] file-loop)",
@@ -80,8 +80,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 if have != f as i64 {
                     out.push(
                         Diagnostic::new(
-                            "DS304",
-                            Severity::Warning,
+                            Rule::MultiurisrcbinMaxBatchSize,
                             loc.file,
                             loc.value_span.clone(),
                             format!("nvmultiurisrcbin max-batch-size is {have}"),

@@ -1,9 +1,10 @@
 //! R1: nvstreammux (DS101–DS106).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::{Rule, When};
 use crate::model::pipeline::{Pipeline, SourceKind};
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = &p.streammux else { return };
@@ -12,7 +13,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(eff), Some((fb, why))) = (ctx.streammux_batch(p), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
             let mismatch = ctx.primary_batch(p).is_some_and(|pb| pb.value != eff.value) && p.preprocess.is_none();
-            let sev = if mismatch { Severity::Error } else { Severity::Warning };
             let (file, span) = eff.at.clone();
             let fix = eff
                 .loc
@@ -20,12 +20,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
             out.push(
                 Diagnostic::new(
-                    "DS101",
-                    sev,
+                    Rule::StreammuxBatchSize,
                     file,
                     span,
                     format!("streammux batch-size is {} ({})", eff.value, eff.how),
                 )
+                .when(When::PrimaryBatchDiffers, mismatch)
                 .expected(fb.to_string())
                 .why(format!(
                     "{why}: a larger batch waits for frames that never come, a smaller one leaves the GPU idle"
@@ -58,8 +58,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 };
                 out.push(
                     Diagnostic::new(
-                        "DS102",
-                        Severity::Warning,
+                        Rule::StreammuxResolution,
                         loc.file,
                         loc.value_span.clone(),
                         format!("streammux {key} is {have}"),
@@ -88,8 +87,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if have != want {
             out.push(
                 Diagnostic::new(
-                    "DS103",
-                    Severity::Warning,
+                    Rule::BatchedPushTimeout,
                     loc.file,
                     loc.value_span.clone(),
                     format!("batched-push-timeout is {have} µs"),
@@ -110,8 +108,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if have != 0 {
             out.push(
                 Diagnostic::new(
-                    "DS104",
-                    Severity::Warning,
+                    Rule::StreammuxMemoryType,
                     loc.file,
                     loc.value_span.clone(),
                     format!("streammux nvbuf-memory-type is {have}"),
@@ -145,8 +142,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         };
         out.push(
             Diagnostic::new(
-                "DS105",
-                Severity::Warning,
+                Rule::LiveSource,
                 file,
                 span,
                 format!("streammux live-source is {}", have.unwrap_or(0)),
@@ -167,8 +163,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(1..), Some(loc)) = (ws.int_at(mux, "enable-padding"), ctx.loc(mux, "enable-padding")) {
         out.push(
             Diagnostic::new(
-                "DS106",
-                Severity::Info,
+                Rule::EnablePadding,
                 loc.file,
                 loc.value_span.clone(),
                 "streammux enable-padding is on",

@@ -11,9 +11,11 @@
 //! A finding that names two files (DS701) is silenced by a suppression on
 //! either. A suppression that silences nothing is reported (DS009).
 
-use crate::fix::edit::{Edit, Fix};
-use crate::model::workspace::{FileId, Workspace};
-use crate::rules::diagnostic::{Diagnostic, Severity};
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::{Edit, Fix};
+use crate::base::rule::Rule;
+use crate::model::workspace::Workspace;
 use crate::syntax::Format;
 
 #[derive(Debug, Clone)]
@@ -150,7 +152,10 @@ pub fn apply(ws: &Workspace, diags: Vec<Diagnostic>, enabled: &dyn Fn(&str) -> b
         let mut silenced = false;
         for (file, offset) in places {
             let (line, _) = ws.files[file].position(offset);
-            for s in sups.iter_mut().filter(|s| s.file == file && matches(&s.codes, d.code)) {
+            for s in sups
+                .iter_mut()
+                .filter(|s| s.file == file && matches(&s.codes, d.code()))
+            {
                 if s.target_line.is_none_or(|t| t == line) {
                     s.used = true;
                     silenced = true;
@@ -185,8 +190,7 @@ pub fn apply(ws: &Workspace, diags: Vec<Diagnostic>, enabled: &dyn Fn(&str) -> b
         );
         kept.push(
             Diagnostic::new(
-                "DS009",
-                Severity::Warning,
+                Rule::UnusedSuppression,
                 s.file,
                 s.at.clone(),
                 format!("unused suppression ({what}): nothing here is reported"),

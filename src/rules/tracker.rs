@@ -1,10 +1,11 @@
 //! R4: nvtracker (DS401–DS404).
 
-use crate::fix::edit::Fix;
+use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
+use crate::base::rule::Rule;
 use crate::model::pipeline::At;
 use crate::model::workspace::Target;
 use crate::rules::context::Ctx;
-use crate::rules::diagnostic::{Diagnostic, Severity};
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 
@@ -20,8 +21,7 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
         if have != 1 {
             out.push(
                 Diagnostic::new(
-                    "DS401",
-                    Severity::Warning,
+                    Rule::TrackerBatchProcess,
                     loc.file,
                     loc.value_span.clone(),
                     format!("enable-batch-process is {have}"),
@@ -40,7 +40,7 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
         if let (Some(have), Some(loc)) = (ws.int_at(at, key), ctx.loc(at, key)) {
             if have != want {
                 out.push(
-                    Diagnostic::new("DS402", Severity::Info, loc.file, loc.value_span.clone(), format!("{key} is {have}"))
+                    Diagnostic::new(Rule::TrackerResolution, loc.file, loc.value_span.clone(), format!("{key} is {have}"))
                         .expected(want.to_string())
                         .why("the visual tracker's cost grows with its working resolution; 480x288 is the max-perf preset's size (tracking quality may change)")
                         .fix(Some(Fix::unsafe_(format!("set {key}={want}"), vec![ctx.set_value(&loc, &want.to_string())]))),
@@ -59,7 +59,7 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
                 MAX_PERF_PRESET
             );
             out.push(
-                Diagnostic::new("DS403", Severity::Info, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
+                Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
                     .expected(MAX_PERF_PRESET)
                     .why("the accuracy and ReID presets run a re-identification network per object; the NvDCF max-perf preset or IOU do not")
                     .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(&loc, &new)]))),
@@ -71,8 +71,7 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
         if let Some(Target::Missing(p)) = ws.resolve(at.file, v) {
             out.push(
                 Diagnostic::new(
-                    "DS404",
-                    Severity::Warning,
+                    Rule::TrackerLibraryMissing,
                     loc.file,
                     loc.value_span.clone(),
                     format!("ll-lib-file {} does not exist", p.display()),

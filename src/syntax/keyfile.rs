@@ -5,7 +5,8 @@
 //! `;` is *not* a comment, and a key before the first group is an error.
 //! Nothing is rewritten: the text is kept and every token is a byte span.
 
-use super::{Document, Entry, Format, Group, Span, SyntaxError, detect_line_ending};
+use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use crate::base::Span;
 
 /// GLib's `g_ascii_isspace`.
 fn is_space(b: u8) -> bool {

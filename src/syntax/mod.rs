@@ -7,15 +7,22 @@ pub mod keyfile;
 pub mod yaml;
 
 use std::collections::HashMap;
-use std::ops::Range;
 
-/// A byte range into a document's text.
-pub type Span = Range<usize>;
+use crate::base::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     KeyFile,
     Yaml,
+}
+
+impl Format {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::KeyFile => "key-file",
+            Format::Yaml => "YAML",
+        }
+    }
 }
 
 /// One `key=value` line (key-file) or `key: value` pair (YAML).

@@ -6,7 +6,8 @@
 
 use granit_parser::{Event, Parser, ScanError, Span as YSpan};
 
-use super::{Document, Entry, Format, Group, Span, SyntaxError, detect_line_ending};
+use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use crate::base::Span;
 
 type Events<'a> = std::iter::Peekable<Parser<'a, granit_parser::StrInput<'a>>>;
 

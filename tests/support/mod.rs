@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use dslint::base::diagnostic::Diagnostic;
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
 use dslint::output::{self, human};
 use dslint::rules::context::Profile;
-use dslint::rules::diagnostic::Diagnostic;
 
 /// Every case folder under testdata/rules, sorted.
 pub fn rule_cases() -> Vec<PathBuf> {

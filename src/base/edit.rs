@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::model::workspace::FileId;
+use crate::base::FileId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -13,6 +13,15 @@ pub enum Applicability {
     Unsafe,
     /// Applied by `dslint fix`: it keeps what the pipeline computes.
     Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Unsafe => "unsafe",
+            Applicability::Safe => "safe",
+        }
+    }
 }
 
 /// Replace `range` of one file's text with `text` (an insertion when the

@@ -1,11 +1,11 @@
-//! A finding: code, severity, where, what was found, what was expected and
-//! why, and the fix if there is one.
+//! A finding: its rule (and so its code and severity), where, what was
+//! found, what was expected and why, and the fix if there is one.
 
 use serde::Serialize;
 
-use crate::fix::edit::Fix;
-use crate::model::workspace::FileId;
-use crate::syntax::Span;
+use crate::base::edit::Fix;
+use crate::base::rule::{Rule, When};
+use crate::base::{FileId, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -27,8 +27,9 @@ impl Severity {
 
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
-    pub code: &'static str,
-    pub severity: Severity,
+    /// Private, with the severity: both come from the rule registry.
+    rule: Rule,
+    severity: Severity,
     pub file: FileId,
     pub span: Span,
     pub message: String,
@@ -42,10 +43,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(code: &'static str, severity: Severity, file: FileId, span: Span, message: impl Into<String>) -> Self {
+    /// A finding of `rule` at its default severity.
+    pub fn new(rule: Rule, file: FileId, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
-            code,
-            severity,
+            rule,
+            severity: rule.info().severity,
             file,
             span,
             message: message.into(),
@@ -54,6 +56,23 @@ impl Diagnostic {
             related: Vec::new(),
             fix: None,
         }
+    }
+    /// In situation `when` (if `applies`), the severity the registry
+    /// declares for it.
+    pub fn when(mut self, when: When, applies: bool) -> Self {
+        if applies {
+            self.severity = self.rule.info().severity_when(when);
+        }
+        self
+    }
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+    pub fn code(&self) -> &'static str {
+        self.rule.code()
+    }
+    pub fn severity(&self) -> Severity {
+        self.severity
     }
     pub fn expected(mut self, e: impl Into<String>) -> Self {
         self.expected = Some(e.into());
@@ -68,6 +87,13 @@ impl Diagnostic {
         self
     }
     pub fn fix(mut self, fix: Option<Fix>) -> Self {
+        debug_assert!(
+            fix.as_ref()
+                .is_none_or(|f| self.rule.info().fix.allows(f.applicability)),
+            "{} declares its fix as {}",
+            self.code(),
+            self.rule.info().fix.describe()
+        );
         self.fix = fix;
         self
     }

@@ -1,0 +1,85 @@
+//! `--show-files`: every file the run looked at, what it was read as, and
+//! what was set aside and why, sorted by path.
+//!
+//! ```text
+//! app.txt: deepstream-app config (key-file)
+//! models/pgie.txt: nvinfer config (key-file), referenced
+//! labels.txt: skipped: read as key-file, but no group or key of a DeepStream config dslint reads
+//! logo.yml: unreadable (DS005): file is binary (contains NUL bytes); skipped
+//! ```
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::model::workspace::Workspace;
+
+#[derive(Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FileEntry {
+    pub file: String,
+    /// `checked`, `skipped` or `unreadable`.
+    pub status: &'static str,
+    /// What it was read as (`nvinfer config`), when checked.
+    pub kind: Option<&'static str>,
+    /// `key-file` or `YAML`, when checked.
+    pub syntax: Option<&'static str>,
+    /// Found by following a reference from another config, not by the walk.
+    pub referenced: bool,
+    /// Why it was not checked.
+    pub reason: Option<String>,
+}
+
+pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
+    let name = |p: &Path| p.display().to_string();
+    let mut out: Vec<FileEntry> = ws
+        .files
+        .iter()
+        .map(|f| FileEntry {
+            file: name(&f.path),
+            status: "checked",
+            kind: f.kind.map(|k| k.describe()),
+            syntax: Some(f.doc.format.describe()),
+            referenced: !f.walked,
+            reason: None,
+        })
+        .collect();
+    out.extend(ws.skipped.iter().map(|s| FileEntry {
+        file: name(&s.path),
+        status: "skipped",
+        kind: None,
+        syntax: None,
+        referenced: false,
+        reason: Some(s.reason.clone()),
+    }));
+    out.extend(ws.file_problems.iter().map(|(p, rule, msg)| FileEntry {
+        file: name(p),
+        status: "unreadable",
+        kind: None,
+        syntax: None,
+        referenced: false,
+        reason: Some(format!("{}: {msg}", rule.code())),
+    }));
+    out.sort();
+    out
+}
+
+pub fn text(entries: &[FileEntry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let _ = match (e.kind, e.syntax, &e.reason) {
+            (Some(kind), Some(syntax), _) => writeln!(
+                out,
+                "{}: {kind} ({syntax}){}",
+                e.file,
+                if e.referenced { ", referenced" } else { "" }
+            ),
+            (_, _, reason) => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+        };
+    }
+    out
+}
+
+pub fn json(entries: &[FileEntry]) -> String {
+    serde_json::to_string_pretty(entries).unwrap_or_default() + "\n"
+}

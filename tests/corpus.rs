@@ -1,0 +1,88 @@
+//! The record every precision change is judged by: dslint's findings over the
+//! whole shared corpus of real public configs (`../shared/corpus`), one line
+//! per finding, as the binary reports them in JSON.
+//!
+//! Each line: `path:line:col CODE severity [fix] message`, the path relative
+//! to the corpus, `-:-` for findings about a whole file (DS005). A change to
+//! this snapshot is a claim about real configs: review it line by line.
+
+mod support;
+
+use support::*;
+
+/// The corpus, or `None` with the reason printed. Under CI its absence is a
+/// failure: a test that skips itself there proves nothing.
+fn corpus_or_skip() -> Option<std::path::PathBuf> {
+    let c = corpus();
+    if c.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "../shared/corpus is absent and CI is set: the corpus snapshot cannot run"
+        );
+        eprintln!("skipped: ../shared/corpus is absent (CI unset)");
+    }
+    c
+}
+
+/// dslint's JSON findings over the corpus.
+fn findings(corpus: &std::path::Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let dir = corpus.to_str().unwrap();
+    let mut argv = vec!["check", dir, "--format", "json", "--isolated"];
+    argv.extend_from_slice(args);
+    let (rc, out, err) = dslint(&argv);
+    assert!(rc == 0 || rc == 1, "dslint exit {rc}: {err}");
+    serde_json::from_str(&out).expect("JSON output")
+}
+
+/// One finding per line, in the binary's order (file, then position).
+fn listing(corpus: &std::path::Path, items: &[serde_json::Value]) -> String {
+    let prefix = format!("{}/", corpus.display());
+    let strip = |s: &str| s.replace(&prefix, "");
+    let mut lines = Vec::new();
+    for d in items {
+        let pos = |k: &str| {
+            d[k].as_object()
+                .map_or_else(|| "-:-".to_string(), |p| format!("{}:{}", p["line"], p["column"]))
+        };
+        let fix = match d["fix"]["applicability"].as_str() {
+            Some(a) => format!(" [{a} fix]"),
+            None => String::new(),
+        };
+        lines.push(format!(
+            "{}:{} {} {}{} {}",
+            strip(d["file"].as_str().unwrap()),
+            pos("location"),
+            d["code"].as_str().unwrap(),
+            d["severity"].as_str().unwrap(),
+            fix,
+            strip(d["message"].as_str().unwrap()),
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Findings per code and severity, for the snapshot's head.
+fn tally(items: &[serde_json::Value]) -> String {
+    let mut counts = std::collections::BTreeMap::<(String, String), usize>::new();
+    for d in items {
+        let key = (
+            d["code"].as_str().unwrap().to_string(),
+            d["severity"].as_str().unwrap().to_string(),
+        );
+        *counts.entry(key).or_default() += 1;
+    }
+    let total: usize = counts.values().sum();
+    let mut s = format!("{total} findings\n");
+    for ((code, sev), n) in counts {
+        s.push_str(&format!("{code} {sev} {n}\n"));
+    }
+    s
+}
+
+#[test]
+fn corpus_findings() {
+    let Some(corpus) = corpus_or_skip() else { return };
+    let items = findings(&corpus, &[]);
+    let text = format!("{}\n{}", tally(&items), listing(&corpus, &items));
+    insta::assert_snapshot!("corpus_findings", text);
+}
