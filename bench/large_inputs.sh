@@ -84,7 +84,11 @@ run() { # run NAME CMD...: one line with the wall time
   fi
 }
 cd "$DIR"
+# Each file yields ~100k findings: the first line of each pair renders them
+# all (human output to /dev/null), the second counts them (--statistics), so
+# the analysis and the rendering can be told apart.
 for f in keys100k.txt groups100k.txt dups100k.txt app8m.txt infer8m.txt app8m.yml infer8m.yml; do
   run "check $f ($(( $(stat -c %s "$f") / 1024 )) KiB)" "$BIN" check "$f"
+  run "  --statistics" "$BIN" check "$f" --statistics
 done
 run "nsys wrap start.sh ($(( $(stat -c %s start.sh) / 1024 )) KiB)" "$BIN" nsys wrap start.sh --diff

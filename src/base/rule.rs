@@ -475,7 +475,7 @@ mod tests {
     fn texts() {
         assert_eq!(
             Rule::MissingFile.info().header(),
-            "**Severity:** warning, error for config files · **Fix:** none"
+            "**Severity:** warning, error for config files, info for paths outside the project root (not checked) · **Fix:** none"
         );
         assert_eq!(
             Rule::OsdEnabled.info().fix.describe(),

@@ -97,12 +97,12 @@ impl ProjectRoot {
             }
             at.push(&c);
             // Only a folder above the root (on the way down to it) or a path
-            // inside it may be looked at.
-            let above = self.path.starts_with(&at) && at != self.path;
-            if !above && !self.contains(&at) {
-                return Place::Outside;
-            }
-            if missing {
+            // inside it is looked at. A component outside is passed
+            // lexically (`../repo/x` from inside `repo` comes back in);
+            // where the walk ends decides, and what is read is the path
+            // found here, never the one written.
+            let visible = self.path.starts_with(&at) || self.contains(&at);
+            if missing || !visible {
                 continue;
             }
             match std::fs::symlink_metadata(&at) {
@@ -191,6 +191,15 @@ mod tests {
         assert_eq!(
             r.place(&root.join("a/no/such/../y")),
             Place::Missing(root.join("a/no/y"))
+        );
+        // Out and back in, without looking at what is outside.
+        assert_eq!(
+            r.place(&root.join("../repo/a/x.txt")),
+            Place::Inside(root.join("a/x.txt"))
+        );
+        assert_eq!(
+            r.place(&top.join("elsewhere/nothing/../../repo/in/x.txt")),
+            Place::Inside(root.join("a/x.txt"))
         );
         for outside in [
             root.join("../elsewhere/secret"),

@@ -282,6 +282,16 @@ pub fn create_under_root(root: &ProjectRoot, path: &Path, bytes: &[u8], mode: u3
     }
 }
 
+/// Create or replace a file at a path the user named (its folder as they
+/// typed it; the name itself is replaced, never followed).
+pub fn create_at(path: &Path, bytes: &[u8], mode: u32) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: not a file name dslint writes", path.display()))?;
+    Dir::open(path.parent().unwrap_or(Path::new("")))?.create_or_replace(name, bytes, mode)
+}
+
 /// `DSLINT_TEST_PAUSE_BEFORE_RENAME_MS`: the tests' way to act between the
 /// temporary file and the rename (modify the file, send a signal). It only
 /// waits; a signal ends the wait.

@@ -45,7 +45,7 @@ pub struct HwOptions {
 
 pub fn hw(opts: &HwOptions) -> Result<String, String> {
     let text = match &opts.nvidia_smi_output {
-        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+        Some(f) => crate::files::read::read_text(f, crate::files::read::MAX_FILE_BYTES)?,
         None => {
             let fields = gpu::QUERY_FIELDS.join(",");
             let out = std::process::Command::new("nvidia-smi")
@@ -274,7 +274,7 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
 }
 
 fn sweep_from_log(log: &Path, batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcome, String> {
-    let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let text = crate::files::read::read_text(log, crate::files::read::MAX_FILE_BYTES)?;
     let mut runs: BTreeMap<u32, Vec<(Vec<String>, Marker)>> = BTreeMap::new();
     let mut current: Option<Marker> = None;
     let mut lines: Vec<String> = Vec::new();
@@ -415,7 +415,7 @@ fn sweep_live(batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcom
         |msg| eprintln!("sweep: {msg}"),
     );
     if let Some(p) = &opts.save_log {
-        std::fs::write(p, &log).map_err(|e| format!("{}: {e}", p.display()))?;
+        crate::files::write::create_at(p, log.as_bytes(), 0o644)?;
     }
     if !opts.keep_variants {
         for v in variants {

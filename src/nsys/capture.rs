@@ -225,7 +225,11 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                 opts.output_dir.display()
             ));
         }
-        let base = std::fs::read_to_string(name_file).ok().map(|s| s.trim().to_string());
+        // A small regular file the wrapped script writes (never a FIFO
+        // or a device planted at its name).
+        let base = crate::files::read::read_text(name_file, 4096)
+            .ok()
+            .map(|s| s.trim().to_string());
         if let Some(base) = base.filter(|b| !b.is_empty()) {
             let rep = PathBuf::from(format!("{base}.nsys-rep"));
             if let Ok(a) = std::fs::metadata(&rep).map(|m| m.len()) {
