@@ -32,43 +32,29 @@ w("keys100k.txt", "[property]\ngie-unique-id=1\nnetwork-type=0\nbatch-size=1\n" 
 w("groups100k.txt", "".join(f"[property]\ngie-unique-id=1\nbatch-size={i % 7 + 1}\n" for i in range(100_000)))
 # 100k repeats of one key (DS004 each).
 w("dups100k.txt", "[property]\ngie-unique-id=1\n" + "".join(f"batch-size={i % 7 + 1}\n" for i in range(100_000)))
+def fill(head, piece, size, tail=""):
+    """head, then piece(0), piece(1), … until `size` bytes, then tail."""
+    parts, n, i = [head], len(head), 0
+    while n < size:
+        p = piece(i)
+        parts.append(p); n += len(p); i += 1
+    return "".join(parts) + tail
+MIB8 = 8 * 1024 * 1024
 # ~8 MiB deepstream-app key-file: many source groups.
-parts = ["[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nwidth=1920\nheight=1080\n"]
-i = 0
-size = sum(map(len, parts))
-while size < 8 * 1024 * 1024:
-    p = f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n"
-    parts.append(p); size += len(p); i += 1
-w("app8m.txt", "".join(parts))
+w("app8m.txt", fill("[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nwidth=1920\nheight=1080\n",
+    lambda i: f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n", MIB8))
 # ~8 MiB nvinfer key-file: one [property], then many class-attrs groups.
-parts = ["[property]\ngie-unique-id=1\ngpu-id=0\nbatch-size=4\nnetwork-mode=2\n"]
-i = 0; size = 0
-while size < 8 * 1024 * 1024:
-    p = f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n"
-    parts.append(p); size += len(p); i += 1
-w("infer8m.txt", "".join(parts))
+w("infer8m.txt", fill("[property]\ngie-unique-id=1\ngpu-id=0\nbatch-size=4\nnetwork-mode=2\n",
+    lambda i: f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n", MIB8))
 # ~8 MiB deepstream-app YAML: many source groups.
-parts = ["application:\n  enable-perf-measurement: 1\nstreammux:\n  batch-size: 4\n  width: 1920\n  height: 1080\n"]
-i = 0; size = 0
-while size < 8 * 1024 * 1024:
-    p = f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n"
-    parts.append(p); size += len(p); i += 1
-w("app8m.yml", "".join(parts))
+w("app8m.yml", fill("application:\n  enable-perf-measurement: 1\nstreammux:\n  batch-size: 4\n  width: 1920\n  height: 1080\n",
+    lambda i: f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n", MIB8))
 # ~8 MiB nvinfer YAML: one property map with many keys.
-parts = ["property:\n  gie-unique-id: 1\n  gpu-id: 0\n  batch-size: 4\n"]
-i = 0; size = 0
-while size < 8 * 1024 * 1024:
-    p = f"  custom-key-{i}: {i}\n"
-    parts.append(p); size += len(p); i += 1
-w("infer8m.yml", "".join(parts))
+w("infer8m.yml", fill("property:\n  gie-unique-id: 1\n  gpu-id: 0\n  batch-size: 4\n",
+    lambda i: f"  custom-key-{i}: {i}\n", MIB8))
 # A 2 MB launch script for `nsys wrap`.
-lines = ["#!/bin/bash\n"]
-i = 0; size = 0
-while size < 2 * 1000 * 1000:
-    l = f"export VAR_{i}=\"value {i} 'quoted' $HOME\"\n"
-    lines.append(l); size += len(l); i += 1
-lines.append("python3 -m fastdeploy.entrypoints.openai.api_server --port 8080\n")
-w("start.sh", "".join(lines))
+w("start.sh", fill("#!/bin/bash\n", lambda i: f"export VAR_{i}=\"value {i} 'quoted' $HOME\"\n", 2 * 1000 * 1000,
+    "python3 -m fastdeploy.entrypoints.openai.api_server --port 8080\n"))
 PY
 
 run() { # run NAME CMD...: one line with the wall time
