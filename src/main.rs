@@ -203,10 +203,12 @@ enum Command {
 
 #[derive(Subcommand)]
 enum MeasureCommand {
-    /// GPU identity and theoretical ceilings from nvidia-smi.
-    Hw(dslint::measure::commands::HwOptions),
+    /// GPU identity and theoretical ceilings of every GPU from nvidia-smi.
+    Hw(dslint::measure::hw::HwOptions),
     /// fps at each batch size until the plateau.
     Sweep(dslint::measure::commands::SweepOptions),
+    /// The decode ceiling: a decode-only run of the streams, more of them until fps stops rising.
+    Decode(dslint::measure::decode::DecodeOptions),
     /// An nsys profile of the full pipeline, reduced to bound signals.
     Profile(dslint::measure::profile::ProfileOptions),
 }
@@ -288,14 +290,14 @@ enum NsysCommand {
         #[arg(long, default_value = "/tmp/nsys_record")]
         output_dir: PathBuf,
         /// Seconds between readiness polls.
-        #[arg(long, default_value_t = 5.0)]
-        poll_interval: f64,
+        #[arg(long, default_value = "5", value_parser = dslint::measure::run::seconds_arg)]
+        poll_interval: std::time::Duration,
         /// Seconds to wait for the service (default 20 minutes).
-        #[arg(long, default_value_t = 1200.0)]
-        ready_timeout: f64,
+        #[arg(long, default_value = "1200", value_parser = dslint::measure::run::seconds_arg)]
+        ready_timeout: std::time::Duration,
         /// Seconds a failing log must stay still before giving up.
-        #[arg(long, default_value_t = 30.0)]
-        stall: f64,
+        #[arg(long, default_value = "30", value_parser = dslint::measure::run::seconds_arg)]
+        stall: std::time::Duration,
         /// Tokens the built-in request asks for (more than the stop step).
         #[arg(long, default_value_t = 256)]
         max_tokens: u32,
@@ -303,8 +305,8 @@ enum NsysCommand {
         #[arg(long)]
         stats: bool,
         /// Seconds between the two size checks of the report.
-        #[arg(long, default_value_t = 3.0, hide = true)]
-        stable_seconds: f64,
+        #[arg(long, default_value = "3", hide = true, value_parser = dslint::measure::run::seconds_arg)]
+        stable_seconds: std::time::Duration,
     },
 }
 
@@ -671,7 +673,8 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
 fn measure(what: MeasureCommand) -> ExitCode {
     use dslint::measure::commands;
     let result = match what {
-        MeasureCommand::Hw(opts) => commands::hw(&opts),
+        MeasureCommand::Hw(opts) => dslint::measure::hw::hw(&opts),
+        MeasureCommand::Decode(opts) => dslint::measure::decode::decode(&opts),
         MeasureCommand::Sweep(opts) => commands::sweep_cmd(&opts),
         MeasureCommand::Profile(opts) => dslint::measure::profile::profile(&opts),
     };
@@ -732,10 +735,10 @@ fn nsys(what: NsysCommand) -> ExitCode {
             kind,
             level: level.into(),
             output_dir,
-            poll_interval: std::time::Duration::from_secs_f64(poll_interval),
-            ready_timeout: std::time::Duration::from_secs_f64(ready_timeout),
-            stall: std::time::Duration::from_secs_f64(stall),
-            stable_interval: std::time::Duration::from_secs_f64(stable_seconds),
+            poll_interval,
+            ready_timeout,
+            stall,
+            stable_interval: stable_seconds,
             report_timeout: std::time::Duration::from_secs(120),
             max_tokens,
             stats,

@@ -128,6 +128,10 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     std::os::unix::fs::symlink("/nonexistent/dslint-target", d.join("broken-link.txt")).unwrap();
     std::fs::create_dir(d.join("loop")).unwrap();
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
+    // A multibyte character before a nested `:` or an unclosed bracket: the
+    // YAML reader once sliced inside `é` and killed the whole run (issue 17).
+    std::fs::write(d.join("nested-colon.yml"), "a: é\nb: c: d\n").unwrap();
+    std::fs::write(d.join("mux.yml"), "streammux:\n  name: é\n  batch-size: [4\n").unwrap();
     // And a good file beside them, which must still be checked.
     std::fs::write(
         d.join("app.txt"),
@@ -155,6 +159,33 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
         "{out}"
     );
     assert_eq!(find("app.txt", "DS002"), 1, "{out}");
+    // Not a DeepStream config: read, and silent.
+    assert_eq!(
+        v.iter()
+            .filter(|x| x["file"].as_str().unwrap().ends_with("nested-colon.yml"))
+            .count(),
+        0,
+        "{out}"
+    );
+    let mux = v
+        .iter()
+        .find(|x| x["file"].as_str().unwrap().ends_with("mux.yml"))
+        .unwrap();
+    assert_eq!(
+        (
+            &mux["code"],
+            &mux["message"],
+            &mux["location"]["line"],
+            &mux["location"]["column"]
+        ),
+        (
+            &"DS001".into(),
+            &"YAML syntax error: unclosed bracket '['".into(),
+            &3.into(),
+            &15.into()
+        ),
+        "{out}"
+    );
     // An empty file named on the command line is reported; found by a walk it is not.
     assert_eq!(find("empty.txt", "DS005"), 0, "{out}");
     let (_, out, _) = dslint(&["check", d.join("empty.txt").to_str().unwrap(), "--format", "json"]);

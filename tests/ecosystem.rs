@@ -75,9 +75,18 @@ fn config_errors_point_at_line_and_key() {
         err.contains("dslint.toml:3:1: unknown key `ignroe` (did you mean `ignore`?)"),
         "{err}"
     );
+    // `--config` replaces the broken dslint.toml found walking up: its
+    // select (DS6 only) filters out every finding of a case that fires DS101.
+    copy_case("testdata/rules/DS101/fires", tmp.path());
     std::fs::write(tmp.path().join("pyproject.toml"), "[tool.dslint]\nselect = [\"DS6\"]\n").unwrap();
-    let (rc, _, err) = dslint_in(tmp.path(), &["check", ".", "--config", "pyproject.toml"]);
-    assert!(rc == 0 || rc == 1, "{err}");
+    let (rc, out, err) = dslint_in(
+        tmp.path(),
+        &["check", ".", "--config", "pyproject.toml", "--format", "json"],
+    );
+    assert_eq!((rc, out.trim()), (0, "[]"), "{err}");
+    let (rc, out, err) = dslint_in(tmp.path(), &["check", ".", "--isolated", "--format", "json"]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(codes(&out).contains(&"DS101".to_string()), "{out}");
 }
 
 #[test]
@@ -157,15 +166,14 @@ fn example_ci_files_parse() {
 }
 
 /// With the real pre-commit (pip install pre-commit): a bad config blocks
-/// the commit, a fixed one passes. Skipped where pre-commit is absent.
+/// the commit, a fixed one passes. Required under CI (`.ci/run` installs it).
 #[test]
 fn pre_commit_blocks_a_bad_config() {
     let have = Command::new("pre-commit")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("pre-commit absent: skipped");
+    if !required("pre-commit", have) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -10,8 +10,7 @@ use dslint::measure::{dmon, fps::FpsParser, gpu, nsys};
 use support::*;
 
 fn formats() -> Option<std::path::PathBuf> {
-    let p = std::path::PathBuf::from("../shared/formats");
-    p.is_dir().then_some(p)
+    shared("formats")
 }
 
 #[test]
@@ -251,11 +250,12 @@ fn measure_hw_merges_into_the_facts_file() {
     assert_eq!(v["mine"], 1);
     assert_eq!(v["gpu"]["sm_count"], 132);
     assert_eq!(v["ceilings"]["memory_gbps"], 4916.7);
-    // Without nvidia-smi: a clear message saying what to pass instead.
-    let (rc, _, err) = dslint(&["measure", "hw"]);
-    if rc != 0 {
-        assert!(err.contains("--nvidia-smi-output"), "{err}");
-    }
+    // Without nvidia-smi (a PATH that has none): a clear message saying what
+    // to pass instead.
+    let no_tools = tempfile::tempdir().unwrap();
+    let (rc, _, err) = dslint_env(&["measure", "hw"], &[("PATH", no_tools.path().display().to_string())]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("--nvidia-smi-output"), "{err}");
 }
 
 #[test]
@@ -265,18 +265,18 @@ fn sweep_replays_the_h200_log() {
         "sweep",
         "--sweep-log",
         "testdata/measure/h200_torch_sweep_to256.log",
-        "--batches",
-        "1,2,4,8,16,32,64,128,256",
         "--warmup",
         "2",
     ]);
     assert_eq!(rc, 0, "{err}");
+    // The batches come from the log (1…256), not the default 1…32.
     insta::assert_snapshot!("sweep_h200_replay", out);
     assert!(out.contains("plateau batch: 32 (doubling gains < 5%)"));
 }
 
 #[test]
-fn sweep_stops_early_on_a_scripted_command() {
+fn sweep_on_a_command_that_exits_by_itself() {
+    // fake_fps.sh prints six readings and exits: every run ends with it.
     let tmp = tempfile::tempdir().unwrap();
     let facts = tmp.path().join("f.json");
     let (rc, out, err) = dslint(&[
@@ -295,11 +295,13 @@ fn sweep_stops_early_on_a_scripted_command() {
     assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
     // It ran 1..16, not 32: the plateau was decided at 8→16.
     assert!(err.contains("B=16") && !err.contains("B=32:"), "{err}");
-    assert!(err.contains("nvidia-smi not found") || err.contains("B=1"), "{err}");
+    assert!(err.contains("sweep: B=1: sh tests/support/fake_fps.sh 1\n"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&facts).unwrap()).unwrap();
     assert_eq!(v["sweep"]["plateau_batch"], 8);
     assert_eq!(v["sweep"]["points"].as_array().unwrap().len(), 5);
     assert_eq!(v["sweep"]["points"][3]["fps_aggregate"], 1613.2);
+    assert_eq!(v["sweep"]["points"][3]["stop"], "exited");
+    assert_eq!(v["sweep"]["runs"], 5);
     // The saved log replays to the same plateau.
     let (_, again, _) = dslint(&[
         "measure",
@@ -320,6 +322,78 @@ fn sweep_stops_early_on_a_scripted_command() {
     assert!(out.contains("plateau batch: 3 (not reached"), "{out}");
 }
 
+/// The `stopped` column of each row of a sweep table.
+fn stops(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("plateau"))
+        .map(|l| l.split_whitespace().skip(7).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn steady_runs_stop_early_with_the_same_plateau() {
+    // Readings steady to ±0.1% every 0.05 s, for as long as the command is
+    // let run: each run stops once its mean is known to ±1%.
+    let start = std::time::Instant::now();
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 1",
+        "--duration",
+        "30",
+    ]);
+    let early = start.elapsed().as_secs_f64();
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
+    let st = stops(&out);
+    assert_eq!(st.len(), 5, "{out}");
+    assert!(st.iter().all(|s| s.starts_with("settled ±0.")), "{out}");
+    assert!(
+        out.contains("GPU time: ") && out.contains(" s in 5 runs, 5 stopped once settled"),
+        "{out}"
+    );
+    // Five runs of 30 s would take 150 s; settled runs take well under one.
+    assert!(early < 25.0, "{early} s");
+    // Every run for its full duration: the same plateau.
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 1",
+        "--duration",
+        "1.5",
+        "--exhaustive",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("plateau batch: 8 (doubling gains < 5%)"), "{out}");
+    assert_eq!(stops(&out), vec!["duration"; 6], "{out}");
+    assert!(out.contains(" s in 6 runs, 0 stopped once settled"), "{out}");
+}
+
+#[test]
+fn noisy_runs_are_not_stopped_early() {
+    // ±15% noise and no gain from 16 to 32: neither the mean nor the verdict
+    // is ever settled, so each run lasts its --duration.
+    let (rc, out, err) = dslint(&[
+        "measure",
+        "sweep",
+        "--cmd",
+        "sh tests/support/fake_steady.sh {batch} 150",
+        "--batches",
+        "16,32",
+        "--duration",
+        "2",
+        "--extra-windows",
+        "0",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(stops(&out), vec!["duration"; 2], "{out}");
+    assert!(out.contains(" s in 2 runs, 0 stopped once settled"), "{out}");
+}
+
 #[test]
 fn sweep_reports_commands_without_fps() {
     let (rc, _, err) = dslint(&[
@@ -332,7 +406,11 @@ fn sweep_reports_commands_without_fps() {
     ]);
     assert_eq!(rc, 2);
     assert!(
-        err.contains("no fps line in the output (exit Some(3)); last lines: starting"),
+        err.contains("no fps line in the output (exit status 3); last lines: starting"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: --cmd has no {batch}: every run gets the same command"),
         "{err}"
     );
     let (rc, _, err) = dslint(&[
@@ -356,6 +434,14 @@ fn sweep_runs_config_variants() {
         std::fs::copy(&f, tmp.path().join(f.file_name().unwrap())).unwrap();
     }
     let app = tmp.path().join("app.txt");
+    // A display output branch (OSD on, an on-screen sink that syncs), which
+    // the variants must replace with the bench one.
+    let display = std::fs::read_to_string(&app)
+        .unwrap()
+        .replace("[osd]\nenable=0", "[osd]\nenable=1")
+        .replace("[sink0]\nenable=1\ntype=1\nsync=0", "[sink0]\nenable=1\ntype=2\nsync=1");
+    assert!(display.contains("type=2\nsync=1") && display.contains("[osd]\nenable=1"));
+    std::fs::write(&app, display).unwrap();
     let script = tmp.path().join("show.sh");
     std::fs::write(&script, "grep -h -E '^(num-sources|batch-size|model-engine-file|config-file|type|sync)=' \"$1\" \"$(dirname \"$1\")\"/.dslint-sweep-b$2.pgie.txt\necho fps=$((100 * $2))\n").unwrap();
     let (rc, out, err) = dslint(&[
@@ -368,9 +454,12 @@ fn sweep_runs_config_variants() {
         "--batches",
         "1,4",
         "--keep-variants",
+        "--save-log",
+        tmp.path().join("sweep.log").to_str().unwrap(),
     ]);
     assert_eq!(rc, 0, "{err}");
-    assert!(out.contains("      4"), "{out}");
+    // The fps each variant's run printed (100 × B) was read.
+    assert!(out.contains("      4             400.0        100.0"), "{out}");
     let v4 = std::fs::read_to_string(tmp.path().join(".dslint-sweep-b4.app.txt")).unwrap();
     assert!(
         v4.contains("num-sources=4") && v4.contains("config-file=.dslint-sweep-b4.pgie.txt"),
@@ -386,7 +475,10 @@ fn sweep_runs_config_variants() {
         "{p1}"
     );
     assert!(
-        err.contains("type=1") && err.contains("sync=0") || out.contains("fps"),
-        "{err}"
+        v4.contains("[osd]\nenable=0\n") && v4.contains("[sink0]\nenable=1\ntype=1\nsync=0\n"),
+        "{v4}"
     );
+    // What the command saw of the variant: the bench sink.
+    let log = std::fs::read_to_string(tmp.path().join("sweep.log")).unwrap();
+    assert!(log.contains("\ntype=1\n") && log.contains("\nsync=0\n"), "{log}");
 }

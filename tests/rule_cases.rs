@@ -1,16 +1,37 @@
 //! Each rule code fires on its `fires*` cases and stays silent on its
 //! `clean*` cases (testdata/rules/CODE/…); the human output of every case is
-//! a snapshot.
+//! a snapshot, and so is the kind each case's files were read as: a clean
+//! case whose files are not recognised as configs would be silent for the
+//! wrong reason.
 
 mod support;
 
+use std::path::Path;
+
 use support::*;
+
+/// `CODE/case: file=kind, …` for the configs dslint read in a case folder
+/// (`-`: read, but not a DeepStream config).
+fn kinds_line(dir: &Path, checked: &Checked) -> (String, usize) {
+    let mut parts = Vec::new();
+    let mut configs = 0;
+    for f in &checked.ws.files {
+        let Ok(rel) = f.path.strip_prefix(dir) else { continue };
+        let kind = f.kind.map_or("-", |k| k.describe());
+        configs += usize::from(f.kind.is_some());
+        parts.push(format!("{}={kind}", rel.display()));
+    }
+    parts.sort();
+    let case = dir.strip_prefix("testdata/rules").unwrap_or(dir);
+    (format!("{}: {}", case.display(), parts.join(", ")), configs)
+}
 
 #[test]
 fn every_rule_fires_where_it_should_and_only_there() {
     let cases = rule_cases();
     assert!(cases.len() > 80, "found only {} cases", cases.len());
     let mut failures = Vec::new();
+    let mut kinds = Vec::new();
     for dir in &cases {
         let code = dir.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -23,8 +44,14 @@ fn every_rule_fires_where_it_should_and_only_there() {
         if name.starts_with("clean") && fired {
             failures.push(format!("{code} fired in {}:\n{}", dir.display(), render(&checked)));
         }
+        let (line, configs) = kinds_line(dir, &checked);
+        if configs == 0 {
+            failures.push(format!("no file in {} was read as a DeepStream config", dir.display()));
+        }
+        kinds.push(line);
         insta::assert_snapshot!(format!("{code}_{name}"), render(&checked));
     }
+    insta::assert_snapshot!("rule_case_kinds", kinds.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -76,7 +76,9 @@ pub fn discover(start: &Path, root: &ProjectRoot) -> Option<PathBuf> {
 }
 
 fn position(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
+    // A span from the TOML parser; brought to a character boundary before
+    // slicing all the same.
+    let offset = text.floor_char_boundary(offset);
     let line = text[..offset].matches('\n').count() + 1;
     let col = text[..offset].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, col)

@@ -1,14 +1,26 @@
-//! `dslint measure hw` and `dslint measure sweep`: run the tools (or read
-//! their saved output) and merge the results into the facts file.
+//! `dslint measure sweep`: run the command at each batch size (or read a
+//! saved sweep log) and merge the result into the facts file; and the facts
+//! file's reading and writing that every `measure` command shares.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::measure::fps::FpsParser;
-use crate::measure::sweep::{self, Point};
-use crate::measure::{dmon, gpu, run};
+use crate::measure::live::{self, LOG_MARK};
+use crate::measure::run;
+use crate::measure::sweep::{self, EarlyStop, Plan, Point, Stop};
 use crate::model::facts::Facts;
+
+/// Largest saved tool output read (a log, an nvidia-smi capture).
+const MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+/// Read a saved tool output: a regular file, at most `MAX_INPUT` bytes
+/// (a FIFO or /dev/zero is refused before it is opened; see `files::read`).
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = crate::files::read::read_regular(path, MAX_INPUT).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
 
 /// Load the facts file to merge into (a new one when it does not exist).
 pub fn load_or_new(path: Option<&Path>) -> Result<Facts, String> {
@@ -30,104 +42,89 @@ pub fn save(facts: &Facts, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-#[derive(clap::Args)]
-pub struct HwOptions {
-    /// Which GPU (nvidia-smi's index) to describe.
+/// The options of a run that `measure sweep` and `measure decode` share.
+#[derive(clap::Args, Clone)]
+pub struct RunOptions {
+    /// Seconds a run may take at most; a run still going then is stopped.
+    #[arg(long, default_value = "60", value_parser = run::seconds_arg)]
+    pub duration: Duration,
+    /// fps readings dropped at the start of each run.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Steady readings a run needs before it may stop early.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub min_samples: u32,
+    /// A run stops once the 95% confidence interval of its mean fps is
+    /// within ± this percentage (or its doubling verdict cannot change).
+    #[arg(long, default_value_t = 1.0, value_parser = settle_pct)]
+    pub settle_pct: f64,
+    /// Let every run last until --duration (or its own end).
+    #[arg(long)]
+    pub no_early_stop: bool,
+    /// A regex whose first group is the aggregate fps.
+    #[arg(long)]
+    pub fps_regex: Option<String>,
+    /// The GPU whose utilisation `nvidia-smi dmon` samples during each run.
     #[arg(long, default_value_t = 0)]
     pub gpu_id: u32,
-    /// Read saved `nvidia-smi --query-gpu=… --format=csv` output instead of running it.
-    #[arg(long)]
-    pub nvidia_smi_output: Option<PathBuf>,
-    /// The facts file to merge into (other sections are kept).
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
 }
 
-pub fn hw(opts: &HwOptions) -> Result<String, String> {
-    let text = match &opts.nvidia_smi_output {
-        Some(f) => crate::files::read::read_text(f, crate::files::read::MAX_FILE_BYTES)?,
-        None => {
-            let fields = gpu::QUERY_FIELDS.join(",");
-            let out = std::process::Command::new("nvidia-smi")
-                .args([format!("--query-gpu={fields}"), "--format=csv,nounits".into()])
-                .output()
-                .map_err(|_| {
-                    "nvidia-smi is not on this machine: run on the GPU host, or save its output there with\n  \
-                     nvidia-smi --query-gpu=index,name,compute_cap,memory.total,memory.free,clocks.max.sm,clocks.max.memory,pcie.link.gen.current,pcie.link.width.current,driver_version --format=csv > smi.csv\n\
-                     and pass --nvidia-smi-output smi.csv"
-                        .to_string()
-                })?;
-            if !out.status.success() {
-                return Err(format!(
-                    "nvidia-smi failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        }
-    };
-    let gpus = gpu::parse_query(&text)?;
-    let g = gpus
-        .iter()
-        .find(|g| g.index == Some(opts.gpu_id))
-        .or_else(|| gpus.get(opts.gpu_id as usize))
-        .ok_or_else(|| format!("no GPU {} (found {})", opts.gpu_id, gpus.len()))?
-        .clone();
-    let mut facts = load_or_new(opts.output.as_deref())?;
-    let codec = facts
-        .workload
-        .as_ref()
-        .and_then(|w| w.source_codec.clone())
-        .unwrap_or_else(|| "h264".into());
-    let height = facts.workload.as_ref().and_then(|w| w.source_height).unwrap_or(1080);
-    let c = gpu::ceilings(&g, &codec, height);
-    let mut out = String::new();
-    let name = g.name.clone().unwrap_or_default();
-    let unknown = |what: &str| format!("unknown ({what} of `{name}` not in rules/gpus.tsv)");
-    out.push_str(&format!(
-        "GPU {}: {} (compute {}, {} MiB, SM {} MHz, memory {} MHz, PCIe gen{} x{}, driver {})\n",
-        g.index.unwrap_or(0),
-        name,
-        g.compute_cap.as_deref().unwrap_or("?"),
-        g.memory_total_mib.map_or("?".into(), |v| v.to_string()),
-        g.clocks_max_sm_mhz.map_or("?".into(), |v| v.to_string()),
-        g.clocks_max_memory_mhz.map_or("?".into(), |v| v.to_string()),
-        g.pcie_gen.map_or("?".into(), |v| v.to_string()),
-        g.pcie_width.map_or("?".into(), |v| v.to_string()),
-        g.driver_version.as_deref().unwrap_or("?"),
-    ));
-    out.push_str(&format!(
-        "  SMs {}, NVDEC {}, memory bus {} bits\n",
-        g.sm_count.map_or_else(|| unknown("SM count"), |v| v.to_string()),
-        g.nvdec_count.map_or_else(|| unknown("NVDEC count"), |v| v.to_string()),
-        g.memory_bus_width_bits
-            .map_or_else(|| unknown("bus width"), |v| v.to_string()),
-    ));
-    let fmt = |v: Option<f64>, unit: &str| v.map_or("unknown".to_string(), |v| format!("{v} {unit}"));
-    out.push_str("Ceilings (theoretical; a measurement overrides them):\n");
-    out.push_str(&format!(
-        "  decode {} {}: {}\n",
-        codec,
-        c.decode_resolution.as_deref().unwrap_or(""),
-        fmt(c.decode_fps, "fps")
-    ));
-    out.push_str(&format!(
-        "  FP16 dense: {}   INT8 dense: {}\n",
-        fmt(c.fp16_tops, "TFLOP/s"),
-        fmt(c.int8_tops, "TOP/s")
-    ));
-    out.push_str(&format!(
-        "  memory: {}   PCIe: {}\n",
-        fmt(c.memory_gbps, "GB/s"),
-        fmt(c.pcie_gbps, "GB/s")
-    ));
-    facts.gpu = Some(g);
-    facts.ceilings = Some(c);
-    if let Some(p) = &opts.output {
-        save(&facts, p)?;
-        out.push_str(&format!("wrote gpu and ceilings to {}\n", p.display()));
+fn settle_pct(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 50.0 => Ok(v),
+        _ => Err(format!("`{s}`: give a percentage above 0 and at most 50")),
     }
-    Ok(out)
+}
+
+impl RunOptions {
+    pub fn early(&self) -> Option<EarlyStop> {
+        (!self.no_early_stop).then_some(EarlyStop {
+            min_samples: self.min_samples as usize,
+            ci_pct: self.settle_pct,
+        })
+    }
+
+    /// One run's spec with these options.
+    #[allow(clippy::too_many_arguments)]
+    pub fn spec<'a>(
+        &self,
+        argv: Vec<String>,
+        batch: u32,
+        prev: Option<&'a Point>,
+        parser: &'a FpsParser,
+        early: Option<EarlyStop>,
+        dmon: bool,
+        label: String,
+    ) -> live::Spec<'a> {
+        live::Spec {
+            argv,
+            batch,
+            duration: self.duration,
+            warmup: self.warmup,
+            early,
+            prev,
+            parser,
+            dmon_gpu: dmon.then_some(self.gpu_id),
+            label,
+        }
+    }
+
+    /// The fps parser, checked before anything runs.
+    pub fn parser(&self, batch: u32) -> Result<FpsParser, String> {
+        FpsParser::new(self.fps_regex.as_deref(), batch)
+    }
+}
+
+/// Whether nvidia-smi answers here; said once when it does not.
+pub fn dmon_available(what: &str) -> bool {
+    let ok = std::process::Command::new("nvidia-smi")
+        .arg("-L")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("{what}: nvidia-smi not found: utilisation (dmon) is not sampled");
+    }
+    ok
 }
 
 #[derive(clap::Args)]
@@ -138,33 +135,29 @@ pub struct SweepOptions {
     /// A deepstream-app config: each batch runs a variant of it as `{config}`.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// The batch sizes to try, in order (it stops once the plateau is found).
-    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
-    pub batches: Vec<u32>,
+    /// The batch sizes to try, in order; it stops once the plateau is found
+    /// (default 1,2,4,8,16,32; with --sweep-log, the batches in the log).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub batches: Option<Vec<u32>>,
     /// Cap the batches at this many streams (default: facts workload.n_streams).
     #[arg(long)]
     pub n_streams: Option<u32>,
-    /// Seconds each run may take; a run still going then is stopped.
-    #[arg(long, default_value_t = 60.0)]
-    pub duration: f64,
-    /// fps readings dropped at the start of each run.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
+    #[command(flatten)]
+    pub run: RunOptions,
     /// Extra windows to settle a gain too close to 5% to call.
     #[arg(long, default_value_t = 2)]
     pub extra_windows: u32,
-    /// A regex whose first group is the aggregate fps.
+    /// Measure every batch of the list for the full --duration, without
+    /// early stops (the plateau is still reported): the baseline that early
+    /// stopping saves against.
     #[arg(long)]
-    pub fps_regex: Option<String>,
+    pub exhaustive: bool,
     /// Read a saved sweep log (from --save-log) instead of running.
     #[arg(long)]
     pub sweep_log: Option<PathBuf>,
     /// Save every run's output, to re-read with --sweep-log.
     #[arg(long)]
     pub save_log: Option<PathBuf>,
-    /// The GPU whose utilisation `nvidia-smi dmon` samples during each run.
-    #[arg(long, default_value_t = 0)]
-    pub gpu_id: u32,
     /// The facts file to merge the sweep into (other sections are kept).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -173,14 +166,14 @@ pub struct SweepOptions {
     pub keep_variants: bool,
 }
 
-/// The marker that separates runs in a saved sweep log.
-const LOG_MARK: &str = "### dslint sweep batch=";
+const DEFAULT_BATCHES: &[u32] = &[1, 2, 4, 8, 16, 32];
 
-/// A run's marker line in a saved log: `batch=B seconds=S [sm=… mem=… dec=…]`.
+/// A run's marker line in a saved log: `batch=B seconds=S [stop=…] [sm=… mem=… dec=…]`.
 #[derive(Clone)]
-struct Marker {
+pub struct Marker {
     batch: u32,
     seconds: f64,
+    stop: Option<Stop>,
     sm: Option<f64>,
     mem: Option<f64>,
     dec: Option<f64>,
@@ -193,13 +186,18 @@ impl Marker {
         let mut m = Marker {
             batch,
             seconds: 0.0,
+            stop: None,
             sm: None,
             mem: None,
             dec: None,
         };
         for p in parts {
             let (k, v) = p.split_once('=')?;
-            let v: f64 = v.parse().ok()?;
+            if k == "stop" {
+                m.stop = Stop::parse_token(v);
+                continue;
+            }
+            let v: f64 = v.parse().ok().filter(|v: &f64| v.is_finite())?;
             match k {
                 "seconds" => m.seconds = v,
                 "sm" => m.sm = Some(v),
@@ -212,7 +210,37 @@ impl Marker {
     }
 }
 
-/// Samples of one run's output: the steady-state aggregates.
+/// The runs of a saved log, by batch, in the order they ran.
+pub type LogRuns = BTreeMap<u32, Vec<(Vec<String>, Marker)>>;
+
+pub fn read_log(log: &Path) -> Result<LogRuns, String> {
+    let text = read_text(log)?;
+    let mut runs: LogRuns = BTreeMap::new();
+    let mut current: Option<(Marker, Vec<String>)> = None;
+    for l in text.lines() {
+        if let Some(rest) = l.strip_prefix(LOG_MARK) {
+            if let Some((m, lines)) = current.take() {
+                runs.entry(m.batch).or_default().push((lines, m));
+            }
+            let m = Marker::parse(rest).ok_or_else(|| format!("{}: bad marker `{l}`", log.display()))?;
+            current = Some((m, Vec::new()));
+        } else if let Some((_, lines)) = current.as_mut() {
+            lines.push(l.to_string());
+        }
+    }
+    if let Some((m, lines)) = current {
+        runs.entry(m.batch).or_default().push((lines, m));
+    }
+    if runs.is_empty() {
+        return Err(format!(
+            "{}: no `{LOG_MARK}N` sections (write one with --save-log)",
+            log.display()
+        ));
+    }
+    Ok(runs)
+}
+
+/// The steady aggregates of one run's output.
 fn steady_samples(parser: &FpsParser, lines: &[String], warmup: usize) -> Vec<f64> {
     let samples: Vec<_> = lines.iter().filter_map(|l| parser.parse_line(l)).collect();
     crate::measure::fps::steady_window(&samples, warmup)
@@ -221,27 +249,16 @@ fn steady_samples(parser: &FpsParser, lines: &[String], warmup: usize) -> Vec<f6
         .collect()
 }
 
-pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
-    let mut facts = load_or_new(opts.output.as_deref())?;
-    let n_streams = opts.n_streams.or_else(|| facts.n_streams());
-    let batches = sweep::batch_list(&opts.batches, n_streams);
-    if batches.is_empty() {
-        return Err("no batch size to measure".into());
-    }
-    let outcome = if let Some(log) = &opts.sweep_log {
-        sweep_from_log(log, &batches, opts)?
-    } else {
-        sweep_live(&batches, opts)?
-    };
-    if outcome.points.is_empty() {
-        return Err(format!("no batch was measured: {}", outcome.notes.join("; ")));
-    }
+/// The sweep's table, plateau, notes and GPU time.
+pub fn render_table(outcome: &sweep::SweepOutcome, what: &str) -> String {
     let mut out = String::new();
-    out.push_str("  batch   fps (aggregate)   per stream   spread   seconds   sm%max  dec%max\n");
+    out.push_str(&format!(
+        "  {what:>5}   fps (aggregate)   per stream   spread   seconds   sm%max  dec%max  stopped\n"
+    ));
     for p in &outcome.points {
         let f = p.to_fact();
         out.push_str(&format!(
-            "  {:>5}   {:>15.1}   {:>10.1}   {:>5.1}%   {:>7.1}   {:>6}  {:>7}\n",
+            "  {:>5}   {:>15.1}   {:>10.1}   {:>5.1}%   {:>7.1}   {:>6}  {:>7}  {}\n",
             f.batch,
             f.fps_aggregate,
             f.fps_per_stream.unwrap_or(0.0),
@@ -249,8 +266,39 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
             f.run_seconds.unwrap_or(0.0),
             f.sm_max.map_or("-".into(), |v| format!("{v:.0}")),
             f.dec_max.map_or("-".into(), |v| format!("{v:.0}")),
+            f.stop.as_deref().unwrap_or("-"),
         ));
     }
+    out
+}
+
+pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
+    let mut facts = load_or_new(opts.output.as_deref())?;
+    // Checked before anything runs.
+    opts.run.parser(1)?;
+    let n_streams = opts.n_streams.or_else(|| facts.n_streams());
+    let log_runs = opts.sweep_log.as_deref().map(read_log).transpose()?;
+    let requested: Vec<u32> = match (&opts.batches, &log_runs) {
+        (Some(b), _) => b.clone(),
+        (None, Some(runs)) => runs.keys().copied().collect(),
+        (None, None) => DEFAULT_BATCHES.to_vec(),
+    };
+    let batches = sweep::batch_list(&requested, n_streams);
+    if batches.is_empty() {
+        return Err("no batch size to measure".into());
+    }
+    let plan = Plan {
+        extra_windows: if opts.exhaustive { 0 } else { opts.extra_windows },
+        stop_at_plateau: !opts.exhaustive,
+    };
+    let outcome = match &log_runs {
+        Some(runs) => replay(runs, &batches, &plan, &opts.run, |_| None, "sweep"),
+        None => sweep_live(&batches, &plan, opts)?,
+    };
+    if outcome.points.is_empty() {
+        return Err(format!("no batch was measured: {}", outcome.notes.join("; ")));
+    }
+    let mut out = render_table(&outcome, "batch");
     match outcome.plateau {
         Some(b) if outcome.decided => out.push_str(&format!("plateau batch: {b} (doubling gains < 5%)\n")),
         Some(b) => out.push_str(&format!("plateau batch: {b} (not reached: largest measured)\n")),
@@ -260,10 +308,8 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
         out.push_str(&format!("note: {n}\n"));
     }
     out.push_str(&format!(
-        "GPU time: {:.1} s, against {:.1} s for the full list of {} batches\n",
-        outcome.gpu_seconds,
-        outcome.full_sweep_seconds_estimate,
-        batches.len()
+        "GPU time: {:.1} s in {} runs, {} stopped once settled\n",
+        outcome.gpu_seconds, outcome.runs, outcome.runs_stopped_early,
     ));
     facts.sweep = Some(outcome.to_facts());
     if let Some(p) = &opts.output {
@@ -273,81 +319,70 @@ pub fn sweep_cmd(opts: &SweepOptions) -> Result<String, String> {
     Ok(out)
 }
 
-fn sweep_from_log(log: &Path, batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcome, String> {
-    let text = crate::files::read::read_text(log, crate::files::read::MAX_FILE_BYTES)?;
-    let mut runs: BTreeMap<u32, Vec<(Vec<String>, Marker)>> = BTreeMap::new();
-    let mut current: Option<Marker> = None;
-    let mut lines: Vec<String> = Vec::new();
-    let mut flush = |cur: &Option<Marker>, lines: &mut Vec<String>| {
-        if let Some(m) = cur {
-            runs.entry(m.batch)
-                .or_default()
-                .push((std::mem::take(lines), m.clone()));
-        }
-        lines.clear();
-    };
-    for l in text.lines() {
-        if let Some(rest) = l.strip_prefix(LOG_MARK) {
-            flush(&current, &mut lines);
-            current = Some(Marker::parse(rest).ok_or_else(|| format!("bad marker `{l}`"))?);
-        } else {
-            lines.push(l.to_string());
-        }
-    }
-    flush(&current, &mut lines);
-    if runs.is_empty() {
-        return Err(format!(
-            "{}: no `{LOG_MARK}N` sections (write one with --save-log)",
-            log.display()
-        ));
-    }
+/// A sweep (or decode ramp) replayed from a saved log: each run's steady
+/// readings and its marker's seconds, stop and dmon maxima.
+pub fn replay(
+    runs: &LogRuns,
+    batches: &[u32],
+    plan: &Plan,
+    run_opts: &RunOptions,
+    saturated: impl FnMut(&Point) -> Option<String>,
+    what: &str,
+) -> sweep::SweepOutcome {
     let mut used: BTreeMap<u32, usize> = BTreeMap::new();
-    Ok(sweep::run_sweep(
+    sweep::run_sweep(
         batches,
-        opts.extra_windows,
-        |b| {
-            let parser = FpsParser::new(opts.fps_regex.as_deref(), b)?;
+        plan,
+        |b, _| {
+            let parser = run_opts.parser(b)?;
             let i = used.entry(b).or_default();
             let (lines, m) = runs
                 .get(&b)
                 .and_then(|r| r.get(*i))
-                .ok_or_else(|| format!("the log has no run for batch {b}"))?;
+                .ok_or_else(|| format!("the log has no run for {b}"))?;
             *i += 1;
             Ok(Point {
                 batch: b,
-                samples: steady_samples(&parser, lines, opts.warmup),
+                samples: steady_samples(&parser, lines, run_opts.warmup),
                 streams: b,
                 seconds: m.seconds,
                 sm_max: m.sm,
                 mem_max: m.mem,
                 dec_max: m.dec,
                 windows: 1,
+                stop: m.stop,
             })
         },
-        |msg| eprintln!("sweep: {msg}"),
-    ))
+        saturated,
+        |msg| eprintln!("{what}: {msg}"),
+    )
 }
 
-fn sweep_live(batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcome, String> {
+fn sweep_live(batches: &[u32], plan: &Plan, opts: &SweepOptions) -> Result<sweep::SweepOutcome, String> {
     let template = opts
         .cmd
         .clone()
         .ok_or("--cmd is required (a command with {batch}, and {config} with --config)")?;
-    run::install_interrupt_handler();
-    let nvidia_smi = std::process::Command::new("nvidia-smi")
-        .arg("-L")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !nvidia_smi {
-        eprintln!("sweep: nvidia-smi not found: utilisation (dmon) is not sampled");
+    let carries_batch = template.contains("{batch}") || (opts.config.is_some() && template.contains("{config}"));
+    if !carries_batch {
+        eprintln!(
+            "sweep: warning: --cmd has no {{batch}}{}: every run gets the same command",
+            if opts.config.is_some() { " nor {config}" } else { "" }
+        );
     }
+    if opts.config.is_some() && !template.contains("{config}") {
+        eprintln!("sweep: warning: --config is given but --cmd has no {{config}}: the variants are not used");
+    }
+    run::install_interrupt_handler();
+    let dmon = dmon_available("sweep");
     let mut log = String::new();
     let mut variants: Vec<PathBuf> = Vec::new();
+    let early = if opts.exhaustive { None } else { opts.run.early() };
     let outcome = sweep::run_sweep(
         batches,
-        opts.extra_windows,
-        |b| {
-            let parser = FpsParser::new(opts.fps_regex.as_deref(), b)?;
+        plan,
+        |b, prev| {
+            let parser = opts.run.parser(b)?;
             let config = match &opts.config {
                 Some(cfg) => {
                     let made = crate::measure::variant::write_sweep_variant(cfg, b)?;
@@ -358,69 +393,17 @@ fn sweep_live(batches: &[u32], opts: &SweepOptions) -> Result<sweep::SweepOutcom
                 None => String::new(),
             };
             let argv = run::build_argv(&template, &[("batch", b.to_string()), ("config", config)])?;
-            eprintln!("sweep: B={b}: {}", argv.join(" "));
-            let dmon = if nvidia_smi {
-                run::Dmon::start(opts.gpu_id)
-            } else {
-                None
-            };
-            let finished = run::run(&argv, Duration::from_secs_f64(opts.duration), |l| {
-                if let Some(s) = parser.parse_line(l) {
-                    eprintln!("sweep: B={b}: {:.1} fps", s.aggregate);
-                }
-            })?;
-            let util = dmon.map(|d| dmon::maxima(&dmon::parse(&d.stop()), opts.gpu_id));
-            let util_text: String = ["sm", "mem", "dec"]
-                .iter()
-                .filter_map(|k| Some(format!(" {k}={}", util.as_ref()?.get(*k)?)))
-                .collect();
-            log.push_str(&format!("{LOG_MARK}{b} seconds={:.1}{util_text}\n", finished.seconds));
-            for l in &finished.lines {
-                log.push_str(l);
-                log.push('\n');
-            }
-            let samples = steady_samples(&parser, &finished.lines, opts.warmup);
-            if samples.is_empty() {
-                let oom = finished
-                    .lines
-                    .iter()
-                    .any(|l| l.to_ascii_lowercase().contains("out of memory"));
-                let tail: Vec<&str> = finished.lines.iter().rev().take(5).map(String::as_str).collect();
-                return Err(if oom {
-                    "out of GPU memory (batch too large for this GPU)".to_string()
-                } else {
-                    format!(
-                        "no fps line in the output (exit {:?}{}); last lines: {}",
-                        finished.exit_code,
-                        if finished.timed_out {
-                            ", stopped at --duration"
-                        } else {
-                            ""
-                        },
-                        tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-                    )
-                });
-            }
-            Ok(Point {
-                batch: b,
-                samples,
-                streams: b,
-                seconds: finished.seconds,
-                sm_max: util.as_ref().and_then(|u| u.get("sm").copied()),
-                mem_max: util.as_ref().and_then(|u| u.get("mem").copied()),
-                dec_max: util.as_ref().and_then(|u| u.get("dec").copied()),
-                windows: 1,
-            })
+            let m = live::measure(
+                &opts
+                    .run
+                    .spec(argv, b, prev, &parser, early, dmon, format!("sweep: B={b}")),
+            )?;
+            log.push_str(&m.log);
+            Ok(m.point)
         },
+        |_| None,
         |msg| eprintln!("sweep: {msg}"),
     );
-    if let Some(p) = &opts.save_log {
-        crate::files::write::create_at(p, log.as_bytes(), 0o644)?;
-    }
-    if !opts.keep_variants {
-        for v in variants {
-            let _ = std::fs::remove_file(v);
-        }
-    }
+    live::finish(&log, opts.save_log.as_deref(), variants, opts.keep_variants)?;
     Ok(outcome)
 }

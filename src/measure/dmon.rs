@@ -11,46 +11,63 @@ pub struct Row {
     pub values: BTreeMap<String, Option<f64>>,
 }
 
-pub fn parse(text: &str) -> Vec<Row> {
-    let mut names: Vec<String> = Vec::new();
-    let mut rows = Vec::new();
-    for line in text.lines() {
+/// Reads dmon output a line at a time (a live dmon is read as it prints).
+#[derive(Default)]
+pub struct Parser {
+    names: Vec<String>,
+}
+
+impl Parser {
+    /// The row on this line, if it is one; header lines set the columns.
+    pub fn line(&mut self, line: &str) -> Option<Row> {
         let t = line.trim();
         if let Some(h) = t.strip_prefix('#') {
             let cols: Vec<String> = h.split_whitespace().map(str::to_ascii_lowercase).collect();
             // The first header names the columns; the second gives units.
             if cols.iter().any(|c| c == "gpu") {
-                names = cols;
+                self.names = cols;
             }
-            continue;
+            return None;
         }
         let vals: Vec<&str> = t.split_whitespace().collect();
-        if names.is_empty() || vals.len() != names.len() {
-            continue;
+        if self.names.is_empty() || vals.len() != self.names.len() {
+            return None;
         }
-        let Some(gpu) = names.iter().position(|n| n == "gpu").and_then(|i| vals[i].parse().ok()) else {
-            continue;
-        };
-        let values = names
+        let gpu = self
+            .names
+            .iter()
+            .position(|n| n == "gpu")
+            .and_then(|i| vals[i].parse().ok())?;
+        let values = self
+            .names
             .iter()
             .zip(&vals)
             .map(|(n, v)| (n.clone(), v.parse::<f64>().ok()))
             .collect();
-        rows.push(Row { gpu, values });
+        Some(Row { gpu, values })
     }
-    rows
+}
+
+pub fn parse(text: &str) -> Vec<Row> {
+    let mut p = Parser::default();
+    text.lines().filter_map(|l| p.line(l)).collect()
+}
+
+/// Raise `max` to the row's values (columns shown as `-` are skipped).
+pub fn fold_max(max: &mut BTreeMap<String, f64>, row: &Row) {
+    for (k, v) in &row.values {
+        if let Some(v) = v {
+            let e = max.entry(k.clone()).or_insert(*v);
+            *e = e.max(*v);
+        }
+    }
 }
 
 /// Per-column maxima of one GPU's rows (sm, mem, dec, …).
 pub fn maxima(rows: &[Row], gpu: u32) -> BTreeMap<String, f64> {
     let mut out: BTreeMap<String, f64> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.gpu == gpu) {
-        for (k, v) in &r.values {
-            if let Some(v) = v {
-                let e = out.entry(k.clone()).or_insert(*v);
-                *e = e.max(*v);
-            }
-        }
+        fold_max(&mut out, r);
     }
     out
 }

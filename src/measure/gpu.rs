@@ -251,6 +251,9 @@ pub fn ceilings(gpu: &Gpu, codec: &str, height: u32) -> Ceilings {
         decode_fps: gpu
             .nvdec_count
             .map(|n| n as f64 * decode_fps_per_engine(cc, codec, height)),
+        decode_source: gpu.nvdec_count.map(|_| "table".to_string()),
+        decode_fps_table: None,
+        decode_measurement: None,
         decode_codec: Some(codec.to_string()),
         decode_resolution: Some(if height >= 2160 { "2160p".into() } else { "1080p".into() }),
         fp16_tops: tops(0).map(round),

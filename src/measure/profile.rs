@@ -247,8 +247,8 @@ pub struct ProfileOptions {
     #[arg(long)]
     pub cmd: Option<String>,
     /// Seconds nsys records (`nsys profile --duration`).
-    #[arg(long, default_value_t = 30.0)]
-    pub duration: f64,
+    #[arg(long, default_value = "30", value_parser = run::seconds_arg)]
+    pub duration: Duration,
     /// Where the report and its CSVs go.
     #[arg(long, default_value = "dslint-profile")]
     pub output_dir: PathBuf,
@@ -323,7 +323,7 @@ pub fn profile(opts: &ProfileOptions) -> Result<String, String> {
             "--trace=cuda,nvtx,osrt".into(),
             "--gpu-metrics-devices=all".into(),
             "--cuda-memory-usage=true".into(),
-            format!("--duration={}", opts.duration.round() as u64),
+            format!("--duration={}", opts.duration.as_secs_f64().ceil() as u64),
             "--force-overwrite=true".into(),
             "-o".into(),
             rep.display().to_string(),
@@ -332,20 +332,21 @@ pub fn profile(opts: &ProfileOptions) -> Result<String, String> {
         run::install_interrupt_handler();
         let parser = FpsParser::new(None, 1)?;
         let mut samples = Vec::new();
-        let finished = run::run(&argv, Duration::from_secs_f64(opts.duration + 300.0), |l| {
+        let finished = run::run(&argv, opts.duration + Duration::from_secs(300), |l| {
             if let Some(s) = parser.parse_line(l) {
                 samples.push(s);
             }
+            run::Flow::Continue
         })?;
         if let Some(st) = crate::measure::fps::steady_state(&samples, 1, 1) {
             fps = Some((st.mean * 10.0).round() / 10.0);
         }
         let rep_file = opts.output_dir.join("dslint_profile.nsys-rep");
         if !rep_file.exists() {
-            let tail: Vec<&str> = finished.lines.iter().rev().take(8).map(String::as_str).collect();
             return Err(format!(
-                "nsys wrote no report; last lines: {}",
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                "nsys wrote no report ({}); last lines: {}",
+                finished.status_text(),
+                finished.tail.join(" | ")
             ));
         }
         nsys_stats(&rep_file, &opts.output_dir)?;
@@ -372,7 +373,7 @@ pub fn profile(opts: &ProfileOptions) -> Result<String, String> {
     let profile_seconds = if opts.stats_dir.is_some() || opts.stats_file.is_some() {
         None
     } else {
-        Some(opts.duration)
+        Some(opts.duration.as_secs_f64())
     };
     let summary = summarize(&tables, profile_seconds, &elements);
     let mut out = String::new();

@@ -4,6 +4,14 @@
 //! file loop — made with the fix engine, so the same surgical edits apply.
 //! Copies are written beside the originals (relative paths keep resolving)
 //! as `.dslint-sweep-bB.NAME`.
+//!
+//! `measure decode` runs a decode-only variant of the app config,
+//! `.dslint-decode-sN.NAME`: its sources as configured (N streams, file
+//! sources looped), inference (primary, secondaries, preprocess) and the
+//! tracker disabled, and the bench output branch (OSD and tiler off, one
+//! fakesink with sync=0, other sinks off, `**PERF` lines on). Nothing else
+//! changes; referenced configs are not copied (a disabled element's config
+//! is not read).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +26,12 @@ use crate::model::workspace::{Workspace, canonical};
 use crate::rules::context::{Ctx, Profile};
 
 fn variant_path(path: &Path, batch: u32) -> PathBuf {
+    named_variant(path, &format!("sweep-b{batch}"))
+}
+
+fn named_variant(path: &Path, tag: &str) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("config");
-    path.with_file_name(format!(".dslint-sweep-b{batch}.{name}"))
+    path.with_file_name(format!(".dslint-{tag}.{name}"))
 }
 
 /// Edits that make the pipeline read B streams: a multi-URI source's
@@ -156,4 +168,77 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
     create_under_root(&project, &app_copy, app_text.as_bytes(), 0o644)?;
     written.insert(0, app_copy);
     Ok(written)
+}
+
+/// The output-branch codes of the bench profile: OSD and tiler off (DS601,
+/// DS602), one fakesink with sync=0 and the other sinks off (DS603),
+/// `**PERF` lines on (DS604), file sources looped (DS303).
+const DECODE_ONLY_CODES: &[&str] = &["DS303", "DS601", "DS602", "DS603", "DS604"];
+
+/// The text of the decode-only variant of `config` for `streams` streams.
+pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String> {
+    let paths = vec![config.to_path_buf()];
+    let mut ws = Workspace::load(&paths);
+    let root = ws
+        .get(config)
+        .ok_or_else(|| format!("{}: not a DeepStream config dslint reads", config.display()))?;
+    let mut edits = source_edits(&mut ws, root, streams);
+    let (pipelines, _) = pipeline::build(&mut ws);
+    let p = pipelines
+        .into_iter()
+        .find(|p| p.root == root)
+        .ok_or_else(|| format!("{}: not a deepstream-app config", config.display()))?;
+    let ctx = Ctx {
+        ws: &ws,
+        facts: None,
+        profile: Profile::Bench,
+        bench_sink_type: 1,
+    };
+    // Inference and the tracker: their groups in the app config.
+    let off: Vec<&At> = p
+        .primary
+        .iter()
+        .chain(&p.secondaries)
+        .map(|g| &g.at)
+        .chain(p.preprocess.as_ref().map(|(at, _)| at))
+        .chain(&p.tracker)
+        .filter(|at| at.file == root)
+        .collect();
+    for at in off {
+        if ws.int_at(at, "enable") != Some(0) {
+            edits.extend(ctx.set_or_insert(at, "enable", "0"));
+        }
+    }
+    let mut start = HashMap::new();
+    start.insert(canonical(config), apply_to_string(&ws.files[root].doc.text, &edits));
+    let opts = FixOptions {
+        facts: None,
+        profile: Profile::Bench,
+        unsafe_fixes: false,
+        selection: crate::rules::Settings {
+            select: DECODE_ONLY_CODES.iter().map(|c| c.to_string()).collect(),
+            ..Default::default()
+        },
+        root: None,
+    };
+    let outcome = engine::run_with(&paths, &opts, start.clone());
+    let text = outcome
+        .changed
+        .into_iter()
+        .find(|(p, _)| canonical(p) == canonical(config))
+        .map(|(_, (_, new))| new)
+        .or_else(|| start.remove(&canonical(config)))
+        .unwrap_or_default();
+    Ok(text)
+}
+
+/// Write the decode-only variant beside `config`; its path.
+pub fn write_decode_variant(config: &Path, streams: u32) -> Result<PathBuf, String> {
+    let text = decode_variant_text(config, streams)?;
+    let path = named_variant(config, &format!("decode-s{streams}"));
+    // Under the config's project root, as a new file renamed into place.
+    let project = crate::files::root::ProjectRoot::for_paths(&[config.to_path_buf()], None)
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+    create_under_root(&project, &path, text.as_bytes(), 0o644)?;
+    Ok(path)
 }

@@ -19,6 +19,10 @@ pub struct Facts {
     pub gpu: Option<Gpu>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceilings: Option<Ceilings>,
+    /// Every GPU of the node with its ceilings (`gpu` and `ceilings` above
+    /// are the one the pipeline runs on).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<NodeGpu>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<Workload>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,10 +60,28 @@ pub struct Gpu {
     pub extra: Map<String, Value>,
 }
 
+/// One GPU of the node and its theoretical ceilings.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NodeGpu {
+    pub gpu: Gpu,
+    pub ceilings: Ceilings,
+}
+
 /// Theoretical ceilings (Stage 2); a measurement always overrides them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Ceilings {
     pub decode_fps: Option<f64>,
+    /// `measured` when `decode_fps` comes from `dslint measure decode`;
+    /// `table` (or absent) when it is NVDEC count × a per-engine figure,
+    /// which is unverified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_source: Option<String>,
+    /// The table figure, kept beside a measured `decode_fps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_fps_table: Option<f64>,
+    /// What the decode measurement saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_measurement: Option<DecodeMeasurement>,
     pub decode_codec: Option<String>,
     pub decode_resolution: Option<String>,
     pub fp16_tops: Option<f64>,
@@ -71,6 +93,31 @@ pub struct Ceilings {
     #[serde(flatten, default)]
     #[schemars(skip)]
     pub extra: Map<String, Value>,
+}
+
+/// A decode-only run of the user's streams (`dslint measure decode`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct DecodeMeasurement {
+    /// Streams at the ceiling.
+    pub streams: u32,
+    /// dmon `dec` (%) at the ceiling, when nvidia-smi was there.
+    pub dec_pct: Option<f64>,
+    pub codec: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// What ended the ramp: the knee (more streams, no more fps), NVDEC
+    /// saturation, or the end of the stream list.
+    pub stopped_by: String,
+    #[serde(flatten, default)]
+    #[schemars(skip)]
+    pub extra: Map<String, Value>,
+}
+
+impl Ceilings {
+    /// `decode_fps` comes from a measurement, not the table.
+    pub fn decode_measured(&self) -> bool {
+        self.decode_source.as_deref() == Some("measured")
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -110,6 +157,10 @@ pub struct SweepPoint {
     pub sm_max: Option<f64>,
     pub mem_max: Option<f64>,
     pub dec_max: Option<f64>,
+    /// Why the run ended: `settled ±X%` or `decided` (its answer was known
+    /// before `--duration`), `duration`, or `exited`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]

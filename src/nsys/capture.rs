@@ -195,8 +195,10 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                     ("model", model.clone()),
                 ],
             )?;
-            let f = crate::measure::run::run(&argv, Duration::from_secs(1800), |_| {})?;
-            eprintln!("capture: requests command exited with {:?}", f.exit_code);
+            let f = crate::measure::run::run(&argv, Duration::from_secs(1800), |_| {
+                crate::measure::run::Flow::Continue
+            })?;
+            eprintln!("capture: requests command ended: {}", f.status_text());
         }
         None => {
             let body = chat_body(&model, &opts.kind, opts.max_tokens);

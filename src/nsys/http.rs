@@ -1,69 +1,84 @@
-//! A minimal HTTP/1.1 client for a service on this machine: enough to poll
-//! `GET /v1/models` and send one streaming chat request. Loopback only in
-//! practice; no TLS, no redirects, no proxies.
+//! HTTP to the service being captured, through `ureq` (plain HTTP, no TLS):
+//! enough to poll `GET /v1/models` and send one streaming chat request.
+//! Every call has an end-to-end time limit and reads at most `MAX_BODY`
+//! bytes, so a service that streams an endless body cannot hold dslint.
 
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::{Duration, Instant};
+use std::io::Read;
+use std::time::Duration;
+
+/// The most of a body dslint reads.
+pub const MAX_BODY: usize = 1024 * 1024;
 
 pub struct Response {
     pub status: u16,
     pub body: String,
 }
 
-fn connect(host: &str, port: u16, timeout: Duration) -> std::io::Result<TcpStream> {
-    let addr = (host, port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::other("no address"))?;
-    let s = TcpStream::connect_timeout(&addr, timeout)?;
-    s.set_read_timeout(Some(timeout))?;
-    s.set_write_timeout(Some(timeout))?;
-    Ok(s)
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
 }
 
-fn read_response(mut s: TcpStream, deadline: Instant) -> std::io::Result<Response> {
-    let mut buf = Vec::new();
+/// Read the body until it ends, `MAX_BODY` bytes, a `data: [DONE]` event
+/// (a streamed chat answer is complete), or the time limit (what was read
+/// is kept).
+fn read_body(mut resp: ureq::http::Response<ureq::Body>) -> std::io::Result<Response> {
+    let status = resp.status().as_u16();
+    let mut reader = resp.body_mut().with_config().limit(MAX_BODY as u64).reader();
+    let mut buf: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
-        if Instant::now() > deadline {
-            break;
-        }
-        match s.read(&mut chunk) {
+        match reader.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => {
+                // Only the new bytes (and a marker's length before them) are
+                // searched: linear in the body.
+                let from = buf.len().saturating_sub(11);
                 buf.extend_from_slice(&chunk[..n]);
-                if buf.windows(12).any(|w| w == b"data: [DONE]") {
+                if buf[from..].windows(12).any(|w| w == b"data: [DONE]") || buf.len() >= MAX_BODY {
                     break;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => break,
+            // The time limit or the size limit: keep what was read.
+            Err(_) if !buf.is_empty() => break,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
             Err(e) => return Err(e),
         }
     }
-    let text = String::from_utf8_lossy(&buf).to_string();
-    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or(String::new(), |(_, b)| b.to_string());
-    Ok(Response { status, body })
+    buf.truncate(MAX_BODY);
+    Ok(Response {
+        status,
+        body: String::from_utf8_lossy(&buf).into_owned(),
+    })
+}
+
+fn url(host: &str, port: u16, path: &str) -> String {
+    if host.contains(':') {
+        format!("http://[{host}]:{port}{path}")
+    } else {
+        format!("http://{host}:{port}{path}")
+    }
 }
 
 pub fn get(host: &str, port: u16, path: &str, timeout: Duration) -> std::io::Result<Response> {
-    let mut s = connect(host, port, timeout)?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\nConnection: close\r\n\r\n"
-    )?;
-    read_response(s, Instant::now() + timeout)
+    let resp = agent(timeout)
+        .get(&url(host, port, path))
+        .header("Accept", "application/json")
+        .call()
+        .map_err(std::io::Error::other)?;
+    read_body(resp)
 }
 
 pub fn post_json(host: &str, port: u16, path: &str, body: &str, timeout: Duration) -> std::io::Result<Response> {
-    let mut s = connect(host, port, timeout)?;
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    read_response(s, Instant::now() + timeout)
+    let resp = agent(timeout)
+        .post(&url(host, port, path))
+        .header("Content-Type", "application/json")
+        .header("Accept", "text/event-stream")
+        .send(body)
+        .map_err(std::io::Error::other)?;
+    read_body(resp)
 }

@@ -67,11 +67,13 @@ fn sarif_level(s: Severity) -> &'static str {
 
 /// 1-based line and byte column (review tools count bytes).
 fn byte_pos(ws: &Workspace, file: usize, offset: usize) -> (usize, usize) {
-    let text = &ws.files[file].doc.text;
-    let offset = offset.min(text.len());
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[..offset].matches('\n').count() + 1;
-    (line, offset - start + 1)
+    // Bytes, not `str`: the offset is counted in bytes and need not sit on a
+    // character boundary for that.
+    let text = ws.files[file].doc.text.as_bytes();
+    let before = &text[..offset.min(text.len())];
+    let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    (line, before.len() - start + 1)
 }
 
 pub fn sarif(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {

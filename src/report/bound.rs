@@ -14,12 +14,26 @@ pub struct Verdict {
     pub confidence: String,
     pub evidence: Vec<String>,
     pub against: Vec<String>,
+    /// A bound that a weak signal points at, with the measurement that
+    /// would settle it (no verdict of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<Candidate>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Candidate {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub signal: String,
+    pub settle: String,
 }
 
 struct Signals {
     kind: &'static str,
     for_: Vec<String>,
     against: Vec<String>,
+    /// A weak signal alone: named, decides nothing.
+    candidate: Option<Candidate>,
 }
 
 fn sweep_fps(f: &Facts, b: u32) -> Option<f64> {
@@ -40,6 +54,37 @@ fn dmon_at_small(f: &Facts, max_b: u32, col: fn(&crate::model::facts::SweepPoint
         .filter(|p| p.batch <= max_b)
         .filter_map(col)
         .reduce(f64::max)
+}
+
+/// Whether dmon saw NVDEC idle in the sweep's runs at B ≤ 2: `dec` under
+/// half of what B streams decoding flat out would show. dmon's `dec` is the
+/// mean over a GPU's NVDEC engines and one stream keeps one engine busy (on
+/// an H200, 7 engines: one 1080p H.264 stream decoding at 624 fps read
+/// `dec` 14%, two streams 29%), so on a GPU of N engines the share is
+/// min(B, N) / N; with N unknown, half of the whole (the rule book's 50%).
+fn decoder_idle_at_small_batches(f: &Facts) -> Option<String> {
+    let engines = f.gpu.as_ref().and_then(|g| g.nvdec_count).filter(|n| *n > 0);
+    let small: Vec<(u32, f64)> = f
+        .sweep
+        .as_ref()?
+        .points
+        .iter()
+        .filter(|p| p.batch <= 2)
+        .filter_map(|p| Some((p.batch, p.dec_max?)))
+        .collect();
+    let limit = |b: u32| match engines {
+        Some(n) => 50.0 * b.min(n) as f64 / n as f64,
+        None => 50.0,
+    };
+    let idle = !small.is_empty() && small.iter().all(|&(b, d)| d < limit(b));
+    let (b, d) = *small.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    idle.then(|| {
+        format!(
+            "NVDEC was only {d:.0}% busy at B ≤ 2 (under {:.0}%, half of what B={b} streams decoding flat out show{})",
+            limit(b),
+            engines.map_or(String::new(), |n| format!(" on {n} engines"))
+        )
+    })
 }
 
 fn dmon_any(f: &Facts, col: fn(&crate::model::facts::SweepPoint) -> Option<f64>, e2e: Option<f64>) -> Option<f64> {
@@ -63,6 +108,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "ENGINE_BUILD_CONTAMINATED",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     if let Some(p) = n.and_then(|n| n.module_load_pct_of_api).filter(|p| *p > 10.0) {
         s.for_
@@ -79,6 +125,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "MEMCPY_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     if let Some(p) = n.and_then(|n| n.memcpy_pct_of_wall).filter(|p| *p > 15.0) {
         let split: Vec<String> = n
@@ -96,6 +143,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "DECODE_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     let ratio = match (sweep_fps(f, 1), sweep_fps(f, 2), sweep_fps(f, 4)) {
         (Some(a), Some(b), _) if b > 0.0 && a / b < 0.55 => {
@@ -108,13 +156,11 @@ fn signals(f: &Facts) -> Vec<Signals> {
     };
     let dec_small = dmon_at_small(f, 2, |p| p.dec_max);
     if let Some(r) = ratio {
-        match dec_small {
+        match decoder_idle_at_small_batches(f) {
             // A pure inference benchmark scales the same way (per-launch
             // overhead), so with the decoder idle the signal counts against.
-            Some(d) if d < 50.0 => s.against.push(format!(
-                "{r}, but NVDEC was only {d:.0}% busy at B ≤ 2: launch overhead, not decode"
-            )),
-            _ => s.for_.push(r),
+            Some(why) => s.against.push(format!("{r}, but {why}: launch overhead, not decode")),
+            None => s.for_.push(r),
         }
     }
     if let Some(d) = dmon_any(f, |p| p.dec_max, e2e.and_then(|e| e.dec_max)).filter(|d| *d >= 90.0) {
@@ -130,6 +176,20 @@ fn signals(f: &Facts) -> Vec<Signals> {
     // waiting streammux beside it.
     let strong = s.for_.iter().any(|e| !e.starts_with("sweep fps"));
     if !strong {
+        if let (Some(signal), true) = (s.for_.first(), s.against.is_empty()) {
+            s.candidate = Some(Candidate {
+                kind: "DECODE_BOUND".into(),
+                signal: signal.clone(),
+                settle: if dec_small.is_none() {
+                    "run `dslint measure sweep` where nvidia-smi is available (dmon `dec` ≥ 90% confirms it, \
+                     NVDEC nearly idle at B ≤ 2 rules it out), or `dslint measure decode` for the decode ceiling"
+                        .into()
+                } else {
+                    "`dslint measure decode` measures the decode ceiling; a sweep whose fps stops at it confirms it"
+                        .into()
+                },
+            });
+        }
         s.for_.clear();
         s.against.clear();
     }
@@ -140,6 +200,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "COMPUTE_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     if let Some(g) = n.and_then(|n| n.gemm_kernel_pct).filter(|g| *g > 50.0) {
         s.for_
@@ -169,6 +230,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "MEMORY_BW_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     let sm_now = n.and_then(|n| n.sm_active_pct);
     if let (Some(d), Some(smv)) = (n.and_then(|n| n.dram_pct), sm_now) {
@@ -190,6 +252,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "TRACKER_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     if let (Some(t), Some(i)) = (n.and_then(|n| n.tracker_nvtx_ms), n.and_then(|n| n.nvinfer_nvtx_ms)) {
         if t > i {
@@ -203,6 +266,7 @@ fn signals(f: &Facts) -> Vec<Signals> {
         kind: "SYNC_BOUND",
         for_: vec![],
         against: vec![],
+        candidate: None,
     };
     if let Some(p) = n.and_then(|n| n.sync_pct_of_api).filter(|p| *p > 30.0) {
         s.for_.push(format!(
@@ -214,7 +278,9 @@ fn signals(f: &Facts) -> Vec<Signals> {
 }
 
 pub fn classify(f: &Facts) -> Verdict {
-    for s in signals(f) {
+    let all = signals(f);
+    let candidate = all.iter().find_map(|s| s.candidate.clone());
+    for s in all {
         if s.for_.is_empty() {
             continue;
         }
@@ -224,6 +290,7 @@ pub fn classify(f: &Facts) -> Verdict {
                 confidence: "low".into(),
                 evidence: s.for_.iter().map(|e| format!("for {}: {e}", s.kind)).collect(),
                 against: s.against,
+                candidate: None,
             };
         }
         let confidence = if s.for_.len() >= 2 { "high" } else { "medium" };
@@ -232,6 +299,7 @@ pub fn classify(f: &Facts) -> Verdict {
             confidence: confidence.into(),
             evidence: s.for_,
             against: vec![],
+            candidate: None,
         };
     }
     // Nothing matched: say what was seen, invent nothing.
@@ -276,5 +344,6 @@ pub fn classify(f: &Facts) -> Verdict {
         confidence: "low".into(),
         evidence,
         against: vec![],
+        candidate,
     }
 }

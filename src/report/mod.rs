@@ -4,6 +4,7 @@
 //! applied configs and uninstrumented elements. Terse; no raw CSV.
 
 pub mod bound;
+pub mod capacity;
 
 use std::fmt::Write;
 
@@ -11,21 +12,7 @@ use serde::Serialize;
 
 use crate::model::facts::{Facts, NsysSummary};
 pub use bound::{Verdict, classify};
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CapacityRow {
-    pub ceiling: String,
-    pub streams: f64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Capacity {
-    pub target_fps: f64,
-    pub max_streams: u32,
-    pub dominating: String,
-    pub remediation: String,
-    pub rows: Vec<CapacityRow>,
-}
+pub use capacity::{Capacity, CapacityRow, capacity};
 
 fn plateau_fps(f: &Facts) -> Option<(u32, f64)> {
     let s = f.sweep.as_ref()?;
@@ -34,61 +21,28 @@ fn plateau_fps(f: &Facts) -> Option<(u32, f64)> {
     Some((b, p.fps_aggregate))
 }
 
-/// max_streams = min(peak_fps / target, decode_ceiling / target, the
-/// bandwidth bound when MEMORY_BW_BOUND), naming the dominating ceiling.
-pub fn capacity(f: &Facts, v: &Verdict) -> Option<Capacity> {
-    let w = f.workload.as_ref();
-    let target = w
-        .and_then(|w| w.target_fps)
-        .or_else(|| w.and_then(|w| w.source_fps))
-        .unwrap_or(30.0);
-    let mut rows = Vec::new();
-    if let Some((b, fps)) = plateau_fps(f) {
-        rows.push(CapacityRow {
-            ceiling: format!("inference at the plateau (B={b}, {fps:.0} fps)"),
-            streams: fps / target,
-        });
-    }
-    if let Some(d) = f.ceilings.as_ref().and_then(|c| c.decode_fps) {
-        rows.push(CapacityRow {
-            ceiling: format!("decode ceiling ({d:.0} fps, theoretical)"),
-            streams: d / target,
-        });
-    }
-    if v.kind == "MEMORY_BW_BOUND" {
-        let e2e = f.e2e.as_ref();
-        let used = e2e
-            .and_then(|e| e.nsys.as_ref()?.dram_pct)
-            .or_else(|| e2e.and_then(|e| e.mem_max));
-        if let (Some(fps), Some(pct)) = (e2e.and_then(|e| e.fps), used) {
-            let bw_fps = fps / (pct / 100.0);
-            rows.push(CapacityRow {
-                ceiling: format!("memory bandwidth ({fps:.0} fps at {pct:.0}% DRAM)"),
-                streams: bw_fps / target,
-            });
-        }
-    }
-    let min = rows.iter().min_by(|a, b| a.streams.total_cmp(&b.streams))?.clone();
-    let remediation = if min.ceiling.starts_with("inference") {
-        "inference is the limit: INT8 with a calibration table (DS202), a smaller or pruned model, interval > 0 with a tracker that keeps IDs (DS203), or another GPU"
-    } else if min.ceiling.starts_with("decode") {
-        "decode is the limit: fewer or lower-resolution streams per GPU, drop frames at the decoder (drop-frame-interval), or GPUs with more NVDEC engines"
-    } else {
-        "memory bandwidth is the limit: fewer bytes per frame — streammux at the model's resolution (DS102), device memory everywhere (DS104, DS302), no OSD or tiler in production"
+/// The ceilings of one GPU, for a line of the report.
+fn ceilings_text(c: &crate::model::facts::Ceilings) -> String {
+    let opt = |v: Option<f64>, unit: &str| v.map_or("unknown".to_string(), |v| format!("{v} {unit}"));
+    let codec = c.decode_codec.as_deref().unwrap_or("h264");
+    let res = c.decode_resolution.as_deref().unwrap_or("1080p");
+    let decode = match (c.decode_fps, &c.decode_measurement) {
+        (Some(d), Some(m)) if c.decode_measured() => format!(
+            "decode {d} fps measured ({codec} {res}, {} streams{}{})",
+            m.streams,
+            m.dec_pct.map_or(String::new(), |p| format!(", NVDEC {p:.0}%")),
+            c.decode_fps_table.map_or(String::new(), |t| format!("; table {t} fps"))
+        ),
+        (Some(d), _) => format!("decode {d} fps ({codec} {res}; table, unverified)"),
+        (None, _) => "decode unknown".to_string(),
     };
-    Some(Capacity {
-        target_fps: target,
-        max_streams: min.streams.floor().max(0.0) as u32,
-        dominating: min.ceiling.clone(),
-        remediation: remediation.to_string(),
-        rows: rows
-            .into_iter()
-            .map(|r| CapacityRow {
-                streams: (r.streams * 10.0).round() / 10.0,
-                ..r
-            })
-            .collect(),
-    })
+    format!(
+        "{decode} · theoretical: FP16 {} · INT8 {} · memory {} · PCIe {}",
+        opt(c.fp16_tops, "TFLOP/s"),
+        opt(c.int8_tops, "TOP/s"),
+        opt(c.memory_gbps, "GB/s"),
+        opt(c.pcie_gbps, "GB/s")
+    )
 }
 
 /// The lines `measure profile` prints about what nsys showed.
@@ -132,6 +86,7 @@ pub fn nsys_lines(n: &NsysSummary) -> String {
 struct JsonReport<'a> {
     gpu: Option<&'a crate::model::facts::Gpu>,
     ceilings: Option<&'a crate::model::facts::Ceilings>,
+    gpus: &'a [crate::model::facts::NodeGpu],
     plateau_batch: Option<u32>,
     plateau_fps: Option<f64>,
     e2e_fps: Option<f64>,
@@ -168,6 +123,7 @@ pub fn render_json(f: &Facts) -> String {
     let r = JsonReport {
         gpu: f.gpu.as_ref(),
         ceilings: f.ceilings.as_ref(),
+        gpus: &f.gpus,
         plateau_batch: plateau_fps(f).map(|p| p.0),
         plateau_fps: plateau_fps(f).map(|p| p.1),
         e2e_fps: f.e2e.as_ref().and_then(|e| e.fps),
@@ -188,7 +144,6 @@ pub fn render_json(f: &Facts) -> String {
 
 pub fn render_md(f: &Facts) -> String {
     let mut s = String::from("# dslint profile report\n\n");
-    let opt = |v: Option<f64>, unit: &str| v.map_or("unknown".to_string(), |v| format!("{v} {unit}"));
     match &f.gpu {
         Some(g) => {
             let _ = writeln!(
@@ -205,17 +160,19 @@ pub fn render_md(f: &Facts) -> String {
         None => s.push_str("**Hardware**: unknown (run `dslint measure hw`)  \n"),
     }
     if let Some(c) = &f.ceilings {
-        let _ = writeln!(
-            s,
-            "**Ceilings** (theoretical): decode {} ({} {}) · FP16 {} · INT8 {} · memory {} · PCIe {}  ",
-            opt(c.decode_fps, "fps"),
-            c.decode_codec.as_deref().unwrap_or("h264"),
-            c.decode_resolution.as_deref().unwrap_or("1080p"),
-            opt(c.fp16_tops, "TFLOP/s"),
-            opt(c.int8_tops, "TOP/s"),
-            opt(c.memory_gbps, "GB/s"),
-            opt(c.pcie_gbps, "GB/s")
-        );
+        let _ = writeln!(s, "**Ceilings**: {}  ", ceilings_text(c));
+    }
+    if f.gpus.len() > 1 {
+        let _ = writeln!(s, "**GPUs of the node**: {}  ", f.gpus.len());
+        for n in &f.gpus {
+            let _ = writeln!(
+                s,
+                "- GPU {} ({}): {}",
+                n.gpu.index.unwrap_or(0),
+                n.gpu.name.as_deref().unwrap_or("?"),
+                ceilings_text(&n.ceilings)
+            );
+        }
     }
     match plateau_fps(f) {
         Some((b, fps)) => {
@@ -254,6 +211,13 @@ pub fn render_md(f: &Facts) -> String {
     for e in &v.against {
         let _ = writeln!(s, "- against: {e}");
     }
+    if let Some(c) = &v.candidate {
+        let _ = writeln!(
+            s,
+            "- candidate: {} ({}), not decided by this signal alone. To settle it, {}.",
+            c.kind, c.signal, c.settle
+        );
+    }
     if let Some(c) = capacity(f, &v) {
         let _ = writeln!(s, "\n## Capacity at {} fps per stream\n", c.target_fps);
         s.push_str("| ceiling | streams |\n|---|---|\n");
@@ -262,9 +226,29 @@ pub fn render_md(f: &Facts) -> String {
         }
         let _ = writeln!(
             s,
-            "\n**{} streams**, limited by {}. {}.",
+            "\n**{} streams** per GPU, limited by {}. {}.",
             c.max_streams, c.dominating, c.remediation
         );
+        if let Some(a) = &c.after_remedy {
+            let _ = writeln!(
+                s,
+                "After that remedy, the next ceiling is {}: {:.1} streams.",
+                a.ceiling, a.streams
+            );
+        }
+        if let Some(n) = &c.node {
+            let _ = writeln!(
+                s,
+                "Node: {} streams on {} GPUs of this model (a pipeline runs on the GPU its gpu-id names){}.",
+                n.max_streams,
+                n.gpus,
+                if n.not_counted.is_empty() {
+                    String::new()
+                } else {
+                    format!("; not counted, not measured: {}", n.not_counted.join(", "))
+                }
+            );
+        }
     }
     if let Some(n) = f
         .e2e

@@ -83,9 +83,12 @@ impl<'a> Ctx<'a> {
         if p.sources.is_empty() {
             return None;
         }
-        let mut n = 0;
+        // Each `num-sources` is a C int from the config, so the sum can pass
+        // u32 (three of 2147483647 once wrapped to 1 stream, and DS101 asked
+        // for batch-size=1): past it the count is unknown.
+        let mut n: u32 = 0;
         for s in &p.sources {
-            n += s.streams?;
+            n = n.checked_add(s.streams?)?;
         }
         (n > 0).then(|| (n, "enabled sources in the config".into()))
     }

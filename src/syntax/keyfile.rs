@@ -6,10 +6,9 @@
 //! Nothing is rewritten: the text is kept and every token is a byte span.
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
-use crate::base::Span;
 
 /// GLib's `g_ascii_isspace`.
-fn is_space(b: u8) -> bool {
+pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
@@ -164,13 +163,6 @@ fn parse_line(
         children: 0,
     });
     group.insert_at = next;
-}
-
-/// The span of a whole key-file line containing `offset`, with its ending.
-pub fn line_around(text: &str, offset: usize) -> Span {
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1);
-    start..end
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod glib;
 pub mod keyfile;
+mod render;
 pub mod yaml;
 
 use std::collections::HashMap;

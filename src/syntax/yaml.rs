@@ -92,13 +92,17 @@ fn node(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, 
     }
 }
 
+/// The end of the line holding byte `offset` (after its `\n`). Offsets
+/// here come from the parser's markers and from arithmetic on spans, so they
+/// are brought down to a character boundary before any slicing.
 fn line_end_after(text: &str, offset: usize) -> usize {
-    text[offset.min(text.len())..]
-        .find('\n')
-        .map_or(text.len(), |i| offset + i + 1)
+    let offset = text.floor_char_boundary(offset);
+    text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1)
 }
 
+/// The start of the line holding byte `offset`.
 fn line_start_before(text: &str, offset: usize) -> usize {
+    let offset = text.floor_char_boundary(offset);
     text[..offset].rfind('\n').map_or(0, |i| i + 1)
 }
 
@@ -107,7 +111,7 @@ pub fn parse(text: String) -> Document {
     let mut groups = Vec::new();
     let mut errors = Vec::new();
     if let Err(e) = walk(&masked, &mut groups) {
-        let at = e.marker().byte_offset().unwrap_or(0).min(text.len());
+        let at = text.floor_char_boundary(e.marker().byte_offset().unwrap_or(0));
         let end = line_end_after(&text, at).max(at);
         let end = if end > at && text.as_bytes()[end - 1] == b'\n' {
             end - 1
@@ -197,6 +201,8 @@ fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
         Node::Complex(s, n) => (None, s, n),
     };
     let end = value_span.end.max(key_span.end);
+    // The line of the value's last byte (a block scalar's span ends after
+    // its last line break, which must not pull in the next line).
     let line_span =
         line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
     Entry {

@@ -78,9 +78,43 @@ pub fn files_under(root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Whether a test may run that needs something outside the repository
+/// (`what`: the thing, for the message). Where it is absent: under CI (the
+/// `CI` environment variable is set, as `.ci/run` does) the test fails
+/// loudly; on a developer's machine it prints why it is skipped and returns
+/// false, so a local run without `../shared` still works.
+pub fn required(what: &str, present: bool) -> bool {
+    if present {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{what} is absent, and CI is set: a test that cannot run is a failed test under CI");
+    }
+    eprintln!("{what} absent: skipped (with CI set this fails)");
+    false
+}
+
+/// A folder of `../shared` (the shared corpus and tool outputs), or `None`
+/// with a printed reason where it is absent outside CI (a failure under CI).
+pub fn shared(sub: &str) -> Option<PathBuf> {
+    let p = PathBuf::from("../shared").join(sub);
+    required(&format!("../shared/{sub}"), p.is_dir()).then_some(p)
+}
+
 pub fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from("../shared/corpus");
-    p.is_dir().then_some(p)
+    shared("corpus")
+}
+
+/// The edits to `file` of one fix pass over these findings (the
+/// non-overlapping fixes `dslint fix` would take first).
+pub fn first_pass_edits(diags: &[Diagnostic], file: dslint::base::FileId) -> Vec<dslint::base::edit::Edit> {
+    let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_ref()).collect();
+    let (taken, _) = dslint::fix::apply::select(fixes);
+    taken
+        .iter()
+        .flat_map(|f| f.edits.iter().cloned())
+        .filter(|e| e.file == file)
+        .collect()
 }
 
 pub fn dslint_bin() -> PathBuf {

@@ -1,0 +1,5 @@
+//! One module per parser: a token-based generator and the checks.
+
+pub mod keyfile;
+pub mod shell;
+pub mod yaml;
