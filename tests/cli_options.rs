@@ -532,3 +532,23 @@ fn help_documents_the_options_users_asked_about() {
         );
     }
 }
+
+#[test]
+fn readme_pasted_output_is_what_dslint_prints() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let block = |fence: &str| {
+        let start = readme.find(fence).unwrap() + fence.len();
+        readme[start..start + readme[start..].find("```").unwrap()].to_string()
+    };
+    // The check excerpt: each paragraph is printed as it stands.
+    let (rc, out, _) = dslint(&["check", "testdata/examples"]);
+    assert_eq!(rc, 1);
+    let excerpt = block("the snapshot\n`tests/snapshots/cli__check_examples.snap`):\n\n```text\n");
+    for para in excerpt.split("\n\n") {
+        assert!(out.contains(para.trim_end()), "README paragraph not printed:\n{para}");
+    }
+    // The fix diff and its summary, whole.
+    let (rc, out, err) = dslint(&["fix", "testdata/examples"]);
+    assert_eq!(rc, 1);
+    assert_eq!(block("```diff\n"), out + &err);
+}

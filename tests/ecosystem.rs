@@ -158,6 +158,7 @@ fn example_ci_files_parse() {
     let doc = dslint::syntax::Document::parse(hooks.clone(), dslint::syntax::Format::Yaml);
     assert!(doc.errors.is_empty());
     assert!(hooks.contains("id: dslint\n") && hooks.contains("id: dslint-fix\n"));
+    assert!(hooks.contains("id: dslint-system\n") && hooks.contains("id: dslint-fix-system\n"));
     // The workflow uploads SARIF made by `check --format sarif`.
     let wf = std::fs::read_to_string("examples/github-actions.yml").unwrap();
     assert!(wf.contains("--format sarif") && wf.contains("upload-sarif"));
@@ -165,54 +166,116 @@ fn example_ci_files_parse() {
     assert!(rd.contains("--format rdjson") && rd.contains("-f=rdjson"));
 }
 
-/// With the real pre-commit (pip install pre-commit): a bad config blocks
-/// the commit, a fixed one passes. Required under CI (`.ci/run` installs it).
-#[test]
-fn pre_commit_blocks_a_bad_config() {
+/// Whether the real pre-commit is installed (`pip install pre-commit`);
+/// required under CI (`.ci/run` installs it).
+fn have_pre_commit() -> bool {
     let have = Command::new("pre-commit")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !required("pre-commit", have) {
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let hooks_repo = tmp.path().join("hooks");
-    let work = tmp.path().join("work");
-    std::fs::create_dir_all(&hooks_repo).unwrap();
+    required("pre-commit", have)
+}
+
+/// `git` in a folder, with an identity; (success, stdout + stderr).
+fn git(dir: &Path, args: &[&str]) -> (bool, String) {
+    git_env(dir, args, &[])
+}
+
+/// `git` with more environment (a commit that runs pre-commit's hook).
+fn git_env(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+    )
+}
+
+/// A work repository whose `.pre-commit-config.yaml` uses `hook` from the
+/// hook repository at its HEAD.
+fn work_repo(root: &Path, hooks_repo: &Path, hook: &str) -> std::path::PathBuf {
+    let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .output()
-            .unwrap();
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
-        )
-    };
-    // A hook repository holding our manifest (language: system runs the
-    // dslint on PATH, here the one just built).
-    std::fs::copy(".pre-commit-hooks.yaml", hooks_repo.join(".pre-commit-hooks.yaml")).unwrap();
-    git(&hooks_repo, &["init", "-q"]);
-    git(&hooks_repo, &["add", "."]);
-    git(&hooks_repo, &["commit", "-qm", "hooks"]);
-    let (_, rev) = git(&hooks_repo, &["rev-parse", "HEAD"]);
+    let (_, rev) = git(hooks_repo, &["rev-parse", "HEAD"]);
     git(&work, &["init", "-q"]);
     std::fs::write(
         work.join(".pre-commit-config.yaml"),
         format!(
-            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: dslint\n",
+            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: {hook}\n",
             hooks_repo.display(),
             rev.trim()
         ),
     )
     .unwrap();
+    work
+}
+
+/// pre-commit's own validators accept the hook manifest and the example
+/// config, whose hooks exist, pinned to a commit; the README shows the
+/// example as it is.
+#[test]
+fn pre_commit_validates_the_hooks_and_the_example_config() {
+    if !have_pre_commit() {
+        return;
+    }
+    for (what, file) in [
+        ("validate-manifest", ".pre-commit-hooks.yaml"),
+        ("validate-config", "examples/pre-commit-config.yaml"),
+    ] {
+        let o = Command::new("pre-commit").args([what, file]).output().unwrap();
+        assert!(o.status.success(), "{file}: {}", String::from_utf8_lossy(&o.stdout));
+    }
+    let hooks = std::fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let example = std::fs::read_to_string("examples/pre-commit-config.yaml").unwrap();
+    for id in ["dslint-fix", "dslint"] {
+        assert!(example.contains(&format!("      - id: {id}\n")), "{id}");
+        let at = hooks.find(&format!("- id: {id}\n")).unwrap();
+        let language = hooks[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("language:"))
+            .unwrap();
+        assert_eq!(language.trim(), "language: rust", "{id}");
+    }
+    for id in ["dslint-system", "dslint-fix-system"] {
+        let at = hooks.find(&format!("- id: {id}\n")).unwrap();
+        let language = hooks[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("language:"))
+            .unwrap();
+        assert_eq!(language.trim(), "language: system", "{id}");
+    }
+    let rev = example.lines().find_map(|l| l.trim().strip_prefix("rev: ")).unwrap();
+    assert!(rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()), "{rev}");
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    assert!(
+        readme.contains(&example),
+        "README: paste examples/pre-commit-config.yaml"
+    );
+}
+
+/// With the real pre-commit: the `language: system` hook runs the dslint on
+/// PATH (here the one just built); a bad config fails it, a fixed one passes.
+#[test]
+fn pre_commit_system_hook_blocks_a_bad_config() {
+    if !have_pre_commit() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let hooks_repo = tmp.path().join("hooks");
+    std::fs::create_dir_all(&hooks_repo).unwrap();
+    std::fs::copy(".pre-commit-hooks.yaml", hooks_repo.join(".pre-commit-hooks.yaml")).unwrap();
+    git(&hooks_repo, &["init", "-q"]);
+    git(&hooks_repo, &["add", "."]);
+    git(&hooks_repo, &["commit", "-qm", "hooks"]);
+    let work = work_repo(tmp.path(), &hooks_repo, "dslint-system");
     copy_case("testdata/rules/DS701/fires", &work);
     let path = format!(
         "{}:{}",
@@ -242,4 +305,131 @@ fn pre_commit_blocks_a_bad_config() {
     git(&work, &["add", "."]);
     let (ok, out) = run(&["run", "--all-files"]);
     assert!(ok, "{out}");
+}
+
+/// With the real pre-commit: the `language: rust` hook, as a user gets it.
+/// pre-commit clones the hook repository (here a git repository holding the
+/// files `cargo package` ships, so the working tree under test) and builds
+/// dslint in it with `cargo install --path .`; the hook then blocks a commit
+/// that breaks a batch (4 streams at batch 4, nvinfer batch-size 1) and lets
+/// the fixed commit through.
+#[test]
+fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() {
+    if !have_pre_commit() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let hooks_repo = tmp.path().join("hooks");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let listed = Command::new(&cargo)
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    for f in String::from_utf8(listed.stdout).unwrap().lines() {
+        let (from, to) = (Path::new(f), hooks_repo.join(f));
+        if from.is_file() {
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(from, &to).unwrap();
+        }
+    }
+    git(&hooks_repo, &["init", "-q"]);
+    git(&hooks_repo, &["add", "."]);
+    let (ok, out) = git(&hooks_repo, &["commit", "-qm", "dslint"]);
+    assert!(ok, "{out}");
+    let work = work_repo(tmp.path(), &hooks_repo, "dslint");
+    // pre-commit runs `cargo install --path .` (the release profile) in its
+    // clone. Two ways to keep that from compiling every dependency again:
+    // - the tests were built with --release: a target folder of the hook's
+    //   own, seeded with hard links to those release dependencies, so cargo
+    //   compiles only dslint (and never touches the binary the tests run);
+    // - any other profile (.ci/run uses `ci`), whose artifacts cargo cannot
+    //   reuse under another profile's folder: the same build without
+    //   optimisation (the hook is built and run all the same, only slower
+    //   code, and the build takes a fraction of the time).
+    let built = dslint_bin().parent().unwrap().to_path_buf();
+    let target_root = built.parent().unwrap();
+    let (target, profile_env): (std::path::PathBuf, &[(&str, &str)]) = if built.ends_with("release") {
+        let target = target_root.join("pre-commit-hook");
+        for sub in ["deps", ".fingerprint", "build"] {
+            if built.join(sub).is_dir() && !target.join("release").join(sub).exists() {
+                std::fs::create_dir_all(target.join("release")).unwrap();
+                let ok = Command::new("cp")
+                    .args(["-al"])
+                    .arg(built.join(sub))
+                    .arg(target.join("release").join(sub))
+                    .status()
+                    .is_ok_and(|s| s.success());
+                assert!(ok, "seeding {sub}");
+            }
+        }
+        (target, &[])
+    } else {
+        (
+            target_root.join("pre-commit-hook-unoptimised"),
+            &[
+                ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0"),
+                ("CARGO_PROFILE_RELEASE_DEBUG", "false"),
+                ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256"),
+            ],
+        )
+    };
+    let cache = tmp.path().join("cache");
+    let commit = |msg: &str| {
+        git_env(
+            &work,
+            &["commit", "-m", msg],
+            &[
+                &[
+                    ("PRE_COMMIT_HOME", cache.as_os_str()),
+                    ("CARGO_TARGET_DIR", target.as_os_str()),
+                    ("CARGO_NET_OFFLINE", "true".as_ref()),
+                ][..],
+                &profile_env.iter().map(|(k, v)| (*k, v.as_ref())).collect::<Vec<_>>(),
+            ]
+            .concat(),
+        )
+    };
+    let o = Command::new("pre-commit")
+        .arg("install")
+        .current_dir(&work)
+        .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The app config runs 4 streams at batch 4; its nvinfer config says 1.
+    copy_case("testdata/rules/DS701/fires", &work);
+    let edit = |file: &str, from: &str, to: &str| {
+        let p = work.join(file);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{file}: {from}");
+        std::fs::write(&p, text.replace(from, to)).unwrap();
+    };
+    edit("app.txt", "num-sources=2", "num-sources=4");
+    edit("pgie.txt", "\nbatch-size=2\n", "\nbatch-size=1\n");
+    git(&work, &["add", "."]);
+    let (ok, out) = commit("pipeline");
+    assert!(!ok, "the commit must be blocked:\n{out}");
+    assert!(
+        out.contains("app.txt:18:12") && out.contains("streammux batch-size 4 != primary nvinfer batch-size 1"),
+        "{out}"
+    );
+    assert!(
+        !git(&work, &["rev-parse", "-q", "--verify", "HEAD"]).0,
+        "nothing was committed"
+    );
+    // The nvinfer config fixed (batch 4, its engine for batch 4): it goes in.
+    edit("pgie.txt", "\nbatch-size=1\n", "\nbatch-size=4\n");
+    edit(
+        "pgie.txt",
+        "model.onnx_b2_gpu0_fp16.engine",
+        "model.onnx_b4_gpu0_fp16.engine",
+    );
+    git(&work, &["add", "."]);
+    let (ok, out) = commit("pipeline");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("dslint (DeepStream config lint)") && out.contains("Passed"),
+        "{out}"
+    );
 }
