@@ -47,10 +47,12 @@ pub struct Element {
 
 /// The elements of a deepstream-app config, for NVTX coverage.
 pub fn elements_of(config: &Path) -> Vec<Element> {
-    use crate::model::{pipeline, workspace::Workspace};
+    use crate::model::frontend;
+    use crate::model::graph::{Role, Stage};
+    use crate::model::workspace::Workspace;
     let mut ws = Workspace::load(&[config.to_path_buf()]);
-    let (pipelines, _) = pipeline::build(&mut ws);
-    let Some(p) = pipelines.into_iter().find(|p| ws.files[p.root].path == config) else {
+    let graph = frontend::build(&mut ws);
+    let Some(p) = graph.pipelines.into_iter().find(|p| ws.files[p.root].path == config) else {
         return vec![];
     };
     let el = |label: &str, k: &[&str]| Element {
@@ -58,31 +60,21 @@ pub fn elements_of(config: &Path) -> Vec<Element> {
         keywords: k.iter().map(|s| s.to_string()).collect(),
     };
     let mut out = Vec::new();
-    if !p.sources.is_empty() {
+    if p.sources().next().is_some() {
         out.push(el("decoder", &["dec", "nvv4l2decoder", "decodebin", "source"]));
     }
-    if p.streammux.is_some() {
+    if p.first(&Role::Streammux).is_some() {
         out.push(el("streammux", &["mux"]));
     }
-    if p.preprocess.is_some() {
+    if p.first(&Role::Preprocess).is_some() {
         out.push(el("nvdspreprocess", &["preprocess"]));
     }
-    for (i, g) in p.primary.iter().chain(&p.secondaries).enumerate() {
-        let id = ws.int_at(&g.at, "gie-unique-id").or_else(|| {
-            g.config.and_then(|c| {
-                ws.int_at(
-                    &pipeline::At {
-                        file: c,
-                        group: "property".into(),
-                    },
-                    "gie-unique-id",
-                )
-            })
-        });
-        let label = match (i, id) {
-            (0, Some(id)) if p.primary.is_some() => format!("primary nvinfer (UID={id})"),
+    for g in p.infers() {
+        let id = g.int("gie-unique-id").map(|e| e.value);
+        let label = match (&g.role, id) {
+            (Role::Infer(Stage::Primary), Some(id)) => format!("primary nvinfer (UID={id})"),
             (_, Some(id)) => format!("secondary nvinfer (UID={id})"),
-            _ => format!("nvinfer [{}]", g.at.group),
+            _ => format!("nvinfer [{}]", g.name),
         };
         let mut k = vec!["infer".to_string()];
         if let Some(id) = id {
@@ -90,13 +82,13 @@ pub fn elements_of(config: &Path) -> Vec<Element> {
         }
         out.push(Element { label, keywords: k });
     }
-    if p.tracker.is_some() {
+    if p.first(&Role::Tracker).is_some() {
         out.push(el("tracker", &["track", "nvmot"]));
     }
-    if p.osd.is_some() {
+    if p.first(&Role::Osd).is_some() {
         out.push(el("osd", &["osd"]));
     }
-    if p.tiler.is_some() {
+    if p.first(&Role::Tiler).is_some() {
         out.push(el("tiler", &["tile"]));
     }
     out

@@ -21,9 +21,11 @@ use crate::files::write::create_under_root;
 use crate::fix::apply::apply_to_string;
 use crate::fix::engine::{self, FixOptions};
 use crate::model::facts::{Facts, Sweep, Workload};
-use crate::model::pipeline::{self, At};
+use crate::model::frontend;
+use crate::model::graph::Role;
 use crate::model::workspace::{Workspace, canonical};
-use crate::rules::context::{Ctx, Profile};
+use crate::rules::context::Profile;
+use crate::syntax::glib;
 
 fn variant_path(path: &Path, batch: u32) -> PathBuf {
     named_variant(path, &format!("sweep-b{batch}"))
@@ -37,30 +39,26 @@ fn named_variant(path: &Path, tag: &str) -> PathBuf {
 /// Edits that make the pipeline read B streams: a multi-URI source's
 /// `num-sources`, or the `[source-list]` URIs repeated.
 fn source_edits(ws: &mut Workspace, root: usize, batch: u32) -> Vec<Edit> {
-    let (pipelines, _) = pipeline::build(ws);
-    let Some(p) = pipelines.into_iter().find(|p| p.root == root) else {
+    let graph = frontend::build(ws);
+    let Some(p) = graph.pipelines.into_iter().find(|p| p.root == root) else {
         return vec![];
     };
-    let ctx = Ctx {
-        ws,
-        facts: None,
-        profile: Profile::Bench,
-        bench_sink_type: 1,
-    };
-    if let Some((at, uris)) = &p.source_list {
-        if let (Some(loc), Some(first)) = (ctx.loc(at, "list"), uris.first()) {
-            let list = vec![first.clone(); batch as usize].join(";");
-            return vec![ctx.set_value(&loc, &list)];
+    let list = p.sources().find(|s| s.name == "source-list");
+    if let Some(list) = list.and_then(|l| l.str("list")) {
+        let first = glib::split_list(list.value)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .find(|s| !s.is_empty());
+        if let (Some(site), Some(first)) = (list.site(), first) {
+            let list = vec![first; batch as usize].join(";");
+            return vec![ws.set_value(site, &list)];
         }
     }
-    let multi = p.sources.iter().find(|s| ctx.ws.int_at(&s.at, "type") == Some(3));
+    let multi = p.sources().find(|s| s.int("type").is_some_and(|t| t.value == 3));
     if let Some(s) = multi {
-        let at = At {
-            file: s.at.file,
-            group: s.at.group.clone(),
-        };
-        return ctx
-            .set_or_insert(&at, "num-sources", &batch.to_string())
+        return ws
+            .set_or_insert(s, "num-sources", &batch.to_string())
             .into_iter()
             .collect();
     }
@@ -183,30 +181,23 @@ pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String
         .get(config)
         .ok_or_else(|| format!("{}: not a DeepStream config dslint reads", config.display()))?;
     let mut edits = source_edits(&mut ws, root, streams);
-    let (pipelines, _) = pipeline::build(&mut ws);
-    let p = pipelines
+    let graph = frontend::build(&mut ws);
+    let p = graph
+        .pipelines
         .into_iter()
         .find(|p| p.root == root)
         .ok_or_else(|| format!("{}: not a deepstream-app config", config.display()))?;
-    let ctx = Ctx {
-        ws: &ws,
-        facts: None,
-        profile: Profile::Bench,
-        bench_sink_type: 1,
-    };
     // Inference and the tracker: their groups in the app config.
-    let off: Vec<&At> = p
-        .primary
+    let off = p
+        .elements
         .iter()
-        .chain(&p.secondaries)
-        .map(|g| &g.at)
-        .chain(p.preprocess.as_ref().map(|(at, _)| at))
-        .chain(&p.tracker)
-        .filter(|at| at.file == root)
-        .collect();
-    for at in off {
-        if ws.int_at(at, "enable") != Some(0) {
-            edits.extend(ctx.set_or_insert(at, "enable", "0"));
+        .filter(|e| matches!(e.role, Role::Infer(_) | Role::Preprocess | Role::Tracker));
+    for e in off {
+        let Some(group) = e.declared.as_ref().filter(|h| h.file() == root) else {
+            continue;
+        };
+        if e.int("enable").map(|v| v.value) != Some(0) {
+            edits.extend(ws.set_or_insert_at(e, group, "enable", "0"));
         }
     }
     let mut start = HashMap::new();

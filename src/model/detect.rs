@@ -92,7 +92,8 @@ const NVINFER_MARKERS: &[&str] = &[
     "cluster-mode",
 ];
 
-fn numbered(name: &str, prefix: &str) -> bool {
+/// `source0`, `sink12`: a group name made of `prefix` and a number.
+pub fn numbered(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }

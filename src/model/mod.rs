@@ -1,8 +1,10 @@
-//! The pipeline assembled from many files: which file is what, which file
-//! references which, and the effective value of each property.
+//! The pipeline assembled from many files: which file is what (`detect`),
+//! loading them (`workspace`), the element graph they describe (`graph`)
+//! and the front ends that build it from each format (`frontend`).
 
 pub mod detect;
 pub mod facts;
+pub mod frontend;
+pub mod graph;
 pub mod keys;
-pub mod pipeline;
 pub mod workspace;

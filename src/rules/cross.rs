@@ -3,40 +3,32 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::pipeline::{At, Pipeline};
+use crate::model::graph::{Element, Pipeline, Role, Stage};
 use crate::model::workspace::Target;
-use crate::rules::context::Ctx;
+use crate::rules::context::{Ctx, site};
 use crate::syntax::glib;
 
-pub fn preprocess_feeds_primary(ctx: &Ctx, p: &Pipeline) -> bool {
-    p.preprocess.is_some()
-        || p.primary.as_ref().is_some_and(|g| {
-            let in_app = ctx.ws.str_at(&g.at, "input-tensor-meta").and_then(glib::parse_bool) == Some(true);
-            let in_cfg = g.config.is_some_and(|c| {
-                ctx.ws
-                    .str_at(
-                        &At {
-                            file: c,
-                            group: "property".into(),
-                        },
-                        "input-tensor-from-meta",
-                    )
-                    .and_then(glib::parse_bool)
-                    == Some(true)
-            });
-            in_app || in_cfg
+/// Whether nvdspreprocess feeds the primary inference, which then batches
+/// ROI tensors rather than frames: an enabled `[pre-process]`, or the
+/// primary nvinfer reading tensors from meta (the app's `input-tensor-meta`
+/// or its config's `input-tensor-from-meta`).
+pub fn preprocess_feeds_primary(p: &Pipeline) -> bool {
+    p.first(&Role::Preprocess).is_some()
+        || p.primary().is_some_and(|g| {
+            let on = |key| g.bool(key).is_some_and(|b| b.value);
+            on("input-tensor-meta") || on("input-tensor-from-meta")
         })
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
-    let mux = ctx.streammux_batch(p);
-    let pgie = ctx.primary_batch(p);
-    let preprocess = preprocess_feeds_primary(ctx, p);
+    let mux = p.first(&Role::Streammux).and_then(|m| m.int("batch-size"));
+    let pgie = p.primary().and_then(|g| g.int("batch-size"));
+    let preprocess = preprocess_feeds_primary(p);
     // DS701: streammux and primary batch agree.
     if let (Some(m), Some(g), false) = (&mux, &pgie, preprocess) {
         if m.value != g.value {
-            if let (Some(ml), Some(gl)) = (&m.loc, &g.loc) {
+            if let (Some(ml), Some(gl)) = (m.site(), g.site()) {
                 let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);
                 let mut edits = Vec::new();
                 if m.value != target {
@@ -65,15 +57,15 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS707: with nvdspreprocess, nvinfer batch = network-input-shape[0].
-    if let (Some((_, Some(cfg))), Some(g)) = (&p.preprocess, &pgie) {
-        let shape = ws.entry(*cfg, "property", "network-input-shape");
+    let preprocessor = p.first(&Role::Preprocess).filter(|e| e.config.is_some());
+    if let (Some(pre), Some(g)) = (preprocessor, &pgie) {
+        let shape = pre.str("network-input-shape");
         if let Some(first) = shape
-            .and_then(|e| e.value.as_deref())
-            .and_then(|v| glib::split_list(v).ok())
+            .and_then(|v| glib::split_list(v.value).ok())
             .and_then(|l| l.first().and_then(|s| glib::parse_int(s)))
         {
             if first != g.value {
-                if let Some(gl) = &g.loc {
+                if let (Some(gl), Some(shape)) = (g.site(), shape) {
                     out.push(
                         Diagnostic::new(
                             Rule::PreprocessBatchMismatch,
@@ -88,7 +80,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         .why(
                             "the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch",
                         )
-                        .related(*cfg, shape.map_or(0..0, |e| e.value_span.clone()))
+                        .related(shape.at().0, shape.at().1)
                         .fix(Some(Fix::safe(
                             format!("set batch-size={first}"),
                             vec![ctx.set_value(gl, &first.to_string())],
@@ -103,7 +95,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let measured = ctx.facts.and_then(|f| f.plateau_batch()).is_some();
     if let (Some(m), Some((n, from)), false) = (&mux, ctx.n_streams(p), measured) {
         if m.value < n as i64 && n <= 16 {
-            if let Some(ml) = &m.loc {
+            if let Some(ml) = m.site() {
                 out.push(
                     Diagnostic::new(
                         Rule::BatchBelowStreams,
@@ -118,23 +110,22 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
-    let mut seen: Vec<(i64, At)> = Vec::new();
     let elems = p
-        .streammux
-        .iter()
-        .chain(p.sources.iter().map(|s| &s.at))
-        .chain(&p.osd)
-        .chain(&p.tiler)
-        .chain(&p.sinks);
-    for at in elems {
-        if let Some(v) = ws.int_at(at, "nvbuf-memory-type") {
-            seen.push((v, at.clone()));
-        }
-    }
-    if let Some((first, first_at)) = seen.first().cloned() {
-        for (v, at) in &seen[1..] {
-            if *v != first {
-                let loc = ctx.loc(at, "nvbuf-memory-type").expect("seen above");
+        .first(&Role::Streammux)
+        .into_iter()
+        .chain(p.sources())
+        .chain(p.first(&Role::Osd))
+        .chain(p.first(&Role::Tiler))
+        .chain(p.all(&Role::Sink));
+    let seen: Vec<(i64, &Element)> = elems
+        .filter_map(|e| Some((e.int("nvbuf-memory-type")?.value, e)))
+        .collect();
+    if let Some(&(first, first_at)) = seen.first() {
+        for &(v, at) in &seen[1..] {
+            if v != first {
+                let Some(loc) = site(at, "nvbuf-memory-type") else {
+                    continue;
+                };
                 out.push(
                     Diagnostic::new(
                         Rule::MemoryTypeMismatch,
@@ -142,7 +133,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         loc.value_span.clone(),
                         format!(
                             "[{}] nvbuf-memory-type {v} differs from [{}] ({first})",
-                            at.group, first_at.group
+                            at.name, first_at.name
                         ),
                     )
                     .expected(first.to_string())
@@ -197,34 +188,30 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
-    let mut ids: Vec<(i64, At, crate::base::Span)> = Vec::new();
-    for gie in p.primary.iter().chain(&p.secondaries) {
-        let found = ctx
-            .element_int(Some(&gie.at), gie.config, "gie-unique-id")
-            .and_then(|e| Some((e.value, e.loc?)));
+    let mut ids: Vec<(i64, &str)> = Vec::new();
+    for gie in p.infers() {
+        let found = gie.int("gie-unique-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            if let Some((_, other, _)) = ids.iter().find(|(i, _, _)| *i == id) {
+            if let Some((_, other)) = ids.iter().find(|(i, _)| *i == id) {
                 out.push(
                     Diagnostic::new(
                         Rule::DuplicateGieId,
                         loc.file,
                         loc.value_span.clone(),
-                        format!("gie-unique-id {id} is also used by [{}]", other.group),
+                        format!("gie-unique-id {id} is also used by [{other}]"),
                     )
                     .expected("a unique id per inference element")
                     .why("metadata from the two elements is indistinguishable and secondaries attach to the wrong one"),
                 );
             }
-            ids.push((id, gie.at.clone(), loc.value_span));
+            ids.push((id, &gie.name));
         }
     }
-    for gie in &p.secondaries {
-        let found = ctx
-            .element_int(Some(&gie.at), gie.config, "operate-on-gie-id")
-            .and_then(|e| Some((e.value, e.loc?)));
+    for gie in p.all(&Role::Infer(Stage::Secondary)) {
+        let found = gie.int("operate-on-gie-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _, _)| *i == id) {
-                let known: Vec<String> = ids.iter().map(|(i, _, _)| i.to_string()).collect();
+            if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _)| *i == id) {
+                let known: Vec<String> = ids.iter().map(|(i, _)| i.to_string()).collect();
                 out.push(
                     Diagnostic::new(
                         Rule::OperateOnUnknownGie,

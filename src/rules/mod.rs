@@ -15,9 +15,9 @@ use std::collections::HashSet;
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
-use crate::model::detect::Kind;
 use crate::model::facts::Facts;
-use crate::model::pipeline::{self, At, Pipeline};
+use crate::model::frontend;
+use crate::model::graph::{Pipeline, Role};
 use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
 
@@ -93,7 +93,7 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
 
 /// Run every rule, keep the selected codes, apply inline suppressions.
 pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
-    let (pipelines, referenced) = pipeline::build(ws);
+    let graph = frontend::build(ws);
     let ctx = Ctx {
         ws,
         facts,
@@ -104,66 +104,23 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     for id in 0..ctx.ws.files.len() {
         input::check_file(&ctx, id, &mut out);
     }
-    let mut trackers_done: HashSet<(FileId, String)> = HashSet::new();
-    for p in &pipelines {
+    for p in &graph.pipelines {
         streammux::check(&ctx, p, &mut out);
         source::check(&ctx, p, &mut out);
         output::check(&ctx, p, &mut out);
         cross::check(&ctx, p, &mut out);
-        if let Some(t) = &p.tracker {
-            trackers_done.insert((t.file, t.group.clone()));
+        if let Some(t) = p.first(&Role::Tracker) {
             tracker::check(&ctx, t, &mut out);
         }
-        for (i, gie) in p.primary.iter().chain(&p.secondaries).enumerate() {
-            if let Some(cfg) = gie.config {
-                if ctx.ws.files[cfg].kind == Some(Kind::NvInfer) {
-                    let inf = nvinfer::Infer {
-                        config: cfg,
-                        gie: Some(gie),
-                        pipeline: Some(p),
-                        primary: i == 0 && p.primary.is_some(),
-                    };
-                    nvinfer::check(&ctx, &inf, &mut out);
-                }
-            }
+        for inf in p.infers() {
+            nvinfer::check(&ctx, inf, Some(p), &mut out);
         }
     }
     // Configs nothing references are checked on their own.
-    for id in 0..ctx.ws.files.len() {
-        if referenced.contains(&id) {
-            continue;
-        }
-        match ctx.ws.files[id].kind {
-            Some(Kind::NvInfer) => {
-                let primary = ctx
-                    .ws
-                    .int_at(
-                        &At {
-                            file: id,
-                            group: "property".into(),
-                        },
-                        "process-mode",
-                    )
-                    .unwrap_or(1)
-                    == 1;
-                let inf = nvinfer::Infer {
-                    config: id,
-                    gie: None,
-                    pipeline: None,
-                    primary,
-                };
-                nvinfer::check(&ctx, &inf, &mut out);
-            }
-            Some(Kind::Tracker) if !trackers_done.contains(&(id, "tracker".to_string())) => {
-                tracker::check(
-                    &ctx,
-                    &At {
-                        file: id,
-                        group: "tracker".into(),
-                    },
-                    &mut out,
-                );
-            }
+    for e in &graph.standalone {
+        match e.role {
+            Role::Infer(_) => nvinfer::check(&ctx, e, None, &mut out),
+            Role::Tracker => tracker::check(&ctx, e, &mut out),
             _ => {}
         }
     }
@@ -185,9 +142,9 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             b.code(),
         ))
     });
-    withhold_outside(ctx.ws, &pipelines, &mut out);
+    withhold_outside(ctx.ws, &graph.pipelines, &mut out);
     CheckResult {
-        pipelines,
+        pipelines: graph.pipelines,
         diagnostics: out,
     }
 }
@@ -205,9 +162,7 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
     let mut mixed: HashSet<FileId> = HashSet::new();
     for p in pipelines {
         let files: Vec<FileId> = std::iter::once(p.root)
-            .chain(p.primary.iter().chain(&p.secondaries).filter_map(|g| g.config))
-            .chain(p.tracker_ll_config)
-            .chain(p.preprocess.as_ref().and_then(|(_, c)| *c))
+            .chain(p.elements.iter().filter_map(|e| e.config.as_ref().map(|c| c.file)))
             .collect();
         if files.iter().any(|&f| outside(f)) {
             mixed.extend(files);

@@ -1,85 +1,58 @@
 //! R2: nvinfer (DS201–DS208). DS202, DS205, DS206 and DS207 apply to every
 //! nvinfer; DS201, DS203 and DS204 to the primary one.
 
-use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
-use crate::model::pipeline::{At, Gie, Pipeline};
+use crate::model::detect::Kind;
+use crate::model::graph::{Effective, Element, Home, Layer, Pipeline, Role, Site, Stage, Value};
 use crate::model::workspace::Target;
-use crate::rules::context::{Ctx, Effective, Loc};
+use crate::rules::context::{Ctx, origin, site};
 use crate::syntax::glib;
 
-/// One nvinfer as the rules see it: its config and, inside a pipeline, the
-/// app group whose keys override the config's.
-pub struct Infer<'p> {
-    pub config: FileId,
-    pub gie: Option<&'p Gie>,
-    pub pipeline: Option<&'p Pipeline>,
-    pub primary: bool,
+/// The effective text of a key and the line that writes it.
+fn written_str<'e>(inf: &'e Element, key: &str) -> Option<(&'e str, &'e Site)> {
+    let e = inf.str(key)?;
+    Some((e.value, e.site()?))
 }
 
-impl Infer<'_> {
-    fn prop(&self) -> At {
-        At {
-            file: self.config,
-            group: "property".into(),
-        }
-    }
-}
-
-/// The effective value of a key the app group may override.
-fn effective(ctx: &Ctx, inf: &Infer, key: &str) -> Option<Effective> {
-    ctx.element_int(inf.gie.map(|g| &g.at), Some(inf.config), key)
-}
-
-fn effective_str(ctx: &Ctx, inf: &Infer, key: &str) -> Option<(String, Loc)> {
-    if let Some(g) = inf.gie {
-        if let (Some(v), Some(l)) = (ctx.ws.str_at(&g.at, key), ctx.loc(&g.at, key)) {
-            return Some((v.to_string(), l));
-        }
-    }
-    let prop = inf.prop();
-    Some((ctx.ws.str_at(&prop, key)?.to_string(), ctx.loc(&prop, key)?))
-}
-
-fn group_span(ctx: &Ctx, at: &At) -> crate::base::Span {
-    ctx.ws.files[at.file]
-        .doc
-        .last_group(&at.group)
-        .map_or(0..0, |g| g.name_span.clone())
-}
-
-pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
+/// Check one nvinfer (in pipeline `p`, or on its own) whose config file is
+/// an nvinfer config with a `[property]` group.
+pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
-    let prop = inf.prop();
-    if ws.files[inf.config].doc.last_group("property").is_none() {
+    let Some(config) = inf.config.as_ref().filter(|_| inf.config_is(Kind::NvInfer)) else {
         return;
-    }
-    let batch = match (inf.pipeline, inf.primary) {
-        (Some(p), true) => ctx.primary_batch(p),
-        _ => effective(ctx, inf, "batch-size"),
     };
+    let Some(prop) = &config.home else { return };
+    let (prop_file, prop_span) = prop.at();
+    let primary = inf.role == Role::Infer(Stage::Primary);
+    let batch = inf.int("batch-size");
     // DS201: primary batch-size = final_batch.
     // With nvdspreprocess in front, the batch is the tensor batch (DS707).
-    let tensor_batch = inf
-        .pipeline
-        .is_some_and(|p| crate::rules::cross::preprocess_feeds_primary(ctx, p));
-    if inf.primary && !tensor_batch {
-        if let (Some(p), Some(eff)) = (inf.pipeline, &batch) {
+    let tensor_batch = p.is_some_and(crate::rules::cross::preprocess_feeds_primary);
+    if primary && !tensor_batch {
+        if let (Some(p), Some(eff)) = (p, &batch) {
             if let Some((fb, why)) = ctx.final_batch(p) {
                 if eff.value != fb as i64 {
-                    let (file, span) = eff.at.clone();
+                    let (file, span) = eff.at();
+                    let how = match (eff.setting.layer, &eff.setting.derived) {
+                        (_, Some(how)) => how.clone(),
+                        (Layer::ConfigFile, None) => format!("nvinfer {}", origin(eff.setting)),
+                        _ => format!(
+                            "{} (set on the element, overrides the config file)",
+                            origin(eff.setting)
+                        ),
+                    };
                     out.push(
                         Diagnostic::new(
                             Rule::PrimaryBatchSize,
                             file,
                             span,
-                            format!("primary nvinfer batch-size is {} ({})", eff.value, eff.how),
+                            format!("primary nvinfer batch-size is {} ({how})", eff.value),
                         )
                         .expected(fb.to_string())
                         .why(format!("{why}: the engine runs one batch per streammux batch"))
-                        .fix(eff.loc.as_ref().map(|l| {
+                        .fix(eff.site().map(|l| {
                             Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])
                         })),
                     );
@@ -88,14 +61,11 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS202 / DS206: precision.
-    let mode = ws.int_at(&prop, "network-mode");
-    let calib = ws
-        .entry(inf.config, "property", "int8-calib-file")
-        .and_then(|e| e.value.clone());
+    let mode = inf.int("network-mode").map(|e| e.value);
+    let calib = inf.str("int8-calib-file").map(|e| e.value);
     let calib_target = calib
-        .as_deref()
         .filter(|c| !c.trim().is_empty())
-        .and_then(|c| ws.resolve(inf.config, c));
+        .and_then(|c| ws.resolve(config.file, c));
     let has_calib = match &calib_target {
         Some(Target::Exists(_)) => Some(true),
         Some(Target::Missing(_)) | None => Some(false),
@@ -106,13 +76,13 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         Some(false) => Some(2),
         None => None,
     };
-    let mode_loc = ctx.loc(&prop, "network-mode");
+    let mode_loc = site(inf, "network-mode");
     match mode.unwrap_or(0) {
         1 => {
             if has_calib == Some(false) {
                 let (file, span) = mode_loc
                     .as_ref()
-                    .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
                 let what = match &calib_target {
                     Some(Target::Missing(p)) => format!(
                         "network-mode=1 (INT8) but int8-calib-file {} does not exist",
@@ -145,11 +115,11 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 };
                 let fix = match &mode_loc {
                     Some(l) => Some(ctx.set_value(l, &w.to_string())),
-                    None => ctx.insert_key(&prop, "network-mode", &w.to_string()),
+                    None => ctx.insert(prop, "network-mode", &w.to_string()),
                 };
                 let (file, span) = mode_loc
                     .as_ref()
-                    .map_or((prop.file, group_span(ctx, &prop)), |l| (l.file, l.value_span.clone()));
+                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
                 let msg = if mode.is_none() {
                     "network-mode is not set: nvinfer defaults to 0 (FP32)".to_string()
                 } else {
@@ -165,9 +135,9 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS203: primary interval = 0.
-    if inf.primary {
-        if let Some(eff) = effective(ctx, inf, "interval") {
-            let has_tracker = inf.pipeline.is_some_and(|p| p.tracker.is_some());
+    if primary {
+        if let Some(eff) = inf.int("interval") {
+            let has_tracker = p.is_some_and(|p| p.first(&Role::Tracker).is_some());
             let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
             let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
             if eff.value != 0 && !allowed {
@@ -176,13 +146,13 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 } else {
                     "with no tracker, skipped frames carry no objects at all"
                 };
-                if let Some(l) = &eff.loc {
+                if let Some(l) = eff.site() {
                     out.push(
                         Diagnostic::new(
                             Rule::InferenceInterval,
                             l.file,
                             l.value_span.clone(),
-                            format!("primary nvinfer interval is {} ({})", eff.value, eff.how),
+                            format!("primary nvinfer interval is {} ({})", eff.value, origin(eff.setting)),
                         )
                         .expected("0")
                         .why(why)
@@ -191,13 +161,13 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        check_infer_dims(ctx, inf, out);
+        check_infer_dims(ctx, inf, prop, out);
     }
     // DS205: a serialized engine that exists.
-    let engine = effective_str(ctx, inf, "model-engine-file");
+    let engine = written_str(inf, "model-engine-file");
     match &engine {
         None => out.push(
-            Diagnostic::new(Rule::EngineFileMissing, prop.file, group_span(ctx, &prop), "model-engine-file is not set")
+            Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
                 .expected("the path of the serialized TensorRT engine")
                 .why("without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"),
         ),
@@ -220,61 +190,61 @@ pub fn check(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
         check_engine_name(ctx, inf, v, loc, batch.as_ref(), mode, out);
     }
     // DS208: a key set both on the element and in its config file.
-    if let Some(g) = inf.gie {
-        for key in [
-            "batch-size",
-            "interval",
-            "gie-unique-id",
-            "gpu-id",
-            "model-engine-file",
-            "operate-on-gie-id",
-        ] {
-            let (Some(over), Some(inner)) = (ws.entry_at(&g.at, key), ws.entry_at(&prop, key)) else {
-                continue;
-            };
-            let (line, _) = ws.files[g.at.file].position(over.key_span.start);
-            out.push(
-                Diagnostic::new(
-                    Rule::DuplicateSourceOfTruth,
-                    prop.file,
-                    inner.key_span.clone(),
-                    format!(
-                        "`{key}` is also set in [{}] ({}:{line}), which wins",
-                        g.at.group,
-                        ws.files[g.at.file].path.display()
-                    ),
-                )
-                .expected("one source of truth: remove one of the two")
-                .why("the app sets the key on the element after loading this file, so this line is silently ignored")
-                .related(g.at.file, over.key_span.clone()),
-            );
-        }
+    for prop in &inf.props {
+        let last = |layer| {
+            prop.settings
+                .iter()
+                .rev()
+                .find(|s| s.layer == layer)
+                .and_then(|s| s.site.as_ref())
+        };
+        let (Some(over), Some(inner)) = (last(Layer::Element), last(Layer::ConfigFile)) else {
+            continue;
+        };
+        let (line, _) = ws.files[over.file].position(over.key_span.start);
+        out.push(
+            Diagnostic::new(
+                Rule::DuplicateSourceOfTruth,
+                inner.file,
+                inner.key_span.clone(),
+                format!(
+                    "`{}` is also set in [{}] ({}:{line}), which wins",
+                    prop.name,
+                    over.group,
+                    ws.files[over.file].path.display()
+                ),
+            )
+            .expected("one source of truth: remove one of the two")
+            .why("the app sets the key on the element after loading this file, so this line is silently ignored")
+            .related(over.file, over.key_span.clone()),
+        );
     }
 }
 
-fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
-    let prop = inf.prop();
-    let ws = ctx.ws;
+fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnostic>) {
+    let (prop_file, prop_span) = prop.at();
     let facts_dims = ctx.facts.and_then(|f| f.model_dims());
     let entry = ["infer-dims", "input-dims", "uff-input-dims"]
         .iter()
-        .find_map(|k| Some((*k, ws.entry_at(&prop, k)?)));
-    let color = ws.int_at(&prop, "model-color-format").unwrap_or(0);
+        .find_map(|k| Some((*k, inf.prop(k)?.effective()?.site.as_ref()?, inf.prop(k)?.effective()?)));
+    let color = inf.int("model-color-format").map(|e| e.value).unwrap_or(0);
     let channels = if color == 2 { 1 } else { 3 };
     match entry {
         None => {
-            let fix = facts_dims.and_then(|(h, w)| ctx.insert_key(&prop, "infer-dims", &format!("{channels};{h};{w}")));
+            let fix = facts_dims.and_then(|(h, w)| ctx.insert(prop, "infer-dims", &format!("{channels};{h};{w}")));
             out.push(
-                Diagnostic::new(Rule::InferDims, prop.file, group_span(ctx, &prop), "infer-dims is not set")
+                Diagnostic::new(Rule::InferDims, prop_file, prop_span, "infer-dims is not set")
                     .expected(match facts_dims { Some((h, w)) => format!("{channels};{h};{w}"), None => format!("{channels};H;W (set model.height/width in facts to derive it)") })
                     .why("explicit input dimensions let streammux and the engine agree on one size (DS102) instead of a scale per frame")
                     .fix(fix.map(|e| Fix::safe("add infer-dims", vec![e]))),
             );
         }
-        Some((key, e)) => {
-            let dims: Vec<i64> = e
-                .value
-                .as_deref()
+        Some((key, site, setting)) => {
+            let text = match &setting.value {
+                Value::Known(v) => Some(v.as_str()),
+                Value::Unknown(_) => None,
+            };
+            let dims: Vec<i64> = text
                 .and_then(|v| glib::split_list(v).ok())
                 .unwrap_or_default()
                 .iter()
@@ -287,17 +257,11 @@ fn check_infer_dims(ctx: &Ctx, inf: &Infer, out: &mut Vec<Diagnostic>) {
             };
             let have = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(";");
             if let Some(want) = want.filter(|w| *w != have) {
-                let loc = Loc {
-                    file: prop.file,
-                    group: "property".into(),
-                    key: key.into(),
-                    value_span: e.value_span.clone(),
-                };
                 out.push(
-                    Diagnostic::new(Rule::InferDims, prop.file, e.value_span.clone(), format!("{key} is {have}"))
+                    Diagnostic::new(Rule::InferDims, site.file, site.value_span.clone(), format!("{key} is {have}"))
                         .expected(want.clone())
                         .why("the input must be C;H;W with the channels the color format implies and the model's own H and W")
-                        .fix(Some(Fix::safe(format!("set {key}={want}"), vec![ctx.set_value(&loc, &want)]))),
+                        .fix(Some(Fix::safe(format!("set {key}={want}"), vec![ctx.set_value(site, &want)]))),
                 );
             }
         }
@@ -319,10 +283,10 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
 
 fn check_engine_name(
     ctx: &Ctx,
-    inf: &Infer,
+    inf: &Element,
     value: &str,
-    loc: &Loc,
-    batch: Option<&Effective>,
+    loc: &Site,
+    batch: Option<&Effective<i64>>,
     mode: Option<i64>,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -331,7 +295,7 @@ fn check_engine_name(
     let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
         return;
     };
-    let gpu = effective(ctx, inf, "gpu-id").map_or(0, |e| e.value);
+    let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
     let want_prec = match mode.unwrap_or(0) {
         0 => Some("fp32"),
         1 => Some("int8"),

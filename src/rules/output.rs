@@ -4,8 +4,8 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::pipeline::Pipeline;
-use crate::rules::context::{Ctx, Profile};
+use crate::model::graph::{Pipeline, Role};
+use crate::rules::context::{Ctx, Profile, site};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
@@ -14,13 +14,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     } else {
         "; costs throughput: measure with the bench variant (dslint fix --variant bench)"
     };
-    let ws = ctx.ws;
-    for (rule, at, what) in [
-        (Rule::OsdEnabled, &p.osd, "OSD"),
-        (Rule::TilerEnabled, &p.tiler, "tiler"),
+    for (rule, role, what) in [
+        (Rule::OsdEnabled, Role::Osd, "OSD"),
+        (Rule::TilerEnabled, Role::Tiler, "tiler"),
     ] {
-        let Some(at) = at else { continue };
-        let Some(loc) = ctx.loc(at, "enable") else { continue };
+        let Some(at) = p.first(&role) else { continue };
+        let Some(loc) = site(at, "enable") else { continue };
         out.push(
             Diagnostic::new(rule, loc.file, loc.value_span.clone(), format!("{what} is enabled"))
                 .when(When::BenchProfile, bench)
@@ -28,29 +27,26 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .why(format!(
                     "drawing and compositing frames is work no measurement needs{note}"
                 ))
-                .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(&loc, "0")]))),
+                .fix(bench.then(|| Fix::safe("set enable=0", vec![ctx.set_value(loc, "0")]))),
         );
     }
     // DS603: exactly one sink, a fakesink without sync.
-    for (i, at) in p.sinks.iter().enumerate() {
-        let ty = ws.int_at(at, "type");
-        let sync = ws.int_at(at, "sync");
+    for (i, at) in p.all(&Role::Sink).enumerate() {
+        let ty = at.int("type").map(|e| e.value);
+        let sync = at.int("sync").map(|e| e.value);
         // The sink the bench profile wants: a fakesink unless the project says
         // otherwise (`[options] bench-sink-type`).
         let want = ctx.bench_sink_type;
         let is_fake = ty == Some(want);
-        let group_span = ws.files[at.file]
-            .doc
-            .last_group(&at.group)
-            .map_or(0..0, |g| g.name_span.clone());
+        let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
         if i > 0 {
             let edit = ctx.set_or_insert(at, "enable", "0");
             out.push(
                 Diagnostic::new(
                     Rule::SinkNotFakesink,
-                    at.file,
+                    home_file,
                     group_span,
-                    format!("[{}] is an extra sink", at.group),
+                    format!("[{}] is an extra sink", at.name),
                 )
                 .when(When::BenchProfile, bench)
                 .expected("exactly one sink in the bench profile")
@@ -73,17 +69,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if sync != Some(0) {
                 edits.extend(ctx.set_or_insert(at, "sync", "0"));
             }
-            let (file, span) = ctx
-                .loc(at, if is_fake { "sync" } else { "type" })
-                .map_or((at.file, group_span), |l| (l.file, l.value_span));
+            let (file, span) = site(at, if is_fake { "sync" } else { "type" })
+                .map_or((home_file, group_span), |l| (l.file, l.value_span.clone()));
             let what = match (is_fake, sync) {
                 (false, _) => format!(
                     "[{}] is not a fakesink (type={})",
-                    at.group,
+                    at.name,
                     ty.map_or("unset".into(), |t| t.to_string())
                 ),
-                (true, Some(s)) => format!("[{}] has sync={s}", at.group),
-                (true, None) => format!("[{}] does not set sync=0", at.group),
+                (true, Some(s)) => format!("[{}] has sync={s}", at.name),
+                (true, None) => format!("[{}] does not set sync=0", at.name),
             };
             out.push(
                 Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
@@ -95,20 +90,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS604: perf measurement on (deepstream-app's [application]).
-    if let Some(app) = &p.application {
-        if ws.int_at(app, "enable-perf-measurement") != Some(1) {
-            let (file, span) = ctx.loc(app, "enable-perf-measurement").map_or_else(
-                || {
-                    (
-                        app.file,
-                        ws.files[app.file]
-                            .doc
-                            .last_group(&app.group)
-                            .map_or(0..0, |g| g.name_span.clone()),
-                    )
-                },
-                |l| (l.file, l.value_span),
-            );
+    if let Some(app) = p.first(&Role::Application) {
+        if app.int("enable-perf-measurement").map(|e| e.value) != Some(1) {
+            let (file, span) = match site(app, "enable-perf-measurement") {
+                Some(l) => (l.file, l.value_span.clone()),
+                None => app.at().unwrap_or((p.root, 0..0)),
+            };
             out.push(
                 Diagnostic::new(
                     Rule::PerfMeasurementOff,

@@ -3,18 +3,17 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
-use crate::model::pipeline::{Pipeline, SourceKind};
-use crate::rules::context::{Ctx, Profile};
+use crate::model::graph::{Pipeline, Role, SourceKind};
+use crate::rules::context::{Ctx, Profile, site};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
-    let ws = ctx.ws;
     let fb = ctx.final_batch(p);
-    for s in &p.sources {
+    for s in p.sources() {
         // DS301: num-extra-surfaces = min(final_batch, 5), where it is set.
         if let (Some((fb, why)), Some(have), Some(loc)) = (
             &fb,
-            ws.int_at(&s.at, "num-extra-surfaces"),
-            ctx.loc(&s.at, "num-extra-surfaces"),
+            s.int("num-extra-surfaces").map(|e| e.value),
+            site(s, "num-extra-surfaces"),
         ) {
             let want = (*fb).min(5) as i64;
             if have != want {
@@ -22,40 +21,33 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(Rule::NumExtraSurfaces, loc.file, loc.value_span.clone(), format!("num-extra-surfaces is {have}"))
                         .expected(want.to_string())
                         .why(format!("min(final_batch, 5); {why}: enough decoded surfaces in flight to fill a batch without holding GPU memory for more"))
-                        .fix(Some(Fix::safe(format!("set num-extra-surfaces={want}"), vec![ctx.set_value(&loc, &want.to_string())]))),
+                        .fix(Some(Fix::safe(format!("set num-extra-surfaces={want}"), vec![ctx.set_value(loc, &want.to_string())]))),
                 );
             }
         }
         // DS302: cudadec-memtype = 0.
-        if let (Some(have), Some(loc)) = (ws.int_at(&s.at, "cudadec-memtype"), ctx.loc(&s.at, "cudadec-memtype")) {
+        if let (Some(have), Some(loc)) = (s.int("cudadec-memtype").map(|e| e.value), site(s, "cudadec-memtype")) {
             if have != 0 {
                 out.push(
                     Diagnostic::new(Rule::DecoderMemoryType, loc.file, loc.value_span.clone(), format!("cudadec-memtype is {have}"))
                         .expected("0")
                         .why("decoded frames in device memory go to streammux without a copy; pinned or unified memory adds one per frame")
-                        .fix(Some(Fix::safe("set cudadec-memtype=0", vec![ctx.set_value(&loc, "0")]))),
+                        .fix(Some(Fix::safe("set cudadec-memtype=0", vec![ctx.set_value(loc, "0")]))),
                 );
             }
         }
     }
     // DS303: file loop in the bench profile.
-    if ctx.profile == Profile::Bench && p.sources.iter().any(|s| s.kind == SourceKind::File) {
-        if let Some(tests) = p.tests.clone().or_else(|| {
-            (p.kind == crate::model::detect::Kind::App).then(|| crate::model::pipeline::At {
-                file: p.root,
-                group: "tests".into(),
-            })
-        }) {
-            let have = ws.int_at(&tests, "file-loop").unwrap_or(0);
+    let files = p
+        .sources()
+        .filter_map(|s| s.source())
+        .any(|s| s.kind == SourceKind::File);
+    if ctx.profile == Profile::Bench && files {
+        if let Some(tests) = p.first(&Role::Tests) {
+            let have = tests.int("file-loop").map(|e| e.value).unwrap_or(0);
             if have != 1 {
-                let fix = match ctx.loc(&tests, "file-loop") {
-                    Some(l) => Some(ctx.set_value(&l, "1")),
-                    None if ws.files[tests.file].doc.has_group("tests") => ctx.insert_key(&tests, "file-loop", "1"),
-                    None => None,
-                };
-                let (file, span) = ctx
-                    .loc(&tests, "file-loop")
-                    .map_or((p.root, 0..0), |l| (l.file, l.value_span));
+                let fix = ctx.set_or_insert(tests, "file-loop", "1");
+                let (file, span) = site(tests, "file-loop").map_or((p.root, 0..0), |l| (l.file, l.value_span.clone()));
                 out.push(
                     Diagnostic::new(
                         Rule::FileLoop,
@@ -71,12 +63,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS304: nvmultiurisrcbin max-batch-size = final_batch.
-    if p.use_nvmultiurisrcbin {
-        if let (Some((at, _)), Some(f)) = (
-            &p.source_list,
-            ctx.facts.and_then(|f| Some(f.plateau_batch()?.min(f.n_streams()?))),
-        ) {
-            if let (Some(have), Some(loc)) = (ws.int_at(at, "max-batch-size"), ctx.loc(at, "max-batch-size")) {
+    let multiurisrcbin = p.sources().find(|s| s.factory.as_deref() == Some("nvmultiurisrcbin"));
+    if let Some(at) = multiurisrcbin {
+        if let Some(f) = ctx.facts.and_then(|f| Some(f.plateau_batch()?.min(f.n_streams()?))) {
+            if let (Some(have), Some(loc)) = (at.int("max-batch-size").map(|e| e.value), site(at, "max-batch-size")) {
                 if have != f as i64 {
                     out.push(
                         Diagnostic::new(
@@ -89,7 +79,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         .why("final_batch = min(plateau_batch, n_streams): it sets streammux and primary batch-size")
                         .fix(Some(Fix::safe(
                             format!("set max-batch-size={f}"),
-                            vec![ctx.set_value(&loc, &f.to_string())],
+                            vec![ctx.set_value(loc, &f.to_string())],
                         ))),
                     );
                 }

@@ -3,27 +3,26 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::pipeline::{Pipeline, SourceKind};
-use crate::rules::context::Ctx;
+use crate::model::graph::{Pipeline, Role, SourceKind};
+use crate::rules::context::{Ctx, origin, site};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
-    let Some(mux) = &p.streammux else { return };
-    let ws = ctx.ws;
+    let Some(mux) = p.first(&Role::Streammux) else { return };
     // DS101: batch-size = final_batch.
-    if let (Some(eff), Some((fb, why))) = (ctx.streammux_batch(p), ctx.final_batch(p)) {
+    if let (Some(eff), Some((fb, why))) = (mux.int("batch-size"), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
-            let mismatch = ctx.primary_batch(p).is_some_and(|pb| pb.value != eff.value) && p.preprocess.is_none();
-            let (file, span) = eff.at.clone();
+            let primary = p.primary().and_then(|g| g.int("batch-size"));
+            let mismatch = primary.is_some_and(|pb| pb.value != eff.value) && p.first(&Role::Preprocess).is_none();
+            let (file, span) = eff.at();
             let fix = eff
-                .loc
-                .as_ref()
+                .site()
                 .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxBatchSize,
                     file,
                     span,
-                    format!("streammux batch-size is {} ({})", eff.value, eff.how),
+                    format!("streammux batch-size is {} ({})", eff.value, origin(eff.setting)),
                 )
                 .when(When::PrimaryBatchDiffers, mismatch)
                 .expected(fb.to_string())
@@ -42,10 +41,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             None => (mw, mh),
         };
         for (key, want) in [("width", ew), ("height", eh)] {
-            let Some(loc) = ctx.loc(mux, key) else { continue };
-            let Some(have) = ws.int_at(mux, key) else { continue };
+            let Some(loc) = site(mux, key) else { continue };
+            let Some(have) = mux.int(key).map(|e| e.value) else {
+                continue;
+            };
             if have != want as i64 {
-                let edit = ctx.set_value(&loc, &want.to_string());
+                let edit = ctx.set_value(loc, &want.to_string());
                 let title = format!("set {key}={want}");
                 let fix = if ctx.facts.is_some() {
                     Fix::safe(title, vec![edit])
@@ -81,8 +82,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         "default 30 fps"
     };
     if let (Some(have), Some(loc)) = (
-        ws.int_at(mux, "batched-push-timeout"),
-        ctx.loc(mux, "batched-push-timeout"),
+        mux.int("batched-push-timeout").map(|e| e.value),
+        site(mux, "batched-push-timeout"),
     ) {
         if have != want {
             out.push(
@@ -98,13 +99,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 ))
                 .fix(Some(Fix::safe(
                     format!("set batched-push-timeout={want}"),
-                    vec![ctx.set_value(&loc, &want.to_string())],
+                    vec![ctx.set_value(loc, &want.to_string())],
                 ))),
             );
         }
     }
     // DS104: nvbuf-memory-type = 0.
-    if let (Some(have), Some(loc)) = (ws.int_at(mux, "nvbuf-memory-type"), ctx.loc(mux, "nvbuf-memory-type")) {
+    if let (Some(have), Some(loc)) = (
+        mux.int("nvbuf-memory-type").map(|e| e.value),
+        site(mux, "nvbuf-memory-type"),
+    ) {
         if have != 0 {
             out.push(
                 Diagnostic::new(
@@ -117,28 +121,23 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
                 .fix(Some(Fix::safe(
                     "set nvbuf-memory-type=0",
-                    vec![ctx.set_value(&loc, "0")],
+                    vec![ctx.set_value(loc, "0")],
                 ))),
             );
         }
     }
     // DS105: live-source matches the sources.
-    let live = ctx
-        .facts
-        .and_then(|f| f.workload.as_ref()?.live)
-        .unwrap_or_else(|| p.sources.iter().any(|s| s.kind == SourceKind::Live));
+    let live = ctx.facts.and_then(|f| f.workload.as_ref()?.live).unwrap_or_else(|| {
+        p.sources()
+            .filter_map(|s| s.source())
+            .any(|s| s.kind == SourceKind::Live)
+    });
     let want = i64::from(live);
-    let have = ws.int_at(mux, "live-source");
-    if !p.sources.is_empty() && have.unwrap_or(0) != want {
-        let (file, span) = match ctx.loc(mux, "live-source") {
-            Some(l) => (l.file, l.value_span),
-            None => (
-                mux.file,
-                ws.files[mux.file]
-                    .doc
-                    .last_group(&mux.group)
-                    .map_or(0..0, |g| g.name_span.clone()),
-            ),
+    let have = mux.int("live-source").map(|e| e.value);
+    if p.sources().next().is_some() && have.unwrap_or(0) != want {
+        let (file, span) = match site(mux, "live-source") {
+            Some(l) => (l.file, l.value_span.clone()),
+            None => mux.at().unwrap_or((p.root, 0..0)),
         };
         out.push(
             Diagnostic::new(
@@ -160,7 +159,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         );
     }
     // DS106: enable-padding = 0.
-    if let (Some(1..), Some(loc)) = (ws.int_at(mux, "enable-padding"), ctx.loc(mux, "enable-padding")) {
+    if let (Some(1..), Some(loc)) = (mux.int("enable-padding").map(|e| e.value), site(mux, "enable-padding")) {
         out.push(
             Diagnostic::new(
                 Rule::EnablePadding,
@@ -172,28 +171,27 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             .why("padding to keep aspect ratio adds a fill pass per frame; turning it off changes detection geometry")
             .fix(Some(Fix::unsafe_(
                 "set enable-padding=0",
-                vec![ctx.set_value(&loc, "0")],
+                vec![ctx.set_value(loc, "0")],
             ))),
         );
     }
 }
 
 /// The primary model's input (H, W): nvinfer `infer-dims` (or the legacy
-/// `input-dims`/`uff-input-dims`, C;H;W), else facts `model.height/width`.
+/// `input-dims`/`uff-input-dims`, C;H;W) from its config file, else facts
+/// `model.height/width`.
 pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
-    let cfg = p.primary.as_ref()?.config;
-    if let Some(cfg) = cfg {
+    let primary = p.primary()?;
+    if primary.config.is_some() {
         for key in ["infer-dims", "input-dims", "uff-input-dims"] {
-            let Some(v) = ctx.ws.entry(cfg, "property", key).and_then(|e| e.value.as_deref()) else {
-                continue;
-            };
-            let dims: Vec<i64> = crate::syntax::glib::split_list(v)
+            let Some(v) = primary.str(key) else { continue };
+            let dims: Vec<i64> = crate::syntax::glib::split_list(v.value)
                 .ok()?
                 .iter()
                 .filter_map(|s| crate::syntax::glib::parse_int(s))
                 .collect();
             if dims.len() >= 3 && dims[1] > 0 && dims[2] > 0 {
-                return Some((dims[1] as u32, dims[2] as u32));
+                return Some((u32::try_from(dims[1]).ok()?, u32::try_from(dims[2]).ok()?));
             }
         }
     }

@@ -3,20 +3,20 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
-use crate::model::pipeline::At;
+use crate::model::graph::Element;
 use crate::model::workspace::Target;
-use crate::rules::context::Ctx;
+use crate::rules::context::{Ctx, site};
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 
-/// Check a tracker's group (in an app config or a tracker key-file).
-pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
+/// Check a tracker (an app's `[tracker]`, or a tracker key-file's).
+pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
     // DS401: batch processing on (a key older releases read; flagged only
     // when set to something else than 1).
     if let (Some(have), Some(loc)) = (
-        ws.int_at(at, "enable-batch-process"),
-        ctx.loc(at, "enable-batch-process"),
+        at.int("enable-batch-process").map(|e| e.value),
+        site(at, "enable-batch-process"),
     ) {
         if have != 1 {
             out.push(
@@ -30,26 +30,26 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
                 .why("without batch processing the low-level tracker is called once per stream per frame")
                 .fix(Some(Fix::safe(
                     "set enable-batch-process=1",
-                    vec![ctx.set_value(&loc, "1")],
+                    vec![ctx.set_value(loc, "1")],
                 ))),
             );
         }
     }
     // DS402: tracker resolution.
     for (key, want) in [("tracker-width", 480), ("tracker-height", 288)] {
-        if let (Some(have), Some(loc)) = (ws.int_at(at, key), ctx.loc(at, key)) {
+        if let (Some(have), Some(loc)) = (at.int(key).map(|e| e.value), site(at, key)) {
             if have != want {
                 out.push(
                     Diagnostic::new(Rule::TrackerResolution, loc.file, loc.value_span.clone(), format!("{key} is {have}"))
                         .expected(want.to_string())
                         .why("the visual tracker's cost grows with its working resolution; 480x288 is the max-perf preset's size (tracking quality may change)")
-                        .fix(Some(Fix::unsafe_(format!("set {key}={want}"), vec![ctx.set_value(&loc, &want.to_string())]))),
+                        .fix(Some(Fix::unsafe_(format!("set {key}={want}"), vec![ctx.set_value(loc, &want.to_string())]))),
                 );
             }
         }
     }
     // DS403: the low-level preset.
-    if let (Some(v), Some(loc)) = (ws.str_at(at, "ll-config-file"), ctx.loc(at, "ll-config-file")) {
+    if let (Some(v), Some(loc)) = (at.str("ll-config-file").map(|e| e.value), site(at, "ll-config-file")) {
         let base = v.rsplit('/').next().unwrap_or(v).trim();
         let lower = base.to_ascii_lowercase();
         if lower.contains("accuracy") || lower.contains("deepsort") {
@@ -62,13 +62,13 @@ pub fn check(ctx: &Ctx, at: &At, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
                     .expected(MAX_PERF_PRESET)
                     .why("the accuracy and ReID presets run a re-identification network per object; the NvDCF max-perf preset or IOU do not")
-                    .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(&loc, &new)]))),
+                    .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(loc, &new)]))),
             );
         }
     }
     // DS404: the low-level library exists.
-    if let (Some(v), Some(loc)) = (ws.str_at(at, "ll-lib-file"), ctx.loc(at, "ll-lib-file")) {
-        if let Some(Target::Missing(p)) = ws.resolve(at.file, v) {
+    if let (Some(v), Some(loc)) = (at.str("ll-lib-file").map(|e| e.value), site(at, "ll-lib-file")) {
+        if let Some(Target::Missing(p)) = ws.resolve(loc.file, v) {
             out.push(
                 Diagnostic::new(
                     Rule::TrackerLibraryMissing,

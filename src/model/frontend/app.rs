@@ -1,0 +1,430 @@
+//! deepstream-app configs (GLib key-file or YAML) and the test apps' YAML:
+//! each group is an element (`[streammux]`, `[primary-gie]`, `[sourceN]`,
+//! …), its keys are the element's properties, and `config-file` /
+//! `ll-config-file` name the files it loads.
+//!
+//! deepstream-app (DS 9.1 `deepstream_app.c`, `deepstream_app_config_parser.c`,
+//! `deepstream_config_file_parser.c`) reads a group only when `enable` is
+//! not 0, and its structs start at zero, so a group without `enable` is off;
+//! a test app's sections have no `enable` and are on unless it says 0.
+
+use std::collections::HashSet;
+
+use crate::base::FileId;
+use crate::model::detect::{Kind, numbered};
+use crate::model::frontend::config::{self, config_file, layered};
+use crate::model::frontend::{group_props, home, int, value};
+use crate::model::graph::{Element, Layer, Link, Pipeline, Reference, Role, Setting, Source, SourceKind, Stage, Value};
+use crate::model::workspace::{Target, Workspace};
+use crate::syntax::glib;
+
+/// Keys whose value is the path of another config file.
+const CONFIG_PATH_KEYS: &[&str] = &[
+    "config-file",
+    "config-file-path",
+    "ll-config-file",
+    "msg-conv-config",
+    "msg-broker-config",
+];
+/// Keys whose value is the path of a model, label or library file.
+const DATA_PATH_KEYS: &[&str] = &[
+    "labelfile-path",
+    "onnx-file",
+    "model-file",
+    "proto-file",
+    "uff-file",
+    "tlt-encoded-model",
+    "custom-lib-path",
+    "mean-file",
+];
+
+pub fn uri_kind(uri: &str) -> SourceKind {
+    if uri.starts_with("rtsp://") || uri.starts_with("rtmp://") || uri.starts_with("csi:") || uri.starts_with("usb:") {
+        SourceKind::Live
+    } else if uri.starts_with("file://") || uri.starts_with('/') {
+        SourceKind::File
+    } else {
+        SourceKind::Other
+    }
+}
+
+fn split_uris(value: &str) -> Vec<String> {
+    glib::split_list(value)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The elements one app config describes, before they are put in order.
+#[derive(Default)]
+struct Found {
+    sources: Vec<Element>,
+    source_list: Option<Element>,
+    streammux: Option<Element>,
+    preprocess: Option<Element>,
+    primary: Option<Element>,
+    tracker: Option<Element>,
+    secondaries: Vec<Element>,
+    analytics: Option<Element>,
+    tiler: Option<Element>,
+    osd: Option<Element>,
+    sinks: Vec<Element>,
+    others: Vec<Element>,
+}
+
+struct Reader<'w> {
+    ws: &'w mut Workspace,
+    root: FileId,
+    kind: Kind,
+    referenced: &'w mut HashSet<FileId>,
+}
+
+impl Reader<'_> {
+    /// Whether a group is switched on (see the module comment).
+    fn enabled(&self, group: &str) -> bool {
+        match int(&self.ws.files[self.root].doc, group, "enable") {
+            Some(v) => v != 0,
+            None => self.kind == Kind::TestApp,
+        }
+    }
+
+    fn str(&self, group: &str, key: &str) -> Option<&str> {
+        value(&self.ws.files[self.root].doc, group, key)
+    }
+
+    /// An element whose properties are one group of the app config.
+    fn element(&self, role: Role, group: &str) -> Element {
+        let doc = &self.ws.files[self.root].doc;
+        let home = home(doc, self.root, group);
+        Element {
+            role,
+            factory: None,
+            name: group.to_string(),
+            props: group_props(doc, self.root, group, Layer::Element),
+            config: None,
+            declared: home.clone(),
+            home,
+        }
+    }
+
+    /// Load the config file a group names (the first of `keys` it sets),
+    /// and remember it is referenced. A group naming its own file loads
+    /// nothing (DS704 reports it).
+    fn follow(&mut self, group: &str, keys: &[&str]) -> Option<FileId> {
+        let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
+        let id = self.ws.load_reference(self.root, &raw)?;
+        (id != self.root).then(|| {
+            self.referenced.insert(id);
+            id
+        })
+    }
+
+    fn infer(&mut self, group: &str, stage: Stage) -> Element {
+        let cfg = self.follow(group, &["config-file", "config-file-path"]);
+        config::infer(self.ws, self.root, group, stage, cfg)
+    }
+
+    /// `[sourceN]`: its kind from `type` and `uri`, its streams from
+    /// `num-sources` for a multi-URI source (type 3).
+    fn numbered_source(&self, group: &str) -> Element {
+        let doc = &self.ws.files[self.root].doc;
+        let ty = int(doc, group, "type");
+        let uri = value(doc, group, "uri").unwrap_or("");
+        let kind = match ty {
+            Some(1 | 4 | 5) => SourceKind::Live,
+            _ => match uri_kind(uri) {
+                SourceKind::Other if ty == Some(2) || ty == Some(3) => SourceKind::Other,
+                k => k,
+            },
+        };
+        // A count beyond u32 is no count DeepStream could run: unknown.
+        let streams = if ty == Some(3) {
+            u32::try_from(int(doc, group, "num-sources").unwrap_or(1).max(0)).ok()
+        } else {
+            Some(1)
+        };
+        self.element(Role::Source(Source { kind, streams }), group)
+    }
+
+    /// deepstream-app YAML's `source: csv-file-path:`: one source per CSV
+    /// row after the header.
+    fn csv_source(&self, group: &str) -> Element {
+        let csv = self.str(group, "csv-file-path").map(str::to_string);
+        let text = csv.and_then(|c| match self.ws.resolve(self.root, &c) {
+            Some(Target::Exists(p)) => crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES).ok(),
+            _ => None,
+        });
+        let streams =
+            text.and_then(|t| u32::try_from(t.lines().filter(|l| !l.trim().is_empty()).count().saturating_sub(1)).ok());
+        self.element(
+            Role::Source(Source {
+                kind: SourceKind::Other,
+                streams,
+            }),
+            group,
+        )
+    }
+
+    /// A test app's `source:` section: one stream from `uri` or `location`.
+    fn test_app_source(&self, group: &str) -> Element {
+        let uri = self.str(group, "uri").or_else(|| self.str(group, "location"));
+        let streams = uri.map(|_| 1);
+        let kind = uri.map_or(SourceKind::Other, |u| {
+            if u.starts_with('/') {
+                SourceKind::File
+            } else {
+                uri_kind(u)
+            }
+        });
+        self.element(Role::Source(Source { kind, streams }), group)
+    }
+
+    /// `[source-list]` (DS 6.2+): `list` of URIs (a `;` list, or a YAML
+    /// sequence), or nvmultiurisrcbin when `use-nvmultiurisrcbin` is on, whose
+    /// streams are added at run time (unknown).
+    fn source_list(&self, group: &str) -> Element {
+        let doc = &self.ws.files[self.root].doc;
+        let uris = match doc.get(group, "list") {
+            Some(e) => match &e.value {
+                Some(v) => split_uris(v),
+                None => vec![String::new(); e.children],
+            },
+            None => Vec::new(),
+        };
+        // The YAML form may also be a sequence of `- uri: …` maps.
+        let uris = if uris.is_empty() {
+            doc.get("", "source-list")
+                .map(|e| vec![String::new(); e.children])
+                .unwrap_or_default()
+        } else {
+            uris
+        };
+        let multiurisrcbin =
+            value(doc, group, "use-nvmultiurisrcbin").is_some_and(|v| glib::parse_bool(v) == Some(true));
+        let kind = if uris.iter().any(|u| uri_kind(u) == SourceKind::Live) {
+            SourceKind::Live
+        } else if uris.iter().any(|u| uri_kind(u) == SourceKind::File) {
+            SourceKind::File
+        } else {
+            SourceKind::Other
+        };
+        let streams = if multiurisrcbin {
+            None
+        } else {
+            u32::try_from(uris.len()).ok()
+        };
+        let mut e = self.element(Role::Source(Source { kind, streams }), group);
+        e.factory = multiurisrcbin.then(|| "nvmultiurisrcbin".to_string());
+        e
+    }
+
+    /// What deepstream-app derives from `[source-list]` for the mux's and the
+    /// primary nvinfer's `batch-size` (DS 9.1 `deepstream_app_config_parser.c`):
+    /// the number of listed sources, or with nvmultiurisrcbin its
+    /// `max-batch-size`.
+    fn source_list_batch(&self, list: &Element) -> Option<Setting> {
+        let doc = &self.ws.files[self.root].doc;
+        let group = &list.name;
+        if list.factory.as_deref() == Some("nvmultiurisrcbin") {
+            let max = list.str("max-batch-size")?;
+            glib::parse_int(max.value)?;
+            return Some(Setting {
+                derived: Some("use-nvmultiurisrcbin sets it to [source-list] max-batch-size".into()),
+                layer: Layer::Derived,
+                ..max.setting.clone()
+            });
+        }
+        let n = list.source()?.streams?;
+        let at = doc
+            .get(group, "list")
+            .or_else(|| doc.get("", "source-list"))
+            .map_or(0..0, |e| e.key_span.clone());
+        Some(Setting {
+            value: Value::Known(n.to_string()),
+            site: None,
+            at: (self.root, at),
+            layer: Layer::Derived,
+            derived: Some(format!("[source-list] sets it to the number of sources ({n})")),
+        })
+    }
+}
+
+/// The pipeline an app config describes, loading the configs it references
+/// (added to `referenced`).
+pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+    let kind = ws.files[root].kind.unwrap_or(Kind::App);
+    let names: Vec<String> = ws.files[root]
+        .doc
+        .group_names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let mut r = Reader {
+        ws,
+        root,
+        kind,
+        referenced,
+    };
+    let mut found = Found::default();
+    let mut application = None;
+    let mut tests = None;
+    // Groups whose elements load other files: loaded after the walk, in
+    // this order (a repeated role keeps its last group).
+    let mut primary = None;
+    let mut secondaries = Vec::new();
+    let mut tracker = None;
+    let mut preprocess = None;
+    for name in &names {
+        let name = name.as_str();
+        let on = r.enabled(name);
+        match name {
+            "streammux" => found.streammux = Some(r.element(Role::Streammux, name)),
+            "application" => application = Some(r.element(Role::Application, name)),
+            "tests" => tests = Some(r.element(Role::Tests, name)),
+            "osd" if on => found.osd = Some(r.element(Role::Osd, name)),
+            "tiled-display" | "tiler" if on => found.tiler = Some(r.element(Role::Tiler, name)),
+            "tracker" if on => tracker = Some(name),
+            "pre-process" if on => preprocess = Some(name),
+            "primary-gie" | "pgie" if on => primary = Some(name),
+            "nvds-analytics" if on => found.analytics = Some(r.element(Role::Analytics, name)),
+            "message-converter" if on => found.others.push(r.element(Role::MsgConv, name)),
+            "source-list" => found.source_list = Some(r.source_list(name)),
+            "source" if kind == Kind::App => found.sources.push(r.csv_source(name)),
+            "source" if kind == Kind::TestApp => found.sources.push(r.test_app_source(name)),
+            n if numbered(n, "source") && on => found.sources.push(r.numbered_source(n)),
+            n if (numbered(n, "sink") || (n == "sink" && kind == Kind::TestApp)) && on => {
+                found.sinks.push(r.element(Role::Sink, n))
+            }
+            n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
+            _ => {}
+        }
+    }
+    found.primary = primary.map(|g| r.infer(g, Stage::Primary));
+    found.secondaries = secondaries.into_iter().map(|g| r.infer(g, Stage::Secondary)).collect();
+    if let Some(name) = tracker {
+        let mut t = r.element(Role::Tracker, name);
+        t.factory = Some("nvtracker".into());
+        t.config = r.follow(name, &["ll-config-file"]).map(|c| config_file(r.ws, c));
+        found.tracker = Some(t);
+    }
+    if let Some(name) = preprocess {
+        let cfg = r.follow(name, &["config-file"]).map(|c| config_file(r.ws, c));
+        let mut p = r.element(Role::Preprocess, name);
+        p.factory = Some("nvdspreprocess".into());
+        p.props = layered(r.ws, root, name, cfg.as_ref(), &[], None);
+        p.home = cfg.as_ref().and_then(|c| c.home.clone()).or(p.home);
+        p.config = cfg;
+        found.preprocess = Some(p);
+    }
+    if let Some(list) = found.source_list.take() {
+        // In deepstream-app, `[sourceN]` groups beside `[source-list]` only
+        // override settings of listed sources; they add no stream.
+        if kind == Kind::App {
+            found.sources.clear();
+            if let Some(batch) = r.source_list_batch(&list) {
+                for e in [&mut found.streammux, &mut found.primary].into_iter().flatten() {
+                    push_setting(e, "batch-size", batch.clone());
+                }
+            }
+        }
+        found.sources.insert(0, list);
+    }
+    // deepstream-app always has a `[tests]` (its file loop defaults to 0),
+    // written or not.
+    if tests.is_none() && kind == Kind::App {
+        tests = Some(r.element(Role::Tests, "tests"));
+    }
+    let mut references = Vec::new();
+    collect_path_references(r.ws, root, &mut references);
+    for gie in found.primary.iter().chain(&found.secondaries) {
+        if let Some(c) = &gie.config {
+            collect_path_references(r.ws, c.file, &mut references);
+        }
+    }
+    let (elements, links) = in_order(found, application, tests);
+    Pipeline {
+        root,
+        elements,
+        links,
+        references,
+    }
+}
+
+fn push_setting(e: &mut Element, name: &str, s: Setting) {
+    match e.props.iter_mut().find(|p| p.name == name) {
+        Some(p) => p.settings.push(s),
+        None => e.props.push(crate::model::graph::Property {
+            name: name.to_string(),
+            settings: vec![s],
+        }),
+    }
+}
+
+/// The elements in deepstream-app's order (DS 9.1 `deepstream_app.c`
+/// `create_pipeline`): sources into the mux, then preprocess, primary
+/// inference, tracker, secondaries, analytics, tiler, OSD, and the sinks
+/// (behind a tee). The test apps link the same way. Settings that belong to
+/// no element come last, unlinked.
+fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) -> (Vec<Element>, Vec<Link>) {
+    let mut elements = Vec::new();
+    let mut links = Vec::new();
+    let sources: Vec<usize> = (0..found.sources.len()).collect();
+    elements.extend(found.sources);
+    let mut last: Vec<usize> = sources;
+    let chain = found
+        .streammux
+        .into_iter()
+        .chain(found.preprocess)
+        .chain(found.primary)
+        .chain(found.tracker)
+        .chain(found.secondaries)
+        .chain(found.analytics)
+        .chain(found.tiler)
+        .chain(found.osd);
+    for e in chain {
+        let id = elements.len();
+        elements.push(e);
+        links.extend(last.iter().map(|&from| Link { from, to: id }));
+        last = vec![id];
+    }
+    for s in found.sinks {
+        let id = elements.len();
+        elements.push(s);
+        links.extend(last.iter().map(|&from| Link { from, to: id }));
+    }
+    elements.extend(found.others);
+    elements.extend(application);
+    elements.extend(tests);
+    (elements, links)
+}
+
+/// Every path-valued key of a file, resolved (for DS704).
+fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+    // Seen spans in a set: a file of 100k path keys stays linear.
+    let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
+        refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
+    for g in &ws.files[file].doc.groups {
+        for e in &g.entries {
+            let Some(v) = e.value.as_deref() else { continue };
+            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str());
+            let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
+            if !(is_config || is_data) || v.trim().is_empty() {
+                continue;
+            }
+            if let Some(target) = ws.resolve(file, v) {
+                if !seen.insert((file, e.value_span.start, e.value_span.end)) {
+                    continue;
+                }
+                refs.push(Reference {
+                    file,
+                    key: e.key.clone(),
+                    span: e.value_span.clone(),
+                    target,
+                    is_config,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The config files elements load, as layers of their properties: nvinfer
+//! and nvdspreprocess read `[property]`, nvtracker's key-file `[tracker]`.
+//! An app may set some keys on the element after it has loaded its file;
+//! those override the file's.
+
+use crate::base::FileId;
+use crate::model::detect::Kind;
+use crate::model::frontend::{group_props, home, int, overlay};
+use crate::model::graph::{ConfigFile, Element, Layer, Property, Role, Stage};
+use crate::model::keys::{self, Schema};
+use crate::model::workspace::Workspace;
+
+/// The group holding a config file's own settings, by what the file is.
+fn settings_group(kind: Option<Kind>) -> &'static str {
+    match kind {
+        Some(Kind::Tracker) => "tracker",
+        _ => "property",
+    }
+}
+
+/// A config file an element loads, and where its settings live.
+pub fn config_file(ws: &Workspace, file: FileId) -> ConfigFile {
+    let f = &ws.files[file];
+    ConfigFile {
+        file,
+        kind: f.kind,
+        home: home(&f.doc, file, settings_group(f.kind)),
+    }
+}
+
+/// The keys deepstream-app sets on nvinfer after the element has loaded
+/// its config file, so they override the file's (DS 9.1
+/// `deepstream_primary_gie_bin.c` `create_primary_gie_bin` and
+/// `deepstream_secondary_gie_bin.c`: `batch-size`, `interval`, `unique-id`,
+/// `gpu-id` and `model-engine-file` when set, and `infer-on-gie-id` from
+/// `operate-on-gie-id` — the latter only for secondaries, though today's
+/// rules treat it the same on the primary).
+const SET_ON_INFER: &[&str] = &[
+    "batch-size",
+    "interval",
+    "gie-unique-id",
+    "gpu-id",
+    "model-engine-file",
+    "operate-on-gie-id",
+];
+
+/// An element's properties from its app group laid over its config file's.
+///
+/// Keys the app sets on the element (`set_on_element`) override the file's.
+/// The group's other keys are the app's own settings for the element
+/// (`enable`, `plugin-type`, `input-tensor-meta`, …) and stay as they are,
+/// except a key the loaded file also sets, or one that names a setting of
+/// the element's own reader (`reader`: an nvinfer key in `[primary-gie]`):
+/// the app does not pass it on, so the file's value (or the default) stands.
+pub fn layered(
+    ws: &Workspace,
+    group_file: FileId,
+    group: &str,
+    config: Option<&ConfigFile>,
+    set_on_element: &[&str],
+    reader: Option<Schema>,
+) -> Vec<Property> {
+    let app = group_props(&ws.files[group_file].doc, group_file, group, Layer::Element);
+    let mut props = match config {
+        Some(c) => {
+            let cfg = &ws.files[c.file];
+            group_props(&cfg.doc, c.file, settings_group(cfg.kind), Layer::ConfigFile)
+        }
+        None => Vec::new(),
+    };
+    let upper = app
+        .into_iter()
+        .filter(|p| {
+            set_on_element.contains(&p.name.as_str())
+                || !(props.iter().any(|c| c.name == p.name)
+                    || reader.is_some_and(|r| keys::lookup(r, "property", &p.name).is_some()))
+        })
+        .collect();
+    overlay(&mut props, upper);
+    props
+}
+
+/// An nvinfer element from an app group and the config file it loads.
+pub fn infer(ws: &Workspace, group_file: FileId, group: &str, stage: Stage, config: Option<FileId>) -> Element {
+    let config = config.map(|c| config_file(ws, c));
+    let props = layered(
+        ws,
+        group_file,
+        group,
+        config.as_ref(),
+        SET_ON_INFER,
+        Some(Schema::NvInfer),
+    );
+    let declared = home(&ws.files[group_file].doc, group_file, group);
+    Element {
+        role: Role::Infer(stage),
+        factory: Some("nvinfer".into()),
+        name: group.to_string(),
+        props,
+        home: config
+            .as_ref()
+            .and_then(|c| c.home.clone())
+            .or_else(|| declared.clone()),
+        config,
+        declared,
+    }
+}
+
+/// An element config no pipeline references, checked on its own: an nvinfer
+/// config (primary unless `process-mode` says 2) or a tracker key-file.
+pub fn standalone(ws: &Workspace, file: FileId) -> Option<Element> {
+    let f = &ws.files[file];
+    let (role, factory) = match f.kind? {
+        Kind::NvInfer => {
+            let primary = int(&f.doc, "property", "process-mode").unwrap_or(1) == 1;
+            let stage = if primary { Stage::Primary } else { Stage::Secondary };
+            (Role::Infer(stage), "nvinfer")
+        }
+        Kind::Tracker => (Role::Tracker, "nvtracker"),
+        _ => return None,
+    };
+    let config = config_file(ws, file);
+    let group = settings_group(f.kind);
+    Some(Element {
+        role,
+        factory: Some(factory.into()),
+        name: group.to_string(),
+        props: group_props(&f.doc, file, group, Layer::ConfigFile),
+        home: config.home.clone(),
+        config: Some(config),
+        declared: None,
+    })
+}

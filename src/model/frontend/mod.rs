@@ -1,0 +1,129 @@
+//! Front ends: each turns the lossless documents of one format into the
+//! element graph (`model::graph`). `build` runs them over a workspace:
+//! every app config becomes a pipeline (loading the configs it references),
+//! and the element configs no pipeline references become standalone
+//! elements.
+//!
+//! - [`app`]: deepstream-app configs (key-file and YAML) and the test apps'
+//!   YAML, whose groups are elements.
+//! - [`config`]: the files an element loads (nvinfer and nvdspreprocess
+//!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
+//! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
+
+pub mod app;
+pub mod config;
+pub mod edit;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+
+use crate::base::FileId;
+use crate::model::detect::Kind;
+use crate::model::graph::{Graph, Home, Layer, Property, Setting, Site, Value};
+use crate::model::workspace::Workspace;
+use crate::syntax::{Document, Entry};
+
+/// The graph of every pipeline in the workspace (loading the configs they
+/// reference) and of the element configs nothing references.
+pub fn build(ws: &mut Workspace) -> Graph {
+    let roots: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp)))
+        .collect();
+    let mut referenced = HashSet::new();
+    let mut graph = Graph::default();
+    for root in roots {
+        graph.pipelines.push(app::build(ws, root, &mut referenced));
+    }
+    for id in 0..ws.files.len() {
+        if !referenced.contains(&id) {
+            graph.standalone.extend(config::standalone(ws, id));
+        }
+    }
+    graph
+}
+
+/// Whether deepstream-app's and the test apps' readers can see a key.
+/// They compare key names exactly, and none of their keys has a `_`; a key
+/// spelled with one is unknown to them (DS002) and reaches no element. (A
+/// GObject property name, where `_` and `-` are the same, is another
+/// matter: the graph compares names that way for the front ends that set
+/// GObject properties directly.)
+fn readable(key: &str) -> bool {
+    !key.contains('_')
+}
+
+/// Where new keys of `group` go in `file`, if the file has the group.
+pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Home> {
+    let g = doc.last_group(group)?;
+    Some(Home::Group {
+        file,
+        group: group.to_string(),
+        header: g.name_span.clone(),
+    })
+}
+
+fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
+    let value = match &e.value {
+        Some(v) => Value::Known(v.clone()),
+        None => Value::Unknown("a YAML sequence or map".into()),
+    };
+    Setting {
+        value,
+        at: (file, e.value_span.clone()),
+        site: Some(Site {
+            file,
+            group: group.to_string(),
+            key: e.key.clone(),
+            key_span: e.key_span.clone(),
+            value_span: e.value_span.clone(),
+            line_span: e.line_span.clone(),
+        }),
+        layer,
+        derived: None,
+    }
+}
+
+/// The properties one group of a document sets (every occurrence of the
+/// group, merged as GLib does; a repeated key's earlier lines are the
+/// settings the last one overrides).
+pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
+    let mut props: Vec<Property> = Vec::new();
+    for e in doc.groups_named(group).flat_map(|g| &g.entries) {
+        if e.localized || !readable(&e.key) {
+            continue;
+        }
+        let s = setting(file, group, e, layer);
+        match props.iter_mut().find(|p| p.name == e.key) {
+            Some(p) => p.settings.push(s),
+            None => props.push(Property {
+                name: e.key.clone(),
+                settings: vec![s],
+            }),
+        }
+    }
+    props
+}
+
+/// Lay `upper` over `lower`: a property both set keeps the lower settings
+/// first (they are what the upper ones override).
+pub fn overlay(lower: &mut Vec<Property>, upper: Vec<Property>) {
+    for p in upper {
+        match lower.iter_mut().find(|l| l.name == p.name) {
+            Some(l) => {
+                l.name = p.name;
+                l.settings.extend(p.settings);
+            }
+            None => lower.push(p),
+        }
+    }
+}
+
+/// The winning entry's value of `group`/`key`.
+fn value<'d>(doc: &'d Document, group: &str, key: &str) -> Option<&'d str> {
+    doc.get(group, key).and_then(|e| e.value.as_deref())
+}
+
+fn int(doc: &Document, group: &str, key: &str) -> Option<i64> {
+    value(doc, group, key).and_then(crate::syntax::glib::parse_int)
+}

@@ -1,0 +1,231 @@
+//! The graph the front ends build from small configs: element roles and
+//! order, layers and overrides, derived values, homes, links.
+
+use std::path::Path;
+
+use crate::model::frontend::build;
+use crate::model::graph::{Graph, Home, Layer, Link, Pipeline, Role, SourceKind, Stage, Value};
+use crate::model::workspace::Workspace;
+
+fn graph(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace, Graph) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let mut ws = Workspace::load(&[dir.path().join(files[0].0)]);
+    let g = build(&mut ws);
+    (dir, ws, g)
+}
+
+fn roles(p: &Pipeline) -> Vec<String> {
+    p.elements.iter().map(|e| format!("{}:{:?}", e.name, e.role)).collect()
+}
+
+fn text<'w>(ws: &'w Workspace, file: usize, span: &std::ops::Range<usize>) -> &'w str {
+    &ws.files[file].doc.text[span.clone()]
+}
+
+const PGIE: &str = "[property]\nbatch-size=1\nnetwork-mode=0\ngie-unique-id=1\n";
+
+#[test]
+fn deepstream_app_groups_become_elements_in_pipeline_order() {
+    let app = "[application]\nenable-perf-measurement=1\n\
+               [sink0]\nenable=1\ntype=1\n\
+               [source0]\nenable=1\ntype=3\nuri=file:///v.mp4\nnum-sources=2\n\
+               [source1]\nenable=0\ntype=4\nuri=rtsp://cam\n\
+               [streammux]\nbatch-size=4\nbatch_size=8\n\
+               [primary-gie]\nenable=1\nbatch-size=2\nnetwork-mode=1\ninput-tensor-meta=1\nconfig-file=pgie.txt\n\
+               [tracker]\nenable=1\ntracker-width=640\n\
+               [osd]\nenable=0\n";
+    let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
+    assert_eq!(g.pipelines.len(), 1);
+    assert!(
+        g.standalone.is_empty(),
+        "the referenced nvinfer config is not standalone"
+    );
+    let p = &g.pipelines[0];
+    assert_eq!(
+        roles(p),
+        [
+            "source0:Source(Source { kind: File, streams: Some(2) })",
+            "streammux:Streammux",
+            "primary-gie:Infer(Primary)",
+            "tracker:Tracker",
+            "sink0:Sink",
+            "application:Application",
+            "tests:Tests",
+        ]
+    );
+    assert_eq!(
+        p.links,
+        [
+            Link { from: 0, to: 1 },
+            Link { from: 1, to: 2 },
+            Link { from: 2, to: 3 },
+            Link { from: 3, to: 4 }
+        ]
+    );
+    assert_eq!(p.streams(), Some(2));
+
+    // `batch_size` is not a key deepstream-app reads: it reaches no element.
+    let mux = p.first(&Role::Streammux).unwrap();
+    assert_eq!(mux.int("batch-size").map(|b| b.value), Some(4));
+    assert_eq!(
+        mux.props.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["batch-size"]
+    );
+
+    // [primary-gie] batch-size overrides the file's; network-mode is not
+    // passed to nvinfer, so the file's stands; input-tensor-meta is the app's.
+    let pgie = p.primary().unwrap();
+    let batch = pgie.prop("batch-size").unwrap();
+    let layers: Vec<(Layer, &str)> = batch
+        .settings
+        .iter()
+        .map(|s| {
+            (
+                s.layer,
+                text(&ws, s.site.as_ref().unwrap().file, &s.site.as_ref().unwrap().value_span),
+            )
+        })
+        .collect();
+    assert_eq!(layers, [(Layer::ConfigFile, "1"), (Layer::Element, "2")]);
+    let b = pgie.int("batch-size").unwrap();
+    assert_eq!(b.value, 2);
+    assert_eq!(ws.files[b.site().unwrap().file].path.file_name().unwrap(), "app.txt");
+    assert_eq!(b.site().unwrap().group, "primary-gie");
+    let mode = pgie.int("network-mode").unwrap();
+    assert_eq!((mode.value, mode.setting.layer), (0, Layer::ConfigFile));
+    assert_eq!(pgie.bool("input-tensor-meta").map(|b| b.value), Some(true));
+    assert_eq!(pgie.factory.as_deref(), Some("nvinfer"));
+    // New nvinfer keys go into its config file's [property].
+    let cfg = pgie.config.as_ref().unwrap();
+    assert_eq!(pgie.home, cfg.home);
+    let Some(Home::Group { file, group, header }) = &pgie.home else {
+        panic!("no home")
+    };
+    assert_eq!(
+        (*file, group.as_str(), text(&ws, *file, header)),
+        (cfg.file, "property", "property")
+    );
+    // The app's own keys for it (`enable`) go to its group in the app.
+    let Some(Home::Group { file, group, .. }) = &pgie.declared else {
+        panic!("not declared")
+    };
+    assert_eq!((*file, group.as_str()), (p.root, "primary-gie"));
+
+    // deepstream-app has a [tests] even when the file has none: no home.
+    let tests = p.first(&Role::Tests).unwrap();
+    assert!(tests.home.is_none() && tests.props.is_empty());
+}
+
+#[test]
+fn source_list_derives_the_batch_sizes_it_overrides() {
+    let app = "[application]\n[source-list]\nlist=file:///a.mp4;rtsp://cam;file:///b.mp4\n\
+               [source0]\nenable=1\ntype=3\nuri=file:///a.mp4\nnum-sources=7\n\
+               [streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n";
+    let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
+    let p = &g.pipelines[0];
+    // [sourceN] beside [source-list] adds no stream.
+    assert_eq!(p.sources().count(), 1);
+    assert_eq!(p.streams(), Some(3));
+    let list = p.sources().next().unwrap();
+    assert_eq!(list.source().unwrap().kind, SourceKind::Live);
+    for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
+        let b = e.int("batch-size").unwrap();
+        assert_eq!(b.value, 3, "{}", e.name);
+        assert!(b.site().is_none(), "derived: no line to edit");
+        assert_eq!(b.setting.layer, Layer::Derived);
+        assert_eq!(
+            b.setting.derived.as_deref(),
+            Some("[source-list] sets it to the number of sources (3)")
+        );
+        assert_eq!(text(&ws, b.at().0, &b.at().1), "list");
+        // The written value it overrides is still there.
+        let written = &e.prop("batch-size").unwrap().settings[0];
+        assert_eq!(written.value, Value::Known("1".into()));
+    }
+}
+
+#[test]
+fn nvmultiurisrcbin_batch_is_its_max_batch_size() {
+    let app = "[application]\n[source-list]\nuse-nvmultiurisrcbin=1\nmax-batch-size=8\nlist=rtsp://a\n\
+               [streammux]\nbatch-size=1\n";
+    let (_d, ws, g) = graph(&[("app.txt", app)]);
+    let p = &g.pipelines[0];
+    let list = p.sources().next().unwrap();
+    assert_eq!(list.factory.as_deref(), Some("nvmultiurisrcbin"));
+    assert_eq!(p.streams(), None, "sources added at run time are unknown");
+    let b = p.first(&Role::Streammux).unwrap().int("batch-size").unwrap();
+    assert_eq!(b.value, 8);
+    let site = b.site().unwrap();
+    assert_eq!(
+        (site.group.as_str(), site.key.as_str()),
+        ("source-list", "max-batch-size")
+    );
+    assert_eq!(text(&ws, site.file, &site.value_span), "8");
+}
+
+#[test]
+fn test_app_yaml_sections_are_on_without_enable() {
+    let app = "source:\n  uri: rtsp://cam\nstreammux:\n  batch-size: 1\n\
+               primary-gie:\n  config-file-path: pgie.yml\n  batch-size: \"4\"\n\
+               osd:\n  display-text: 0\nsink:\n  sync: 0\n";
+    let pgie = "property:\n  batch-size: 2\n  gie-unique-id: 1\n  network-mode: 2\n";
+    let (_d, ws, g) = graph(&[("app.yml", app), ("pgie.yml", pgie)]);
+    let p = &g.pipelines[0];
+    assert_eq!(
+        roles(p),
+        [
+            "source:Source(Source { kind: Live, streams: Some(1) })",
+            "streammux:Streammux",
+            "primary-gie:Infer(Primary)",
+            "osd:Osd",
+            "sink:Sink",
+        ]
+    );
+    let b = p.primary().unwrap().int("batch-size").unwrap();
+    assert_eq!(b.value, 4);
+    // The site of a quoted YAML scalar includes the quotes.
+    assert_eq!(
+        text(&ws, b.site().unwrap().file, &b.site().unwrap().value_span),
+        "\"4\""
+    );
+    assert!(
+        p.first(&Role::Tests).is_none(),
+        "a test app has no [tests] unless it writes one"
+    );
+}
+
+#[test]
+fn unreferenced_configs_stand_alone() {
+    let sgie = "[property]\nprocess-mode=2\ngie-unique-id=2\n";
+    let tracker = "[tracker]\ntracker-width=640\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("sgie.txt"), sgie).unwrap();
+    std::fs::write(dir.path().join("tracker.txt"), tracker).unwrap();
+    let mut ws = Workspace::load(&[dir.path().to_path_buf()]);
+    let g = build(&mut ws);
+    assert!(g.pipelines.is_empty());
+    let roles: Vec<&Role> = g.standalone.iter().map(|e| &e.role).collect();
+    assert_eq!(roles, [&Role::Infer(Stage::Secondary), &Role::Tracker]);
+    let t = &g.standalone[1];
+    assert_eq!(t.int("tracker_width").map(|w| w.value), Some(640));
+    assert!(Path::new(&ws.files[t.home.as_ref().unwrap().file()].path).ends_with("tracker.txt"));
+}
+
+#[test]
+fn edits_go_through_the_document_in_its_style() {
+    let app = "[application]\n[streammux]\nbatch-size = 4  # four\n[sink0]\nenable = 1\n";
+    let (_d, ws, g) = graph(&[("app.txt", app)]);
+    let p = &g.pipelines[0];
+    let mux = p.first(&Role::Streammux).unwrap();
+    let set = ws.set_or_insert(mux, "batch-size", "8").unwrap();
+    assert_eq!(text(&ws, set.file, &set.range), "4", "only the digits");
+    let add = ws.set_or_insert(mux, "live-source", "1").unwrap();
+    assert_eq!(add.text, "live-source = 1\n", "the file's ` = ` spelling");
+    assert_eq!(
+        &app[..add.range.start],
+        "[application]\n[streammux]\nbatch-size = 4  # four\n"
+    );
+}

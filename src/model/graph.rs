@@ -1,0 +1,492 @@
+//! The element graph: what a pipeline *is*, whatever format wrote it.
+//!
+//! A [`Pipeline`] is a list of [`Element`]s (each with a [`Role`]: a
+//! GStreamer factory or the part it plays), the [`Link`]s between them, the
+//! config files they load and the paths they reference. An element's
+//! [`Property`]s know their effective value, the line that sets it and the
+//! lines it overrides. Rules read only this (plus the per-file syntax checks
+//! DS001–DS006, which look at documents): so one rule gives one code in
+//! every format, and points at the line that wins.
+//!
+//! # How a rule asks for a property
+//!
+//! ```text
+//! let mux = p.first(Role::Streammux)?;
+//! if let Some(b) = mux.int("batch-size") {      // Option<Effective<i64>>
+//!     b.value;                                   // what DeepStream ends up with
+//!     b.site();                                  // the line that sets it (None: derived, no line to edit)
+//!     b.at();                                    // where a finding points
+//! }
+//! mux.prop("batch_size");                        // `_` and `-` are the same name
+//! ```
+//!
+//! A property DeepStream derives from another setting (deepstream-app's
+//! `[source-list]` sets the mux and primary batch to the number of sources)
+//! is a [`Setting`] with `derived` set, on top of the written ones it
+//! overrides. A value the front end cannot know (a `$VAR`, a Python
+//! expression, a YAML map) is [`Value::Unknown`] with the reason; the typed
+//! getters return `None` for it, so a rule is silent.
+//!
+//! # How a fix writes
+//!
+//! A fix edits the winning [`Site`] (`Ctx::set_value`), or adds a key at the
+//! element's [`Home`] (`Ctx::insert`): both go through the format's own
+//! lossless document (`model::frontend::edit`), in the file's own style.
+//!
+//! # Adding a front end (a new format)
+//!
+//! 1. **Detect**: `model::detect` gives the file a `Kind` (and
+//!    `syntax::Format`) from its content.
+//! 2. **Lossless document**: a reader in `syntax/` keeps every token's byte
+//!    span and prints an unedited document back byte for byte.
+//! 3. **Front end**: a module in `model/frontend/` turns the document into a
+//!    [`Pipeline`]: one [`Element`] per element with its [`Role`] (and
+//!    factory when the format names it), its properties as [`Setting`]s
+//!    (value, [`Site`] with file, scope and key/value/line spans, and the
+//!    [`Layer`] it comes from: the element's config file is weaker than what
+//!    the app or pipeline sets on the element), its [`Home`], the config files
+//!    it loads ([`ConfigFile`]), [`Link`]s and path [`Reference`]s.
+//!    `model::frontend::build` calls it for each root file of that kind.
+//!    Property names are those of the element's config file or, without one,
+//!    its GObject property names (`batch-size`, `gie-unique-id`); a front end
+//!    whose syntax spells them otherwise translates.
+//! 4. **Edits**: `model::frontend::edit` writes a value at a [`Site`] and a new
+//!    key at a [`Home`]. A format whose properties live elsewhere (a node's
+//!    `properties:` map, a gst-launch element's tokens) adds a [`Home`] variant
+//!    and teaches `edit::insert` to write there.
+
+use crate::base::{FileId, Span};
+use crate::model::detect::Kind;
+use crate::model::workspace::Target;
+use crate::syntax::glib;
+
+/// Every pipeline found, and the elements checked on their own.
+#[derive(Debug, Default)]
+pub struct Graph {
+    pub pipelines: Vec<Pipeline>,
+    /// Elements built from configs no pipeline references (an nvinfer or
+    /// tracker config checked on its own, with no app around it).
+    pub standalone: Vec<Element>,
+}
+
+/// One pipeline, as the program that runs it assembles it.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    /// The file that defines it (a deepstream-app or test-app config).
+    pub root: FileId,
+    /// In pipeline order: sources, the mux, inference, tracker, output.
+    pub elements: Vec<Element>,
+    pub links: Vec<Link>,
+    /// Every path-valued key the pipeline's files write (DS704).
+    pub references: Vec<Reference>,
+}
+
+/// An index into `Pipeline::elements`.
+pub type ElemId = usize;
+
+/// Data flows from `from` to `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    pub from: ElemId,
+    pub to: ElemId,
+}
+
+/// What an element is: the GStreamer element (or the part of an app's
+/// pipeline) a format describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// A source bin (`[sourceN]`, `[source-list]`, `nvurisrcbin`, …).
+    Source(Source),
+    /// nvstreammux.
+    Streammux,
+    /// nvdspreprocess.
+    Preprocess,
+    /// nvinfer.
+    Infer(Stage),
+    /// nvinferserver (Triton).
+    InferServer(Stage),
+    /// nvtracker.
+    Tracker,
+    /// nvdsanalytics.
+    Analytics,
+    Queue,
+    Tee,
+    /// nvdsosd.
+    Osd,
+    /// nvmultistreamtiler.
+    Tiler,
+    /// A sink bin (`[sinkN]`: fakesink, display, file, RTSP, broker, …).
+    Sink,
+    /// nvdsmetamux (the parallel-inference app).
+    MetaMux,
+    /// nvmsgconv.
+    MsgConv,
+    /// nvmsgbroker.
+    MsgBroker,
+    /// App-wide settings that belong to no element (deepstream-app's
+    /// `[application]`: perf measurement, GPU).
+    Application,
+    /// deepstream-app's `[tests]` (file loop).
+    Tests,
+    /// Anything else, by factory name.
+    Other(String),
+}
+
+/// Whether an inference element works on whole frames or on objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Primary,
+    Secondary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    File,
+    Live,
+    Other,
+}
+
+/// What a source contributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    pub kind: SourceKind,
+    /// Streams it feeds the mux (`num-sources` for a multi-URI source, the
+    /// list's length for `[source-list]`); `None` when unknown (a CSV that
+    /// cannot be read, sources added at run time).
+    pub streams: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Element {
+    pub role: Role,
+    /// The GStreamer factory, when the format names it or the role implies a
+    /// specific one (`nvmultiurisrcbin` for a `[source-list]` that uses it).
+    pub factory: Option<String>,
+    /// The element's name in its format: the group (`primary-gie`,
+    /// `source0`), a node's `name`, a gst-launch `name=`.
+    pub name: String,
+    pub props: Vec<Property>,
+    /// The config file it loads (`config-file`, `ll-config-file`), if any.
+    pub config: Option<ConfigFile>,
+    /// Where a property it does not set yet is written: its config file for
+    /// an element that loads one (nvinfer's `[property]`), else where the
+    /// pipeline declares it; `None` when there is no such place
+    /// (deepstream-app's `[tests]` when the file has none).
+    pub home: Option<Home>,
+    /// Where the pipeline's file declares the element (its app group): where
+    /// the app's own keys for it (`enable`) go. `None` for an element checked
+    /// on its own.
+    pub declared: Option<Home>,
+}
+
+/// A config file an element loads.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub file: FileId,
+    /// What the file was read as (`None`: a file dslint does not read).
+    pub kind: Option<Kind>,
+    /// Where the file's own settings live (`[property]`, `[tracker]`), when
+    /// it has that group.
+    pub home: Option<Home>,
+}
+
+/// Where new properties of an element are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Home {
+    /// A key-file `[group]` or a YAML top-level map: a new key goes after the
+    /// group's last key (of its last occurrence), in the file's own style.
+    Group {
+        file: FileId,
+        group: String,
+        /// The group's name (last occurrence): where a finding about a
+        /// property the element does not set points.
+        header: Span,
+    },
+}
+
+impl Home {
+    pub fn file(&self) -> FileId {
+        match self {
+            Home::Group { file, .. } => *file,
+        }
+    }
+    /// Where to point a finding about the element as a whole.
+    pub fn at(&self) -> (FileId, Span) {
+        match self {
+            Home::Group { file, header, .. } => (*file, header.clone()),
+        }
+    }
+}
+
+/// One property of an element and every place that sets it.
+#[derive(Debug, Clone)]
+pub struct Property {
+    /// The name as the winning setting writes it.
+    pub name: String,
+    /// Weakest first; the last one is what DeepStream uses, and the others
+    /// are the lines it overrides.
+    pub settings: Vec<Setting>,
+}
+
+/// One place that sets a property.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub value: Value,
+    /// The line that writes it; `None` when the app derives the value and no
+    /// line holds it (a fix has nothing to edit then).
+    pub site: Option<Site>,
+    /// Where a finding about this value points: the value's bytes, or what
+    /// it is derived from.
+    pub at: (FileId, Span),
+    pub layer: Layer,
+    /// How the app derives it from another setting, when it does
+    /// ("[source-list] sets it to the number of sources (2)").
+    pub derived: Option<String>,
+}
+
+/// Where a setting comes from, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Layer {
+    /// The element's own config file (nvinfer's `[property]`).
+    ConfigFile,
+    /// What the app or pipeline sets on the element (`[primary-gie]`
+    /// `batch-size`, a gst-launch `batch-size=4`): it overrides the file.
+    Element,
+    /// Derived by the app from other settings (`[source-list]`).
+    Derived,
+}
+
+/// A property's value as the reader sees it before typing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// The text (a key-file value keeps its trailing whitespace, as GLib
+    /// does; a YAML scalar is unquoted).
+    Known(String),
+    /// Not knowable from the files: why ("a YAML sequence or map", "`$VAR`").
+    Unknown(String),
+}
+
+/// The bytes that write one setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    pub file: FileId,
+    /// The group, map or node that holds it, as messages name it.
+    pub group: String,
+    /// The key as written.
+    pub key: String,
+    pub key_span: Span,
+    /// The value's bytes (a quoted YAML scalar includes its quotes).
+    pub value_span: Span,
+    /// The whole line(s), with the line end.
+    pub line_span: Span,
+}
+
+/// A path-valued key and what it points at (DS704).
+#[derive(Debug, Clone)]
+pub struct Reference {
+    pub file: FileId,
+    pub key: String,
+    pub span: Span,
+    pub target: Target,
+    /// A config file (the app stops without it) rather than a data file.
+    pub is_config: bool,
+}
+
+/// A property's effective value, typed, and the setting it comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Effective<'g, T> {
+    pub value: T,
+    pub setting: &'g Setting,
+}
+
+impl<'g, T> Effective<'g, T> {
+    /// The line that sets it, which a fix can edit.
+    pub fn site(&self) -> Option<&'g Site> {
+        self.setting.site.as_ref()
+    }
+    /// Where a finding about it points.
+    pub fn at(&self) -> (FileId, Span) {
+        self.setting.at.clone()
+    }
+}
+
+/// GStreamer treats `_` and `-` in property names alike.
+pub fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .all(|(x, y)| x == y || (matches!(x, b'-' | b'_') && matches!(y, b'-' | b'_')))
+}
+
+impl Property {
+    /// The setting that wins.
+    pub fn effective(&self) -> Option<&Setting> {
+        self.settings.last()
+    }
+}
+
+impl Element {
+    pub fn prop(&self, name: &str) -> Option<&Property> {
+        self.props.iter().find(|p| same_name(&p.name, name))
+    }
+
+    /// The effective value's text; `None` when unset or unknown.
+    pub fn str(&self, name: &str) -> Option<Effective<'_, &str>> {
+        let setting = self.prop(name)?.effective()?;
+        match &setting.value {
+            Value::Known(v) => Some(Effective { value: v, setting }),
+            Value::Unknown(_) => None,
+        }
+    }
+
+    /// The effective value as GLib's integer reader takes it (trailing
+    /// text after whitespace ignored); `None` when unset, unknown or not an
+    /// integer.
+    pub fn int(&self, name: &str) -> Option<Effective<'_, i64>> {
+        let s = self.str(name)?;
+        Some(Effective {
+            value: glib::parse_int(s.value)?,
+            setting: s.setting,
+        })
+    }
+
+    /// The effective value as GLib's boolean reader takes it.
+    pub fn bool(&self, name: &str) -> Option<Effective<'_, bool>> {
+        let s = self.str(name)?;
+        Some(Effective {
+            value: glib::parse_bool(s.value)?,
+            setting: s.setting,
+        })
+    }
+
+    /// The source this element is, if it is one.
+    pub fn source(&self) -> Option<&Source> {
+        match &self.role {
+            Role::Source(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Where a finding about the element as a whole points, if anywhere.
+    pub fn at(&self) -> Option<(FileId, Span)> {
+        self.home.as_ref().map(Home::at)
+    }
+
+    /// Whether the config file it loads was read as `kind`.
+    pub fn config_is(&self, kind: Kind) -> bool {
+        self.config.as_ref().is_some_and(|c| c.kind == Some(kind))
+    }
+}
+
+impl Pipeline {
+    /// Elements with this role, in pipeline order.
+    pub fn all<'p>(&'p self, role: &'p Role) -> impl Iterator<Item = &'p Element> + 'p {
+        self.elements.iter().filter(move |e| e.role == *role)
+    }
+
+    /// The first element with this role.
+    pub fn first(&self, role: &Role) -> Option<&Element> {
+        self.elements.iter().find(|e| e.role == *role)
+    }
+
+    pub fn sources(&self) -> impl Iterator<Item = &Element> {
+        self.elements.iter().filter(|e| matches!(e.role, Role::Source(_)))
+    }
+
+    /// nvinfer elements, the primary first.
+    pub fn infers(&self) -> impl Iterator<Item = &Element> {
+        self.elements.iter().filter(|e| matches!(e.role, Role::Infer(_)))
+    }
+
+    pub fn primary(&self) -> Option<&Element> {
+        self.first(&Role::Infer(Stage::Primary))
+    }
+
+    /// The streams the config's sources feed the mux: the sum over its
+    /// sources; `None` when it has none, any count is unknown or the sum
+    /// overflows (a count read from a config is not trusted to be small).
+    pub fn streams(&self) -> Option<u32> {
+        let mut n: u32 = 0;
+        let mut any = false;
+        for s in self.sources().filter_map(Element::source) {
+            n = n.checked_add(s.streams?)?;
+            any = true;
+        }
+        any.then_some(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(v: &str, layer: Layer) -> Setting {
+        Setting {
+            value: Value::Known(v.into()),
+            site: None,
+            at: (0, 0..0),
+            layer,
+            derived: None,
+        }
+    }
+
+    fn element(props: Vec<Property>) -> Element {
+        Element {
+            role: Role::Streammux,
+            factory: None,
+            name: "streammux".into(),
+            props,
+            config: None,
+            home: None,
+            declared: None,
+        }
+    }
+
+    #[test]
+    fn the_last_setting_wins_and_dashes_equal_underscores() {
+        let e = element(vec![Property {
+            name: "batch-size".into(),
+            settings: vec![setting("2", Layer::ConfigFile), setting("4  # four", Layer::Element)],
+        }]);
+        assert_eq!(e.int("batch_size").map(|b| b.value), Some(4));
+        assert_eq!(e.str("batch-size").map(|b| b.value), Some("4  # four"));
+        assert!(e.int("batch-sizes").is_none());
+        assert!(same_name("max_batch-size", "max-batch_size"));
+        assert!(!same_name("a-b", "a.b"));
+    }
+
+    #[test]
+    fn unknown_values_read_as_nothing() {
+        let mut s = setting("", Layer::Element);
+        s.value = Value::Unknown("`$BATCH`".into());
+        let e = element(vec![Property {
+            name: "batch-size".into(),
+            settings: vec![s],
+        }]);
+        assert!(e.prop("batch-size").is_some());
+        assert!(e.int("batch-size").is_none());
+        assert!(e.str("batch-size").is_none());
+    }
+
+    #[test]
+    fn stream_counts_never_overflow() {
+        let source = |streams| Element {
+            role: Role::Source(Source {
+                kind: SourceKind::File,
+                streams,
+            }),
+            ..element(vec![])
+        };
+        let p = |elements| Pipeline {
+            root: 0,
+            elements,
+            links: vec![],
+            references: vec![],
+        };
+        let big = Some(2_147_483_647);
+        assert_eq!(p(vec![source(big), source(big), source(big)]).streams(), None);
+        assert_eq!(p(vec![source(Some(2)), source(Some(1))]).streams(), Some(3));
+        assert_eq!(p(vec![source(Some(2)), source(None)]).streams(), None);
+        assert_eq!(p(vec![]).streams(), None);
+    }
+}
