@@ -119,6 +119,7 @@ fn fixes_leave_untouched_keys_as_glib_reads_them() {
             profile,
             unsafe_fixes: true,
             selection: Default::default(),
+            root: None,
         };
         let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
         for (path, (old, new)) in o.changed {
@@ -245,6 +246,7 @@ fn comment_fixes_give_files_glib_reads() {
             profile: dslint::rules::context::Profile::Display,
             unsafe_fixes: false,
             selection: Default::default(),
+            root: None,
         };
         let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
         let (_, new) = &o.changed[&dir.join("pgie.txt")];

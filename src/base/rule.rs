@@ -31,6 +31,8 @@ pub enum When {
     /// DS002's key is one a later release stopped reading (the releases
     /// before it still honour it; which one runs the config is unknown).
     RemovedKey,
+    /// The path leaves the project root: not looked at (DS704).
+    OutsideRoot,
 }
 
 impl When {
@@ -41,6 +43,7 @@ impl When {
             When::ConfigFile => "for config files",
             When::PrimaryBatchDiffers => "when it also differs from the primary nvinfer's batch-size",
             When::RemovedKey => "for a key a later release stopped reading",
+            When::OutsideRoot => "for paths outside the project root (not checked)",
         }
     }
 }
@@ -431,7 +434,7 @@ registry! {
         summary: "nvbuf-memory-type differs between elements",
     }
     MissingFile = "DS704", "missing-file" {
-        severity: Warning, also: [(When::ConfigFile, Error)],
+        severity: Warning, also: [(When::ConfigFile, Error), (When::OutsideRoot, Info)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "a referenced file does not exist (error for configs)",
@@ -476,7 +479,7 @@ mod tests {
     fn texts() {
         assert_eq!(
             Rule::MissingFile.info().header(),
-            "**Severity:** warning, error for config files · **Fix:** none"
+            "**Severity:** warning, error for config files, info for paths outside the project root (not checked) · **Fix:** none"
         );
         assert_eq!(
             Rule::OsdEnabled.info().fix.describe(),
