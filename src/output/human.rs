@@ -113,11 +113,19 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
 /// nothing was checked it says so, and why, instead of "All checks passed".
 pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
     let not_found = plural(missing, "path");
+    let files = if t.context > 0 {
+        format!(
+            "{}, {} more read as pipeline context",
+            plural(t.files, "file"),
+            t.context
+        )
+    } else {
+        plural(t.files, "file")
+    };
     if t.findings > 0 {
         format!(
-            "Found {} in {}; {} fixable with `dslint fix`, {} more with `--unsafe-fixes`.\n",
+            "Found {} in {files}; {} fixable with `dslint fix`, {} more with `--unsafe-fixes`.\n",
             t.by_severity(),
-            plural(t.files, "file"),
             t.fixable_safe,
             t.fixable_unsafe,
         )
@@ -131,11 +139,8 @@ pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
     } else if t.files == 0 {
         "Nothing checked: no DeepStream config found.\n".to_string()
     } else if missing > 0 {
-        format!(
-            "No findings in {}, but {not_found} not found.\n",
-            plural(t.files, "file")
-        )
+        format!("No findings in {files}, but {not_found} not found.\n")
     } else {
-        format!("All checks passed ({}).\n", plural(t.files, "file"))
+        format!("All checks passed ({files}).\n")
     }
 }

@@ -46,9 +46,13 @@ pub struct FileProblem<'a> {
     pub message: &'a str,
 }
 
+/// The problems of the files in the run's scope (a file read only as
+/// pipeline context reports none).
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
+    let scope = crate::context::Scope::of(ws);
     ws.file_problems
         .iter()
+        .filter(|(p, _, _)| scope.covers(p))
         .map(|(p, rule, m)| FileProblem {
             path: p,
             code: rule.code(),
@@ -81,6 +85,9 @@ pub struct Totals {
     pub fixable_unsafe: usize,
     /// Files checked: configs read, plus files reported unreadable (DS005).
     pub files: usize,
+    /// Files read only as the pipeline context of named files (their own
+    /// findings are not reported).
+    pub context: usize,
 }
 
 impl Totals {
@@ -106,7 +113,10 @@ impl Totals {
             }
         }
         let unreadable: std::collections::BTreeSet<&Path> = problems.iter().map(|p| p.path).collect();
-        t.files = ws.files.len() + unreadable.len();
+        let covered = crate::context::Scope::of(ws).covered(ws);
+        let checked = covered.iter().filter(|&&c| c).count();
+        t.files = checked + unreadable.len();
+        t.context = ws.files.len() - checked;
         t
     }
 
