@@ -263,7 +263,7 @@ fn statistics_with_totals_and_a_legend_or_as_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["totals"],
-        serde_json::json!({"findings": 17, "errors": 2, "warnings": 7, "info": 8, "fixable_safe": 5, "fixable_unsafe": 6, "files": 6, "context": 0})
+        serde_json::json!({"findings": 17, "errors": 2, "warnings": 7, "info": 8, "fixable_safe": 5, "fixable_unsafe": 6, "fixable_related": 0, "files": 6, "context": 0})
     );
     let codes = v["codes"].as_array().unwrap();
     assert_eq!(codes.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 17);

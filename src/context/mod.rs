@@ -31,7 +31,9 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 
+use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
+use crate::base::edit::Fix;
 use crate::files::root::{Place, ProjectRoot};
 use crate::model::detect::Kind;
 use crate::model::workspace::{Workspace, canonical};
@@ -111,6 +113,15 @@ impl Scope {
             })
             .collect()
     }
+}
+
+/// The files a fix edits that its run does not cover (`covered`, by file
+/// id: `Scope::covered`), sorted: what `--fix-related` is needed for.
+pub fn edits_outside(covered: &[bool], fix: &Fix) -> Vec<FileId> {
+    let mut files: Vec<FileId> = fix.edits.iter().map(|e| e.file).filter(|&f| !covered[f]).collect();
+    files.sort_unstable();
+    files.dedup();
+    files
 }
 
 /// The files read around the named files, for their pipelines.

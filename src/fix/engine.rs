@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
-use crate::context::Context;
+use crate::context::{Context, edits_outside};
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::model::facts::Facts;
@@ -112,7 +112,7 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
         let covered = opts.selection.scope(&ws).covered(&ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
-        let in_scope = |f: &Fix| opts.fix_related || f.edits.iter().all(|e| covered[e.file]);
+        let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
         let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f));
         let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
         if fixable.is_empty() || out.passes >= MAX_PASSES {
@@ -127,14 +127,10 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                 .iter()
                 .filter_map(|d| {
                     let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
-                    let mut edits: Vec<PathBuf> = f
-                        .edits
-                        .iter()
-                        .filter(|e| !covered[e.file])
-                        .map(|e| ws.files[e.file].path.clone())
+                    let edits = edits_outside(&covered, f)
+                        .into_iter()
+                        .map(|file| ws.files[file].path.clone())
                         .collect();
-                    edits.sort();
-                    edits.dedup();
                     Some(RelatedLeft {
                         file: ws.files[d.file].path.clone(),
                         line: ws.files[d.file].position(d.span.start).0,

@@ -83,6 +83,9 @@ pub struct Totals {
     /// Findings `dslint fix` fixes, and those only `--unsafe-fixes` fixes.
     pub fixable_safe: usize,
     pub fixable_unsafe: usize,
+    /// Findings of named files whose fix edits files not named: only
+    /// `--fix-related` fixes them (counted in neither of the above).
+    pub fixable_related: usize,
     /// Files checked: configs read, plus files reported unreadable (DS005).
     pub files: usize,
     /// Files read only as the pipeline context of named files (their own
@@ -106,14 +109,15 @@ impl Totals {
                 Severity::Info => t.info += 1,
             }
         }
+        let covered = crate::context::Scope::of(ws).covered(ws);
         for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
             match f.applicability {
+                _ if !crate::context::edits_outside(&covered, f).is_empty() => t.fixable_related += 1,
                 Applicability::Safe => t.fixable_safe += 1,
                 Applicability::Unsafe => t.fixable_unsafe += 1,
             }
         }
         let unreadable: std::collections::BTreeSet<&Path> = problems.iter().map(|p| p.path).collect();
-        let covered = crate::context::Scope::of(ws).covered(ws);
         let checked = covered.iter().filter(|&&c| c).count();
         t.files = checked + unreadable.len();
         t.context = ws.files.len() - checked;

@@ -83,6 +83,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                             "the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch",
                         )
                         .related(shape.at().0, shape.at().1)
+                        .message_at_related(format!(
+                            "nvdspreprocess network-input-shape batch {first} != primary nvinfer batch-size {} ({}:{})",
+                            g.value,
+                            ws.files[gl.file].path.display(),
+                            ws.files[gl.file].position(gl.value_span.start).0
+                        ))
                         .fix(Some(Fix::safe(
                             format!("set batch-size={first}"),
                             vec![ctx.set_value(gl, &first.to_string())],
