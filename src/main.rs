@@ -541,9 +541,6 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
         eprintln!("dslint: --statistics and --show-files print as human (default) or json");
         return ExitCode::from(2);
     }
-    if r.paths.is_empty() {
-        return nothing_changed(&common, how.format, how.quiet);
-    }
     let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
     Context::find(&ws).load(&mut ws);
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
@@ -578,7 +575,13 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
             }
         );
     } else {
-        let summary = || human::summary(&totals, ws.skipped.len(), ws.missing_args.len());
+        let summary = || match &common.changed_since {
+            Some(rev) if r.paths.is_empty() => format!(
+                "Nothing checked: no config changed since {}.\n",
+                output::escape_controls(rev)
+            ),
+            _ => human::summary(&totals, ws.skipped.len(), ws.missing_args.len()),
+        };
         match how.format {
             Format::Human => {
                 let style = human::Style {
@@ -607,24 +610,6 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
     let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
     ExitCode::from(u8::from(findings && !common.exit_zero))
-}
-
-/// `--changed-since` found no file to check: say so (machine formats get
-/// their empty document) and exit 0.
-fn nothing_changed(common: &Common, format: Format, quiet: bool) -> ExitCode {
-    let ws = Workspace::default();
-    match format {
-        Format::Human | Format::Concise if !quiet => println!(
-            "Nothing checked: no config changed since {}.",
-            output::escape_controls(common.changed_since.as_deref().unwrap_or(""))
-        ),
-        Format::Human | Format::Concise => {}
-        Format::Json => print!("{}", output::json::render(&ws, &[], &[])),
-        Format::Sarif => print!("{}", output::machine::sarif(&ws, &[], &[])),
-        Format::Github => print!("{}", output::machine::github(&ws, &[], &[])),
-        Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &[], &[])),
-    }
-    ExitCode::SUCCESS
 }
 
 /// Paths named on the command line that were not checked: missing ones
