@@ -74,7 +74,7 @@ impl Index {
     /// Index these files (absolute paths).
     pub fn of_files(files: &[PathBuf]) -> Index {
         let keys = matcher();
-        let scanned: Vec<(u64, Option<(PathBuf, Vec<PathBuf>)>)> = files
+        let scanned: Vec<Scanned> = files
             .par_iter()
             .map(|p| {
                 let Ok(bytes) = read::read_regular(p, MAX_FILE_BYTES) else {
@@ -130,6 +130,10 @@ impl Index {
         out
     }
 }
+
+/// One file read for the index: its size, and when it names other files,
+/// its path and theirs.
+type Scanned = (u64, Option<(PathBuf, Vec<PathBuf>)>);
 
 /// One search for every spelling of every reference key.
 fn matcher() -> AhoCorasick {
