@@ -14,7 +14,7 @@ BIN=$PWD/target/release/dslint
 TREE=$(mktemp -d)
 trap 'rm -rf "$TREE"' EXIT
 
-source bench/config_tree.sh
+source bench/common.sh
 make_config_tree "$TREE" "$N"
 i=$TREE_FOLDERS
 CONFIGS=$(find "$TREE" -type f \( -name '*.txt' -o -name '*.yml' \) | wc -l)
@@ -22,17 +22,6 @@ YAMLS=$(find "$TREE" -type f -name '*.yml' | wc -l)
 echo "tree: $CONFIGS config files ($YAMLS YAML) in $i pipelines, $(du -sh "$TREE" | cut -f1)"
 
 python3 -m yamllint --version >/dev/null 2>&1 || python3 -m pip install --quiet yamllint
-
-best_of() { # best_of RUNS CMD...: the fastest wall time in seconds
-  local runs=$1; shift; local best=
-  for _ in $(seq "$runs"); do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc -l)
-    if [ -z "$best" ] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
-  done
-  printf '%.3f' "$best"
-}
 
 find "$TREE" -type f \( -name '*.txt' -o -name '*.yml' \) -print0 > "$TREE.list"
 yaml_list() { find "$TREE" -type f -name '*.yml' -print0 | xargs -0 python3 -m yamllint -d relaxed; }

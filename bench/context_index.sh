@@ -21,7 +21,7 @@ TREE=$(mktemp -d)
 trap 'rm -rf "$TREE" "$TREE.list"' EXIT
 touch "$TREE/dslint.toml" # the project root
 
-source bench/config_tree.sh
+source bench/common.sh
 make_config_tree "$TREE" "$N"
 # The copy of the DS701 case: an app at batch 4 and the nvinfer config it
 # loads, at batch 2.
@@ -33,16 +33,6 @@ FILES=$(tr -cd '\0' < "$TREE.list" | wc -c)
 KEYED=$(xargs -0 grep -l -E 'config-file|labelfile-path|msg-conv-config|msg-broker-config|onnx-file|model-file|proto-file|uff-file|tlt-encoded-model|custom-lib-path|mean-file' < "$TREE.list" | wc -l)
 echo "tree: $FILES candidate files in $TREE_FOLDERS folders, $(du -sh "$TREE" | cut -f1); $KEYED hold a reference key"
 
-best_of() { # best_of RUNS CMD...: the fastest wall time in seconds
-  local runs=$1; shift; local best=
-  for _ in $(seq "$runs"); do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc -l)
-    if [ -z "$best" ] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
-  done
-  printf '%.3f' "$best"
-}
 peak_kib() { # peak resident memory of one run, KiB
   /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n1
 }

@@ -190,23 +190,9 @@ fn fix_related_edits_the_app_too() {
     assert_eq!((rc, err.as_str()), (0, "would fix 0 findings in 0 files.\n"));
 }
 
-/// `git` in a folder with an identity; panics when it fails.
+/// `git` in a folder with an identity; its stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let o = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+    support::git_ok(dir, args)
 }
 
 /// The project committed in a fresh repository (no dslint.toml: the git
@@ -234,12 +220,7 @@ fn changed_since_checks_the_changed_files_with_their_pipelines() {
     // The preprocess config's batch changes (and agrees with its detector
     // now); the nvinfer config's does not agree with its app; an untracked
     // config is new; a deleted one and a changed non-config are left out.
-    let edit = |file: &str, from: &str, to: &str| {
-        let p = dir.join(file);
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.contains(from), "{file}");
-        std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
-    };
+    let edit = |file: &str, from: &str, to: &str| support::replace_in(&dir.join(file), from, to);
     edit("roi/preprocess.txt", "network-input-shape=4;", "network-input-shape=2;");
     edit("models/detector.txt", "\nbatch-size=1\n", "\nbatch-size=3\n");
     std::fs::write(dir.join("models/labels.txt"), "car\nbus\n").unwrap();

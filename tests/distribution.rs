@@ -283,21 +283,7 @@ fn the_action_script_feeds_reviewdog_rdjson_with_suggestions() {
 
 /// `git` in a folder with an identity; its stdout, trimmed.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap().trim().to_string()
+    support::git_ok(dir, args).trim().to_string()
 }
 
 /// A pull request as the action sees it: a base commit whose pipeline
@@ -310,18 +296,8 @@ fn the_action_checks_the_files_a_pull_request_changes_against_their_pipelines() 
     let tmp = tempfile::tempdir().unwrap();
     let origin = tmp.path().join("origin");
     std::fs::create_dir_all(&origin).unwrap();
-    for f in support::files_under(Path::new("testdata/rules/DS701/fires")) {
-        std::fs::copy(&f, origin.join(f.file_name().unwrap())).unwrap();
-    }
-    let edit = |file: &str, from: &str, to: &str| {
-        let p = origin.join(file);
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.contains(from), "{file}: {from}");
-        std::fs::write(&p, text.replace(from, to)).unwrap();
-    };
-    edit("app.txt", "num-sources=2", "num-sources=4");
-    edit("pgie.txt", "\nbatch-size=2\n", "\nbatch-size=4\n");
-    edit("pgie.txt", "_b2_gpu0_fp16", "_b4_gpu0_fp16");
+    support::agreeing_pipeline(&origin);
+    let edit = |file: &str, from: &str, to: &str| support::replace_in(&origin.join(file), from, to);
     git(&origin, &["init", "-q"]);
     git(&origin, &["add", "."]);
     git(&origin, &["commit", "-qm", "base"]);

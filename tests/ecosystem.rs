@@ -183,14 +183,8 @@ fn git(dir: &Path, args: &[&str]) -> (bool, String) {
 
 /// `git` with more environment (a commit that runs pre-commit's hook).
 fn git_env(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(dir)
+    let o = support::git_command(dir, args)
         .envs(env.iter().copied())
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
         .output()
         .unwrap();
     (
@@ -401,20 +395,8 @@ fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() 
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // A pipeline that agrees with itself goes in: the app runs 4 streams at
     // batch 4, its nvinfer config batches 4 (with the engine for 4).
-    copy_case("testdata/rules/DS701/fires", &work);
-    let edit = |file: &str, from: &str, to: &str| {
-        let p = work.join(file);
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.contains(from), "{file}: {from}");
-        std::fs::write(&p, text.replace(from, to)).unwrap();
-    };
-    edit("app.txt", "num-sources=2", "num-sources=4");
-    edit("pgie.txt", "\nbatch-size=2\n", "\nbatch-size=4\n");
-    edit(
-        "pgie.txt",
-        "model.onnx_b2_gpu0_fp16.engine",
-        "model.onnx_b4_gpu0_fp16.engine",
-    );
+    support::agreeing_pipeline(&work);
+    let edit = |file: &str, from: &str, to: &str| support::replace_in(&work.join(file), from, to);
     git(&work, &["add", "."]);
     let (ok, out) = commit("pipeline");
     assert!(ok, "{out}");
