@@ -55,6 +55,17 @@ fn a_named_nvinfer_config_reports_its_pipelines_cross_element_findings() {
 }
 
 #[test]
+fn readme_context_excerpt_is_what_dslint_prints() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let fence = "```\n$ dslint check models/detector.txt --select DS701\n";
+    let start = readme.find(fence).expect("the README's context excerpt") + fence.len();
+    let excerpt = &readme[start..start + readme[start..].find("```").unwrap()];
+    let (rc, out, err) = check_in_project(&["check", "models/detector.txt", "--select", "DS701"]);
+    assert_eq!((rc, err.as_str()), (1, ""));
+    assert_eq!(excerpt, out);
+}
+
+#[test]
 fn a_named_preprocess_config_reports_the_batch_it_feeds() {
     let (rc, out, err) = check_in_project(&["check", "roi/preprocess.txt"]);
     assert_eq!((rc, err.as_str()), (1, ""));
