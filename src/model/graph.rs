@@ -202,18 +202,26 @@ pub enum Home {
         /// property the element does not set points.
         header: Span,
     },
+    /// An nvinferserver config (protobuf text): each property has its own
+    /// message and field (`batch-size` is `infer_config { max_batch_size }`,
+    /// `interval` is `input_control { interval }`), where a new one goes.
+    InferServer {
+        file: FileId,
+        /// The `infer_config` name.
+        header: Span,
+    },
 }
 
 impl Home {
     pub fn file(&self) -> FileId {
         match self {
-            Home::Group { file, .. } => *file,
+            Home::Group { file, .. } | Home::InferServer { file, .. } => *file,
         }
     }
     /// Where to point a finding about the element as a whole.
     pub fn at(&self) -> (FileId, Span) {
         match self {
-            Home::Group { file, header, .. } => (*file, header.clone()),
+            Home::Group { file, header, .. } | Home::InferServer { file, header } => (*file, header.clone()),
         }
     }
 }

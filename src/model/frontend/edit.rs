@@ -5,6 +5,7 @@
 
 use crate::base::FileId;
 use crate::base::edit::Edit;
+use crate::model::frontend::inferserver;
 use crate::model::graph::{Element, Home, Site};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Format, glib};
@@ -41,24 +42,42 @@ impl Workspace {
     }
 
     /// An edit that adds `key` at `home`: at the end of the group, in the
-    /// file's separator style and line ending.
+    /// file's separator style and line ending. For an nvinferserver config
+    /// `key` is the property's name and goes in its own message, which the
+    /// file must already have.
     pub fn insert_key(&self, home: &Home, key: &str, value: &str) -> Option<Edit> {
-        let Home::Group { file, group, .. } = home;
-        let doc = &self.files[*file].doc;
+        let (file, group, key) = match home {
+            Home::Group { file, group, .. } => (*file, group.as_str(), key),
+            Home::InferServer { file, .. } => {
+                let (message, field) = inferserver::field_for(key)?;
+                (*file, message, field)
+            }
+        };
+        let doc = &self.files[file].doc;
         let g = doc.last_group(group)?;
         let eol = doc.line_ending;
         let line = match doc.format {
-            Format::KeyFile => format!("{key}{}{value}", key_separator(self, *file)),
-            Format::Yaml => format!("{}{key}: {value}", g.indent),
+            Format::KeyFile => format!("{key}{}{value}", key_separator(self, file)),
+            Format::Yaml | Format::Protobuf => format!("{}{key}: {value}", g.indent),
         };
+        let on_own_line = g.insert_at == 0 || doc.text[..g.insert_at].ends_with('\n');
         let at_end = g.insert_at >= doc.text.len();
-        let text = if at_end && !doc.text.is_empty() && !doc.text.ends_with('\n') {
+        let text = if doc.format == Format::Protobuf && !on_own_line {
+            // A message on one line (`input_control { interval: 0 }`): the
+            // field goes before its closing brace.
+            let pad = if doc.text[..g.insert_at].ends_with([' ', '\t']) {
+                ""
+            } else {
+                " "
+            };
+            format!("{pad}{key}: {value} ")
+        } else if at_end && !doc.text.is_empty() && !doc.text.ends_with('\n') {
             format!("{eol}{line}")
         } else {
             format!("{line}{eol}")
         };
         Some(Edit {
-            file: *file,
+            file,
             range: g.insert_at..g.insert_at,
             text,
         })

@@ -13,6 +13,7 @@
 pub mod app;
 pub mod config;
 pub mod edit;
+pub mod inferserver;
 #[cfg(test)]
 mod tests;
 
@@ -63,10 +64,10 @@ pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Home> {
     })
 }
 
-fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
+pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
     let value = match &e.value {
         Some(v) => Value::Known(v.clone()),
-        None => Value::Unknown("a YAML sequence or map".into()),
+        None => Value::Unknown("a list or a nested map".into()),
     };
     Setting {
         value,
