@@ -7,6 +7,7 @@ pub mod keyfile;
 pub mod pbtxt;
 mod render;
 pub mod yaml;
+pub mod yaml_tree;
 
 use std::collections::HashMap;
 

@@ -546,14 +546,7 @@ pub fn parse(text: String) -> Document {
         }
         groups
     };
-    Document {
-        text,
-        format: Format::Protobuf,
-        groups,
-        errors,
-        has_bom,
-        line_ending,
-    }
+    Document::new(text, Format::Protobuf, groups, errors, has_bom, line_ending)
 }
 
 #[cfg(test)]
