@@ -18,6 +18,10 @@ pub enum Kind {
     Tracker,
     /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
     TrackerLowLevel,
+    /// nvinferserver config (protobuf text, `infer_config { … }`).
+    NvInferServer,
+    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    ServiceMaker,
 }
 
 impl Kind {
@@ -29,6 +33,8 @@ impl Kind {
             Kind::Preprocess => "nvdspreprocess config",
             Kind::Tracker => "tracker config",
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+            Kind::NvInferServer => "nvinferserver config",
+            Kind::ServiceMaker => "Service Maker pipeline",
         }
     }
 }
@@ -100,6 +106,9 @@ pub fn numbered(name: &str, prefix: &str) -> bool {
 
 /// Classify a parsed document. `None`: not a DeepStream config we read.
 pub fn classify(doc: &Document) -> Option<Kind> {
+    if doc.format == Format::Protobuf {
+        return protobuf_kind(doc);
+    }
     let names = doc.group_names();
     let has = |g: &str| names.contains(&g);
     // deepstream-parallel-infer's config looks like deepstream-app's but has
@@ -109,6 +118,9 @@ pub fn classify(doc: &Document) -> Option<Kind> {
         .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
     {
         return None;
+    }
+    if doc.format == Format::Yaml && crate::model::frontend::service_maker::is_pipeline(doc) {
+        return Some(Kind::ServiceMaker);
     }
     if doc.format == Format::Yaml && names.iter().any(|n| TRACKER_LL_SECTIONS.contains(n)) {
         return Some(Kind::TrackerLowLevel);
@@ -149,17 +161,17 @@ pub fn classify(doc: &Document) -> Option<Kind> {
     None
 }
 
-/// Which syntax to read a file with. Extensions decide first; a file with
-/// none that looks like YAML is read as YAML. nvinferserver's protobuf text
-/// (often named `.txt`) is neither.
+/// Which syntax to read a file with. Protobuf text (nvinferserver's, often
+/// named `.txt` or `.yml`) is known by its content; then extensions decide;
+/// a file with none that looks like YAML is read as YAML.
 pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if looks_like_protobuf(text) {
-        return None;
+    if ext == "pbtxt" || looks_like_protobuf(text) {
+        return Some(Format::Protobuf);
     }
     match ext.as_str() {
         "yml" | "yaml" => Some(Format::Yaml),
@@ -178,6 +190,14 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
             }
         }
     }
+}
+
+/// A protobuf text is nvinferserver's when it holds `infer_config` (the
+/// `PluginControl` message, `nvdsinferserver_plugin.proto`); Triton's own
+/// model config (`name:`, `platform:`, `input [...]`) is not a DeepStream
+/// element's config.
+fn protobuf_kind(doc: &Document) -> Option<Kind> {
+    doc.has_group("infer_config").then_some(Kind::NvInferServer)
 }
 
 pub fn looks_like_protobuf(text: &str) -> bool {

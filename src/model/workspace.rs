@@ -83,7 +83,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt"];
 
 impl Workspace {
     /// Load with the project root discovered from the paths.
@@ -444,6 +444,9 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
 /// Why a parsed file is not a config dslint checks, naming what it found.
 fn skip_reason(doc: &Document) -> String {
     let text = &doc.text;
+    if doc.format == Format::Protobuf {
+        return "protobuf text without `infer_config`: not an nvinferserver config (Triton's own model config?)".into();
+    }
     if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
         return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
     }

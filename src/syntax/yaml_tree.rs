@@ -184,7 +184,15 @@ mod tests {
         assert_eq!(&src[e.value_span.clone()], "4");
         assert_eq!(&src[e.line_span.clone()], "      batch-size: 4 # four\n");
         assert_eq!(&src[props.get("width").unwrap().span().clone()], "\"1920\"");
-        let targets: Vec<&str> = ds.get("edges").unwrap().get("m").unwrap().items().iter().filter_map(Node::as_str).collect();
+        let targets: Vec<&str> = ds
+            .get("edges")
+            .unwrap()
+            .get("m")
+            .unwrap()
+            .items()
+            .iter()
+            .filter_map(Node::as_str)
+            .collect();
         assert_eq!(targets, ["a", "b"]);
     }
 

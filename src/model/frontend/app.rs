@@ -19,7 +19,7 @@ use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
 
 /// Keys whose value is the path of another config file.
-const CONFIG_PATH_KEYS: &[&str] = &[
+pub(super) const CONFIG_PATH_KEYS: &[&str] = &[
     "config-file",
     "config-file-path",
     "ll-config-file",
@@ -27,7 +27,7 @@ const CONFIG_PATH_KEYS: &[&str] = &[
     "msg-broker-config",
 ];
 /// Keys whose value is the path of a model, label or library file.
-const DATA_PATH_KEYS: &[&str] = &[
+pub(super) const DATA_PATH_KEYS: &[&str] = &[
     "labelfile-path",
     "onnx-file",
     "model-file",
@@ -401,7 +401,7 @@ fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) 
 }
 
 /// Every path-valued key of a file, resolved (for DS704).
-fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+pub(super) fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
     // Seen spans in a set: a file of 100k path keys stays linear.
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
