@@ -116,6 +116,7 @@ pub fn classify(doc: &Document) -> Option<Kind> {
     if names
         .iter()
         .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
+        || parallel_infer_fragment(doc)
     {
         return None;
     }
@@ -200,6 +201,23 @@ fn protobuf_kind(doc: &Document) -> Option<Kind> {
     doc.has_group("infer_config").then_some(Kind::NvInferServer)
 }
 
+/// A deepstream-parallel-infer fragment: a YAML whose every section is a
+/// `secondary-gieN` or `trackerN`. The app's main YAML names it in a
+/// `cfg-file-path`, and its own parsers read it (NVIDIA-AI-IOT
+/// deepstream_parallel_inference_app, `deepstream_parallel_infer_config_parser.cpp`:
+/// `parse_sgie_yaml` reads every top-level key as a gie whose
+/// `operate-on-gie-id` names a `primary-gieN` of the main YAML). deepstream-app
+/// says `[tracker]`, and a config of secondary gies alone is no pipeline of
+/// its; checked on their own, their ids would name nothing.
+pub fn parallel_infer_fragment(doc: &Document) -> bool {
+    let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
+    doc.format == Format::Yaml
+        && !names.is_empty()
+        && names
+            .iter()
+            .all(|n| numbered(n, "secondary-gie") || numbered(n, "tracker"))
+}
+
 pub fn looks_like_protobuf(text: &str) -> bool {
     text.lines()
         .map(str::trim)
@@ -281,6 +299,21 @@ mod tests {
                 Format::Yaml
             ),
             None
+        );
+        // deepstream-parallel-infer's fragments (`cfg-file-path` of its main
+        // YAML), whatever their name.
+        assert_eq!(
+            kind(
+                "secondary-gie0:\n  enable: 1\n  operate-on-gie-id: 1\nsecondary-gie1:\n  enable: 1\n",
+                Format::Yaml
+            ),
+            None
+        );
+        assert_eq!(kind("tracker0:\n  tracker-width: 640\n", Format::Yaml), None);
+        // …but deepstream-app's own secondary gies, in a pipeline, are read.
+        assert_eq!(
+            kind("source0:\n  enable: 1\nsecondary-gie0:\n  enable: 1\n", Format::Yaml),
+            Some(Kind::App)
         );
         assert_eq!(kind("on: push\njobs:\n  x: 1\n", Format::Yaml), None);
     }

@@ -450,6 +450,9 @@ fn skip_reason(doc: &Document) -> String {
     if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
         return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
     }
+    if detect::parallel_infer_fragment(doc) {
+        return "a deepstream-parallel-infer fragment (only `secondary-gieN`/`trackerN` sections): read by that app's own parsers, which dslint does not follow yet".into();
+    }
     // (Top-level YAML scalars sit in a group without a name.)
     let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
     let what = if doc.format == Format::KeyFile {
