@@ -85,6 +85,12 @@ pub struct Skipped {
 /// Extensions a directory walk looks at.
 const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt"];
 
+/// Whether a directory walk looks at this file (by its extension).
+pub fn is_candidate(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    CANDIDATE_EXTENSIONS.iter().any(|c| ext.eq_ignore_ascii_case(c))
+}
+
 impl Workspace {
     /// Load with the project root discovered from the paths.
     pub fn load(paths: &[PathBuf]) -> Workspace {
@@ -132,74 +138,16 @@ impl Workspace {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
-    /// The candidate files under a folder. Links that lead out of the root
-    /// are not followed (a link to `/` would walk the machine); a folder
-    /// whose ignore file is not a small regular file is not walked (the
-    /// walker would block on a FIFO or read `/dev/zero` forever).
+    /// The candidate files under a folder ([`walk_candidates`]); what could
+    /// not be walked becomes a DS005 problem.
     fn walk(&mut self, top: &Path) -> Vec<PathBuf> {
         let Some(root) = self.root.clone() else {
             return Vec::new();
         };
-        for dir in top.ancestors() {
-            if let Some(msg) = bad_ignore_file(dir) {
-                self.file_problems.push((dir.to_path_buf(), Rule::UnreadableFile, msg));
-                return Vec::new();
-            }
-            if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
-                break;
-            }
-        }
-        let pruned: Arc<Mutex<Vec<(PathBuf, String)>>> = Arc::default();
-        let pruned_in = Arc::clone(&pruned);
-        let follow_outside = root.follow_outside;
-        let walker = ignore::WalkBuilder::new(top)
-            .follow_links(true)
-            .require_git(false)
-            .filter_entry(move |e| {
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                let mut why = None;
-                if e.path_is_symlink() && root.place(e.path()) == Place::Outside && (is_dir || !follow_outside) {
-                    why = Some("is a link that leads outside the project root; not followed".to_string());
-                } else if is_dir {
-                    why = bad_ignore_file(e.path());
-                }
-                if let Some(w) = why {
-                    if let Ok(mut p) = pruned_in.lock() {
-                        p.push((e.path().to_path_buf(), w));
-                    }
-                    return false;
-                }
-                true
-            })
-            .build();
-        let mut found = Vec::new();
-        for entry in walker {
-            match entry {
-                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                    let p = e.into_path();
-                    let ext = p
-                        .extension()
-                        .and_then(|e| e.to_str())
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    if CANDIDATE_EXTENSIONS.contains(&ext.as_str()) {
-                        found.push(p);
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => {
-                    let (path, msg) = walk_error(&err);
-                    self.file_problems.push((path, Rule::UnreadableFile, msg));
-                }
-            }
-        }
-        let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
-        pruned.sort();
-        for (path, msg) in pruned {
-            self.file_problems.push((path, Rule::UnreadableFile, msg));
-        }
-        found.sort();
-        found
+        let walked = walk_candidates(&root, top);
+        self.file_problems
+            .extend(walked.problems.into_iter().map(|(p, m)| (p, Rule::UnreadableFile, m)));
+        walked.files
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
@@ -338,6 +286,79 @@ impl Workspace {
     pub fn syntax_errors(&self, id: FileId) -> &[SyntaxError] {
         &self.files[id].doc.errors
     }
+}
+
+/// What a walk found: the candidate files, and the paths it could not walk
+/// (with why).
+pub struct Walked {
+    pub files: Vec<PathBuf>,
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+/// The candidate files under a folder (by extension, respecting
+/// `.gitignore`), sorted. Links that lead out of the root
+/// are not followed (a link to `/` would walk the machine); a folder
+/// whose ignore file is not a small regular file is not walked (the
+/// walker would block on a FIFO or read `/dev/zero` forever).
+pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
+    let mut problems = Vec::new();
+    let root = root.clone();
+    for dir in top.ancestors() {
+        if let Some(msg) = bad_ignore_file(dir) {
+            problems.push((dir.to_path_buf(), msg));
+            return Walked {
+                files: Vec::new(),
+                problems,
+            };
+        }
+        if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
+            break;
+        }
+    }
+    let pruned: Arc<Mutex<Vec<(PathBuf, String)>>> = Arc::default();
+    let pruned_in = Arc::clone(&pruned);
+    let follow_outside = root.follow_outside;
+    let walker = ignore::WalkBuilder::new(top)
+        .follow_links(true)
+        .require_git(false)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            let mut why = None;
+            if e.path_is_symlink() && root.place(e.path()) == Place::Outside && (is_dir || !follow_outside) {
+                why = Some("is a link that leads outside the project root; not followed".to_string());
+            } else if is_dir {
+                why = bad_ignore_file(e.path());
+            }
+            if let Some(w) = why {
+                if let Ok(mut p) = pruned_in.lock() {
+                    p.push((e.path().to_path_buf(), w));
+                }
+                return false;
+            }
+            true
+        })
+        .build();
+    let mut found = Vec::new();
+    for entry in walker {
+        match entry {
+            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                let p = e.into_path();
+                if is_candidate(&p) {
+                    found.push(p);
+                }
+            }
+            Ok(_) => {}
+            Err(err) => {
+                let (path, msg) = walk_error(&err);
+                problems.push((path, msg));
+            }
+        }
+    }
+    let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+    pruned.sort();
+    problems.extend(pruned);
+    found.sort();
+    Walked { files: found, problems }
 }
 
 /// The outcome of reading one file.

@@ -40,9 +40,23 @@ pub struct Settings {
     pub per_file_base: Option<std::path::PathBuf>,
     /// The sink type the bench profile asks for (DS603); default 1, fakesink.
     pub bench_sink_type: Option<i64>,
+    /// Report the findings of every file read even when files are named
+    /// (runs that rewrite a whole pipeline: measure's variants). By
+    /// default a run that names files reports those files and the findings
+    /// of their pipelines that involve them (`context::Scope`).
+    pub whole_pipelines: bool,
 }
 
 impl Settings {
+    /// Which files' findings this run reports in `ws`.
+    pub fn scope(&self, ws: &Workspace) -> crate::context::Scope {
+        if self.whole_pipelines {
+            crate::context::Scope::default()
+        } else {
+            crate::context::Scope::of(ws)
+        }
+    }
+
     /// Selectors are validated where they are written (`selector::parse`);
     /// an empty one still matches nothing here, never every code.
     pub fn enabled(&self, code: &str) -> bool {
@@ -138,7 +152,10 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    let out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    // Files named on the command line: their findings, and those of their
+    // pipelines that involve them (moved to their side).
+    let mut out = sel.scope(ctx.ws).report(ctx.ws, out);
     out.sort_by(|a, b| {
         (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
             ctx.ws.files[b.file].path.as_path(),

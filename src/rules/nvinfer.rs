@@ -238,6 +238,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let (line, _) = ws.files[over.file].position(over.key_span.start);
+        let (inner_line, _) = ws.files[inner.file].position(inner.key_span.start);
         out.push(
             Diagnostic::new(
                 Rule::DuplicateSourceOfTruth,
@@ -252,7 +253,13 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
             )
             .expected("one source of truth: remove one of the two")
             .why("the app sets the key on the element after loading this file, so this line is silently ignored")
-            .related(over.file, over.key_span.clone()),
+            .related(over.file, over.key_span.clone())
+            .message_at_related(format!(
+                "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
+                prop.name,
+                inner.group,
+                ws.files[inner.file].path.display()
+            )),
         );
     }
 }
