@@ -325,20 +325,16 @@ fn node_home(file: FileId, text: &str, d: &NodeDecl) -> Option<Home> {
     let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
     let key_indent = |k: &Node| text[line_start(k.span().start)..k.span().start].to_string();
+    // Just past the line of a map's last pair (a block value's span ends
+    // after its last line break, which must not pull in the next line).
+    let after = |k: &Node, v: &Node| line_end(v.span().end.max(k.span().end).saturating_sub(1).max(k.span().end));
     let (first_key, _) = d.node.pairs().first()?;
     let node_indent = key_indent(first_key);
     let node_indent: String = node_indent.chars().map(|c| if c == '-' { ' ' } else { c }).collect();
     match d.properties {
         Some(Node::Map(pairs, _)) if !pairs.is_empty() => {
             let (last_k, last_v) = pairs.last()?;
-            let end = line_end(
-                last_v
-                    .span()
-                    .end
-                    .max(last_k.span().end)
-                    .saturating_sub(1)
-                    .max(last_k.span().end),
-            );
+            let end = after(last_k, last_v);
             Some(Home::YamlMap {
                 file,
                 header,
@@ -350,14 +346,7 @@ fn node_home(file: FileId, text: &str, d: &NodeDecl) -> Option<Home> {
         Some(_) => None,
         None => {
             let (last_k, last_v) = d.node.pairs().last()?;
-            let end = line_end(
-                last_v
-                    .span()
-                    .end
-                    .max(last_k.span().end)
-                    .saturating_sub(1)
-                    .max(last_k.span().end),
-            );
+            let end = after(last_k, last_v);
             Some(Home::YamlMap {
                 file,
                 header,
