@@ -23,6 +23,12 @@ pub enum Kind {
     Tracker,
     /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
     TrackerLowLevel,
+    /// nvinferserver config (protobuf text, `infer_config { … }`).
+    NvInferServer,
+    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    ServiceMaker,
+    /// nvdsanalytics config (`[property]` and `[roi-filtering-stream-N]`…).
+    Analytics,
 }
 
 impl Kind {
@@ -34,6 +40,9 @@ impl Kind {
             Kind::Preprocess => "nvdspreprocess config",
             Kind::Tracker => "tracker config",
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+            Kind::NvInferServer => "nvinferserver config",
+            Kind::ServiceMaker => "Service Maker pipeline",
+            Kind::Analytics => "nvdsanalytics config",
         }
     }
 }
@@ -45,17 +54,21 @@ pub enum SkipReason {
     /// Labels, plain text, CI or compose YAML, a `[property]` file of an
     /// element dslint does not model (msgconv, dewarper…).
     NotAConfig,
-    /// nvinferserver's protobuf text (`infer_config { … }`).
-    NvInferServer,
+    /// Protobuf text without `infer_config`: Triton's own model config, not
+    /// a DeepStream element's.
+    NotNvInferServer,
     /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
     /// `meta-mux`) or its metamux key-file.
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
     /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
     ParallelInferenceFragment,
-    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
+    /// dslint can build.
     ServiceMaker,
-    /// nvdsanalytics config (`[property] config-width`, `[roi-filtering-stream-N]`…).
+    /// An nvdsanalytics-shaped file dslint does not check: `[property]
+    /// config-width` without per-stream groups, or stream groups without the
+    /// `[property]` nvdsanalytics requires.
     NvDsAnalytics,
     /// The new nvstreammux's config (`[property] algorithm-type`, …).
     NewStreammux,
@@ -79,7 +92,7 @@ impl SkipReason {
     pub fn code(self) -> &'static str {
         match self {
             SkipReason::NotAConfig => "not-a-config",
-            SkipReason::NvInferServer => "nvinferserver",
+            SkipReason::NotNvInferServer => "protobuf-not-nvinferserver",
             SkipReason::ParallelInferenceApp => "parallel-inference-app",
             SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
             SkipReason::ServiceMaker => "service-maker",
@@ -153,6 +166,7 @@ fn app_group(format: Format, name: &str) -> bool {
     let extra = match format {
         Format::KeyFile => APP_KEYFILE_ONLY,
         Format::Yaml => APP_YAML_ONLY,
+        Format::Protobuf => return false,
     };
     in_list(APP_GROUPS, name) || in_list(extra, name)
 }
@@ -161,6 +175,7 @@ fn app_near_miss(format: Format, name: &str) -> bool {
     let extra: &[&str] = match format {
         Format::KeyFile => &["source"],
         Format::Yaml => APP_YAML_ONLY,
+        Format::Protobuf => return false,
     };
     near_miss(APP_GROUPS, name)
         || near_miss(extra, name)
@@ -248,6 +263,27 @@ const NVINFER_MODEL_SOURCES: &[&str] = &[
     "engine-create-func-name",
 ];
 
+/// The groups nvdsanalytics reads per stream (DS 9.1
+/// `nvdsanalytics_property_parser.cpp`, `nvdsanalytics_parse_config_file`).
+pub const ANALYTICS_STREAM_GROUPS: &[&str] = &[
+    "roi-filtering-stream-",
+    "overcrowding-stream-",
+    "line-crossing-stream-",
+    "direction-detection-stream-",
+];
+
+/// `roi-filtering-stream-2` → (`roi-filtering-stream-`, 2): an nvdsanalytics
+/// per-stream group and its stream index (`None` for the index when it is
+/// not a plain number: the parser's `g_ascii_strtoull` then reads a prefix).
+pub fn analytics_stream_group(name: &str) -> Option<(&'static str, Option<u64>)> {
+    let prefix = ANALYTICS_STREAM_GROUPS.iter().find(|p| name.starts_with(*p))?;
+    let n = &name[prefix.len()..];
+    let index = (!n.is_empty() && n.len() <= 19 && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten();
+    Some((prefix, index))
+}
+
 /// `source0`, `sink12`: a group name made of `prefix` and a number.
 pub fn numbered(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
@@ -278,6 +314,7 @@ fn quote(names: &[&str], format: Format) -> String {
         .map(|n| match format {
             Format::KeyFile => format!("[{n}]"),
             Format::Yaml => format!("`{n}:`"),
+            Format::Protobuf => format!("`{n}`"),
         })
         .collect();
     let more = names.len().saturating_sub(4);
@@ -295,6 +332,23 @@ pub fn classify(doc: &Document) -> Option<Kind> {
 
 /// Classify a parsed document by its content, saying why.
 pub fn verdict(doc: &Document) -> Verdict {
+    // nvinferserver reads its config as protobuf text; the `PluginControl`
+    // message (`nvdsinferserver_plugin.proto`) holds `infer_config`.
+    // Triton's own model config (`name:`, `platform:`, `input [...]`) is
+    // no DeepStream element's config.
+    if doc.format == Format::Protobuf {
+        return if doc.has_group("infer_config") {
+            Verdict::Lint(
+                Kind::NvInferServer,
+                "protobuf text with `infer_config`: nvinferserver's".into(),
+            )
+        } else {
+            Verdict::Skip(
+                SkipReason::NotNvInferServer,
+                "protobuf text without `infer_config`: not an nvinferserver config (Triton's own model config?)".into(),
+            )
+        };
+    }
     // YAML scalars at the top level land in a group with no name: they are
     // not groups of any reader.
     let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
@@ -312,9 +366,15 @@ pub fn verdict(doc: &Document) -> Verdict {
         );
     }
     if doc.format == Format::Yaml && has("deepstream") {
+        if crate::model::frontend::service_maker::is_pipeline(doc) {
+            return Verdict::Lint(
+                Kind::ServiceMaker,
+                "`deepstream:` with `nodes:`: a Service Maker pipeline".into(),
+            );
+        }
         return skip(
             SkipReason::ServiceMaker,
-            "`deepstream:` pipeline: a Service Maker app".into(),
+            "`deepstream:` without `nodes:`: no Service Maker pipeline to build".into(),
         );
     }
     if doc.format == Format::Yaml && has("NvDCF") {
@@ -347,6 +407,7 @@ pub fn verdict(doc: &Document) -> Verdict {
     match doc.format {
         Format::KeyFile => keyfile_verdict(doc, &names),
         Format::Yaml => yaml_verdict(doc, &names),
+        Format::Protobuf => unreachable!("protobuf text is classified above"),
     }
 }
 
@@ -371,6 +432,12 @@ const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
 
 fn property_verdict(doc: &Document) -> Verdict {
     let prop = |k: &str| doc.get("property", k).is_some();
+    if doc.format == Format::KeyFile && doc.group_names().iter().any(|n| analytics_stream_group(n).is_some()) {
+        return Verdict::Lint(
+            Kind::Analytics,
+            "[property] and per-stream groups ([roi-filtering-stream-N]…): nvdsanalytics".into(),
+        );
+    }
     if prop("network-input-shape") {
         return Verdict::Lint(
             Kind::Preprocess,
@@ -532,17 +599,17 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     )
 }
 
-/// Which syntax to read a file with. Extensions decide first; a file with
-/// none that looks like YAML is read as YAML. nvinferserver's protobuf text
-/// (often named `.txt`) is neither.
+/// Which syntax to read a file with. Protobuf text (nvinferserver's, often
+/// named `.txt` or `.yml`) is known by its content; then extensions decide;
+/// a file with none that looks like YAML is read as YAML.
 pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if looks_like_protobuf(text) {
-        return None;
+    if ext == "pbtxt" || looks_like_protobuf(text) {
+        return Some(Format::Protobuf);
     }
     match ext.as_str() {
         "yml" | "yaml" => Some(Format::Yaml),
@@ -625,6 +692,13 @@ mod tests {
         );
         assert_eq!(kind("[tracker]\ntracker-width=640\n", KeyFile), Some(Kind::Tracker));
         assert_eq!(
+            kind(
+                "[property]\nconfig-width=1920\n[roi-filtering-stream-0]\nroi-A=0;0;10;0;10;10\n",
+                KeyFile
+            ),
+            Some(Kind::Analytics)
+        );
+        assert_eq!(
             kind("application:\n  a: 1\nsink0:\n  enable: 1\n", Yaml),
             Some(Kind::App)
         );
@@ -666,8 +740,17 @@ mod tests {
             Some(ParallelInferenceApp)
         );
         assert_eq!(
-            skip("deepstream:\n  nodes:\n  - type: nvinfer\n", Yaml),
-            Some(ServiceMaker)
+            kind("deepstream:\n  nodes:\n  - type: nvinfer\n", Yaml),
+            Some(Kind::ServiceMaker)
+        );
+        assert_eq!(skip("deepstream:\n  version: 1\n", Yaml), Some(ServiceMaker));
+        assert_eq!(
+            kind("infer_config {\n  unique_id: 1\n}\n", Format::Protobuf),
+            Some(Kind::NvInferServer)
+        );
+        assert_eq!(
+            skip("name: \"m\"\nmax_batch_size: 8\n", Format::Protobuf),
+            Some(NotNvInferServer)
         );
         // nvdspostprocess: nvinfer-like keys, no model source.
         assert_eq!(
