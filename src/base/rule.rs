@@ -36,6 +36,9 @@ pub enum When {
     /// A missing media file outside the bench profile: machine state, not
     /// config (DS704, Precision 9).
     MediaOutsideBench,
+    /// The expected value is a Stage 0 preset (no measurement in the facts)
+    /// and the value set is not provably wrong (Precision 7).
+    Preset,
 }
 
 impl When {
@@ -48,6 +51,7 @@ impl When {
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
+            When::Preset => "when the expected value is a preset, not a measurement (no facts)",
         }
     }
 }
@@ -246,8 +250,8 @@ registry! {
         summary: "a suppression comment that silences nothing",
     }
     StreammuxBatchSize = "DS101", "streammux-batch-size" {
-        severity: Warning, also: [(When::PrimaryBatchDiffers, Error)],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::PrimaryBatchDiffers, Error), (When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
         status: Status::Emitted,
         summary: "streammux batch-size is not final_batch",
     }
@@ -258,8 +262,8 @@ registry! {
         summary: "streammux width/height is not min(source, model)",
     }
     BatchedPushTimeout = "DS103", "batched-push-timeout" {
-        severity: Warning, also: [],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or outside [8333, 133333] µs"),
         status: Status::Emitted,
         summary: "batched-push-timeout is not one frame interval",
     }
@@ -282,8 +286,8 @@ registry! {
         summary: "streammux pads frames",
     }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
-        severity: Warning, also: [],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
         status: Status::Emitted,
         summary: "primary nvinfer batch-size is not final_batch",
     }

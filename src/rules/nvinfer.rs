@@ -235,6 +235,10 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
             origin(eff.setting)
         ),
     };
+    // Without a measurement final_batch is a preset (Precision 7): only a
+    // batch larger than its streams is a defect; a difference from the
+    // streammux batch is DS701's.
+    let proven = ctx.batch_is_proven(p, eff.value);
     out.push(
         Diagnostic::new(
             Rule::PrimaryBatchSize,
@@ -242,11 +246,12 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
             span,
             format!("primary {} batch-size is {} ({how})", factory(inf), eff.value),
         )
+        .when(When::Preset, !proven)
         .expected(fb.to_string())
         .why(format!("{why}: the engine runs one batch per streammux batch"))
         .fix(
             eff.site()
-                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])),
+                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
         ),
     );
 }

@@ -6,6 +6,10 @@ use crate::base::rule::{Rule, When};
 use crate::model::graph::{Pipeline, Role, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
 
+/// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
+/// between 15 and 60 fps: from half of 1e6/60 to twice 1e6/15.
+const PLAUSIBLE_PUSH_TIMEOUT_US: std::ops::RangeInclusive<i64> = 8333..=133_333;
+
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = p.first(&Role::Streammux) else { return };
     // DS101: batch-size = final_batch.
@@ -13,10 +17,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if eff.value != fb as i64 {
             let primary = p.primary().and_then(|g| g.int("batch-size"));
             let mismatch = primary.is_some_and(|pb| pb.value != eff.value) && p.first(&Role::Preprocess).is_none();
+            // Without a measurement, min(n_streams, 16) is a preset: only a
+            // batch larger than its streams, or one the primary disagrees
+            // with (DS701), is a defect (Precision 7).
+            let proven = ctx.batch_is_proven(p, eff.value);
             let (file, span) = eff.at();
             let fix = eff
                 .site()
-                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
+                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string()));
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxBatchSize,
@@ -24,6 +32,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     span,
                     format!("streammux batch-size is {} ({})", eff.value, origin(eff.setting)),
                 )
+                .when(When::Preset, !proven)
                 .when(When::PrimaryBatchDiffers, mismatch)
                 .expected(fb.to_string())
                 .why(format!(
@@ -73,10 +82,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // DS103: batched-push-timeout = round(1e6 / source_fps) µs.
-    let fps = ctx.facts.and_then(|f| f.source_fps()).unwrap_or(30.0);
+    // DS103: batched-push-timeout = round(1e6 / source_fps) µs. Without
+    // facts the 30 fps behind 33333 is a guess (Precision 7): the value is a
+    // defect only outside [0.5×, 2×] the frame interval of every plausible
+    // source (15–60 fps), else the finding is a suggestion.
+    let facts_fps = ctx.facts.and_then(|f| f.source_fps());
+    let fps = facts_fps.unwrap_or(30.0);
     let want = (1e6 / fps).round() as i64;
-    let fps_from = if ctx.facts.and_then(|f| f.source_fps()).is_some() {
+    let fps_from = if facts_fps.is_some() {
         "workload.source_fps in facts"
     } else {
         "default 30 fps"
@@ -86,6 +99,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         site(mux, "batched-push-timeout"),
     ) {
         if have != want {
+            let proven = facts_fps.is_some() || !PLAUSIBLE_PUSH_TIMEOUT_US.contains(&have);
             out.push(
                 Diagnostic::new(
                     Rule::BatchedPushTimeout,
@@ -93,13 +107,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     loc.value_span.clone(),
                     format!("batched-push-timeout is {have} µs"),
                 )
+                .when(When::Preset, !proven)
                 .expected(want.to_string())
                 .why(format!(
                     "one frame interval at {fps} fps ({fps_from}): longer adds latency, shorter pushes partial batches"
                 ))
-                .fix(Some(Fix::safe(
+                .fix(Some(ctx.fix_value(
+                    proven,
+                    loc,
                     format!("set batched-push-timeout={want}"),
-                    vec![ctx.set_value(loc, &want.to_string())],
+                    &want.to_string(),
                 ))),
             );
         }
