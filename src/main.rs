@@ -16,6 +16,12 @@ use dslint::output::{self, human};
 use dslint::rules::context::Profile;
 use dslint::rules::selector;
 
+/// mimalloc: a run makes millions of small allocations (names, values,
+/// messages) on several threads, where it is markedly faster than the
+/// system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "dslint",

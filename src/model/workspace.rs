@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use crate::base::FileId;
 use crate::base::rule::Rule;
@@ -71,7 +70,13 @@ pub struct Workspace {
     /// The project root; `None` (a workspace built in memory) reads nothing
     /// from disk through references.
     pub root: Option<ProjectRoot>,
+    /// Paths already placed in this run (references are resolved by the
+    /// front ends and again by rules): one look at the disk each.
+    placed: std::sync::RwLock<HashMap<PathBuf, Place>>,
 }
+
+/// At most this many placements are remembered.
+const MAX_PLACED: usize = 1 << 17;
 
 /// A file that was read and is not checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,112 +120,111 @@ impl Workspace {
                 ws.read_file(arg, true, true);
                 continue;
             }
-            let found = ws.walk(arg);
-            ws.read_files(&found, false);
+            ws.walk_and_read(arg);
         }
         ws
     }
 
     fn place(&self, path: &Path) -> Place {
-        match &self.root {
-            Some(r) => r.place(path),
-            None => Place::Outside,
+        let Some(root) = &self.root else {
+            return Place::Outside;
+        };
+        if let Some(p) = self.placed.read().ok().and_then(|m| m.get(path).cloned()) {
+            return p;
         }
+        let place = root.place(path);
+        if let Ok(mut m) = self.placed.write() {
+            if m.len() < MAX_PLACED {
+                m.insert(path.to_path_buf(), place.clone());
+            }
+        }
+        place
     }
 
     fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
-    /// The candidate files under a folder. Links that lead out of the root
-    /// are not followed (a link to `/` would walk the machine); a folder
-    /// whose ignore file is not a small regular file is not walked (the
-    /// walker would block on a FIFO or read `/dev/zero` forever).
-    fn walk(&mut self, top: &Path) -> Vec<PathBuf> {
+    /// The candidate files under a folder, read and parsed on the walk's
+    /// threads, in path order.
+    fn walk_and_read(&mut self, top: &Path) {
         let Some(root) = self.root.clone() else {
-            return Vec::new();
+            return;
         };
-        for dir in top.ancestors() {
-            if let Some(msg) = bad_ignore_file(dir) {
-                self.file_problems.push((dir.to_path_buf(), Rule::UnreadableFile, msg));
-                return Vec::new();
-            }
-            if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
-                break;
-            }
-        }
-        let pruned: Arc<Mutex<Vec<(PathBuf, String)>>> = Arc::default();
-        let pruned_in = Arc::clone(&pruned);
-        let follow_outside = root.follow_outside;
-        let walker = ignore::WalkBuilder::new(top)
-            .follow_links(true)
-            .require_git(false)
-            .filter_entry(move |e| {
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                let mut why = None;
-                if e.path_is_symlink() && root.place(e.path()) == Place::Outside && (is_dir || !follow_outside) {
-                    why = Some("is a link that leads outside the project root; not followed".to_string());
-                } else if is_dir {
-                    why = bad_ignore_file(e.path());
+        let wanted = |p: &Path| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| CANDIDATE_EXTENSIONS.iter().any(|c| e.eq_ignore_ascii_case(c)))
+        };
+        let this = &*self;
+        let visit = |l: crate::files::walk::Listed| {
+            // A listed file that is no link is where its folder is: no look
+            // at it before it is opened.
+            let (key, place) = if l.link {
+                this.identify(l.path)
+            } else {
+                match root.place_listed(l.path) {
+                    Place::Inside(real) => (real.clone(), Place::Inside(real)),
+                    _ => this.identify(l.path),
                 }
-                if let Some(w) = why {
-                    if let Ok(mut p) = pruned_in.lock() {
-                        p.push((e.path().to_path_buf(), w));
-                    }
-                    return false;
-                }
-                true
-            })
-            .build();
-        let mut found = Vec::new();
-        for entry in walker {
-            match entry {
-                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                    let p = e.into_path();
-                    let ext = p
-                        .extension()
-                        .and_then(|e| e.to_str())
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    if CANDIDATE_EXTENSIONS.contains(&ext.as_str()) {
-                        found.push(p);
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => {
-                    let (path, msg) = walk_error(&err);
-                    self.file_problems.push((path, Rule::UnreadableFile, msg));
-                }
-            }
-        }
-        let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
-        pruned.sort();
-        for (path, msg) in pruned {
+            };
+            let listed = !l.link && matches!(place, Place::Inside(_));
+            let loaded = this.load_placed(
+                l.path,
+                &key,
+                place,
+                Reading {
+                    walked: true,
+                    explicit: false,
+                    listed,
+                },
+            );
+            (key, loaded)
+        };
+        let walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
+        for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
-        found.sort();
-        found
+        for (path, (key, loaded)) in walked.files {
+            if let Some(&id) = self.by_path.get(&key) {
+                self.files[id].walked = true;
+            } else {
+                self.insert(&path, key, loaded);
+            }
+        }
+    }
+
+    /// Where a path is and the key that names its file: the real path when
+    /// it is inside the root (the placement resolved every link), else the
+    /// canonical path.
+    fn identify(&self, path: &Path) -> (PathBuf, Place) {
+        let place = self.place(path);
+        let key = match &place {
+            Place::Inside(real) => real.clone(),
+            _ => canonical(path),
+        };
+        (key, place)
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
-        self.by_path.get(&canonical(path)).copied()
+        self.by_path.get(&self.identify(path).0).copied()
     }
 
     /// Read, check and parse one file. Returns its id when it is a text file
     /// dslint can read (whether or not it is a DeepStream config).
     pub fn read_file(&mut self, path: &Path, walked: bool, explicit: bool) -> Option<FileId> {
-        let key = canonical(path);
+        let (key, place) = self.identify(path);
         if let Some(&id) = self.by_path.get(&key) {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let loaded = self.load_placed(path, &key, walked, explicit);
+        let loaded = self.load_placed(path, &key, place, Reading::new(walked, explicit));
         self.insert(path, key, loaded)
     }
 
-    /// Place a path against the root, then read it (or say why not).
-    fn load_placed(&self, path: &Path, key: &Path, walked: bool, explicit: bool) -> Loaded {
-        let (real, outside) = match self.place(path) {
+    /// Read a placed path (or say why not).
+    fn load_placed(&self, path: &Path, key: &Path, place: Place, how: Reading) -> Loaded {
+        let (real, outside) = match place {
             Place::Inside(real) => (real, false),
             Place::Missing(_) => return Loaded::Problem("cannot read: no such file; skipped".into()),
             Place::Outside if self.follow_outside() => (path.to_path_buf(), true),
@@ -231,32 +235,12 @@ impl Workspace {
             }
         };
         let text = self.overlay.get(key).cloned();
-        match load_one(&real, path, text, walked, explicit) {
+        match load_one(&real, path, text, how) {
             Loaded::File(mut f) => {
                 f.outside = outside;
                 Loaded::File(f)
             }
             other => other,
-        }
-    }
-
-    /// Read many files at once (in parallel), keeping their order.
-    fn read_files(&mut self, paths: &[PathBuf], explicit: bool) {
-        use rayon::prelude::*;
-        let loaded: Vec<(PathBuf, Loaded)> = paths
-            .par_iter()
-            .map(|p| {
-                let key = canonical(p);
-                let l = self.load_placed(p, &key, true, explicit);
-                (key, l)
-            })
-            .collect();
-        for (path, (key, l)) in paths.iter().zip(loaded) {
-            if let Some(&id) = self.by_path.get(&key) {
-                self.files[id].walked = true;
-            } else {
-                self.insert(path, key, l);
-            }
         }
     }
 
@@ -319,14 +303,26 @@ impl Workspace {
     /// Load a referenced config (not walked) and return its id.
     pub fn load_reference(&mut self, from: FileId, raw: &str) -> Option<FileId> {
         match self.resolve(from, raw)? {
-            Target::Exists(p) if p.is_file() => self.read_file(&p, false, false),
+            Target::Exists(p) => {
+                // Already loaded (the common case: the walk read it): no
+                // more look at the disk.
+                let (key, place) = self.identify(&p);
+                if let Some(&id) = self.by_path.get(&key) {
+                    return Some(id);
+                }
+                if !p.is_file() {
+                    return None;
+                }
+                let loaded = self.load_placed(&p, &key, place, Reading::new(false, false));
+                self.insert(&p, key, loaded)
+            }
             Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
                 let key = canonical(&p);
                 if let Some(&id) = self.by_path.get(&key) {
                     return Some(id);
                 }
                 // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, false, false) {
+                match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false)) {
                     loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
                     _ => None,
                 }
@@ -349,14 +345,45 @@ enum Loaded {
     File(Box<SourceFile>),
 }
 
+/// How a file is read.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// Found by the walk (rather than only referenced).
+    walked: bool,
+    /// Named on the command line: an empty file is a problem, not a skip.
+    explicit: bool,
+    /// A walk's entry its folder listed as a regular file, no link.
+    listed: bool,
+}
+
+impl Reading {
+    fn new(walked: bool, explicit: bool) -> Reading {
+        Reading {
+            walked,
+            explicit,
+            listed: false,
+        }
+    }
+}
+
 /// Read, check and parse one file; no shared state, so files load in
 /// parallel. `real` is where the bytes are read from, `shown` the path as
 /// the user sees it.
-fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
+fn load_one(real: &Path, shown: &Path, overlay: Option<String>, how: Reading) -> Loaded {
+    let Reading {
+        walked,
+        explicit,
+        listed,
+    } = how;
     if let Some(text) = overlay {
         return parse_text(shown, text, walked);
     }
-    let bytes = match read::read_regular(real, MAX_FILE_BYTES) {
+    let read = if listed {
+        read::read_listed(real, MAX_FILE_BYTES)
+    } else {
+        read::read_regular(real, MAX_FILE_BYTES)
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(ReadError::TooLarge { cap }) => {
             return Loaded::Problem(format!("file is over the {cap} byte limit; skipped"));
@@ -380,29 +407,6 @@ fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, ex
             Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped"))
         }
     }
-}
-
-/// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
-/// the walker reads, following links) is not a small regular file.
-fn bad_ignore_file(dir: &Path) -> Option<String> {
-    for name in [".gitignore", ".ignore"] {
-        let p = dir.join(name);
-        if std::fs::symlink_metadata(&p).is_err() {
-            continue;
-        }
-        match read::open_regular(&p, true).and_then(|f| {
-            let len = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?.len();
-            if len > MAX_FILE_BYTES {
-                Err(ReadError::TooLarge { cap: MAX_FILE_BYTES })
-            } else {
-                Ok(())
-            }
-        }) {
-            Ok(()) => {}
-            Err(e) => return Some(format!("{name} {e}; folder not walked")),
-        }
-    }
-    None
 }
 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
@@ -464,24 +468,6 @@ fn skip_reason(doc: &Document) -> String {
         doc.format.describe(),
         shown.join(", ")
     )
-}
-
-fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
-    let mut path = PathBuf::new();
-    let mut cur = err;
-    loop {
-        match cur {
-            ignore::Error::WithPath { path: p, err } => {
-                path = p.clone();
-                cur = err;
-            }
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => cur = err,
-            ignore::Error::Loop { child, .. } => {
-                return (child.clone(), "directory symlink loop; not followed".to_string());
-            }
-            other => return (path, format!("{other}; skipped")),
-        }
-    }
 }
 
 /// A key for "the same file": the canonical path when it exists.

@@ -13,13 +13,18 @@ pub mod tracker;
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{Pipeline, Role};
+use crate::model::graph::{Graph, Pipeline, Role};
 use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
+
+type FastSet<T> = HashSet<T, foldhash::fast::RandomState>;
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Everything one `check` run found, in a stable order.
 pub struct CheckResult {
@@ -92,6 +97,10 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
 }
 
 /// Run every rule, keep the selected codes, apply inline suppressions.
+///
+/// The files' checks and the pipelines' rules run in parallel; each yields
+/// its findings in the order a sequential run would, and the lists are
+/// joined in that order, so what comes out does not depend on the threads.
 pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
     let graph = frontend::build(ws);
     let ctx = Ctx {
@@ -100,53 +109,113 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         profile,
         bench_sink_type: sel.bench_sink_type.unwrap_or(1),
     };
-    let mut out = Vec::new();
-    for id in 0..ctx.ws.files.len() {
-        input::check_file(&ctx, id, &mut out);
-    }
-    for p in &graph.pipelines {
-        streammux::check(&ctx, p, &mut out);
-        source::check(&ctx, p, &mut out);
-        output::check(&ctx, p, &mut out);
-        cross::check(&ctx, p, &mut out);
-        if let Some(t) = p.first(&Role::Tracker) {
-            tracker::check(&ctx, t, &mut out);
-        }
-        for inf in p.infers() {
-            nvinfer::check(&ctx, inf, Some(p), &mut out);
-        }
-    }
-    // Configs nothing references are checked on their own.
-    for e in &graph.standalone {
-        match e.role {
-            Role::Infer(_) => nvinfer::check(&ctx, e, None, &mut out),
-            Role::Tracker => tracker::check(&ctx, e, &mut out),
-            _ => {}
-        }
-    }
-    // A file in several pipelines gets each finding once.
-    let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
-    let mut per_file: std::collections::HashMap<FileId, Vec<&str>> = std::collections::HashMap::new();
-    out.retain(|d| {
-        let ignored = per_file
-            .entry(d.file)
-            .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
-        sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
-    });
-    let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
-    out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
-            ctx.ws.files[b.file].path.as_path(),
-            b.span.start,
-            b.code(),
-        ))
-    });
-    withhold_outside(ctx.ws, &graph.pipelines, &mut out);
+    let found = findings(&ctx, &graph);
+    let out = merge(ctx.ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
     }
+}
+
+/// Every rule's findings, before selection and suppressions: the files'
+/// own checks (DS001–DS006), then each pipeline's rules, then the
+/// standalone elements'.
+fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
+    let per_file: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
+        .into_par_iter()
+        .map(|id| {
+            let mut out = Vec::new();
+            input::check_file(ctx, id, &mut out);
+            out
+        })
+        .collect();
+    let per_pipeline: Vec<Vec<Diagnostic>> = graph
+        .pipelines
+        .par_iter()
+        .map(|p| {
+            let mut out = Vec::new();
+            pipeline_rules(ctx, p, &mut out);
+            out
+        })
+        .collect();
+    // Configs nothing references are checked on their own.
+    let per_element: Vec<Vec<Diagnostic>> = graph
+        .standalone
+        .par_iter()
+        .map(|e| {
+            let mut out = Vec::new();
+            match e.role {
+                Role::Infer(_) => nvinfer::check(ctx, e, None, &mut out),
+                Role::Tracker => tracker::check(ctx, e, &mut out),
+                _ => {}
+            }
+            out
+        })
+        .collect();
+    let mut out = Vec::with_capacity(
+        [&per_file, &per_pipeline, &per_element]
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(Vec::len)
+            .sum(),
+    );
+    for list in per_file.into_iter().chain(per_pipeline).chain(per_element) {
+        out.extend(list);
+    }
+    out
+}
+
+/// The rules that look at one pipeline.
+fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    streammux::check(ctx, p, out);
+    source::check(ctx, p, out);
+    output::check(ctx, p, out);
+    cross::check(ctx, p, out);
+    if let Some(t) = p.first(&Role::Tracker) {
+        tracker::check(ctx, t, out);
+    }
+    for inf in p.infers() {
+        nvinfer::check(ctx, inf, Some(p), out);
+    }
+}
+
+/// From every rule's findings to what is reported: each finding once (a
+/// file in several pipelines gets it from each), the selected codes only,
+/// inline suppressions applied (and the unused ones reported), sorted by
+/// path, offset and code, and what involves a file outside the root
+/// withheld.
+fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+    let keep: Vec<bool> = {
+        let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
+        out.iter()
+            .map(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.as_str())))
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(true));
+    let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
+    out.retain(|d| {
+        let ignored = per_file
+            .entry(d.file)
+            .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
+        sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
+    });
+    let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    // Files ranked by path once: the sort compares numbers, not paths
+    // (files with the same path share a rank, as the paths compare equal).
+    let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
+    by_path.par_sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
+    let mut rank = vec![0usize; ws.files.len()];
+    for (i, w) in by_path.iter().enumerate() {
+        rank[*w] = match i {
+            0 => 0,
+            _ if ws.files[by_path[i - 1]].path == ws.files[*w].path => rank[by_path[i - 1]],
+            _ => i,
+        };
+    }
+    out.par_sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+    withhold_outside(ws, pipelines, &mut out);
+    out
 }
 
 /// Files outside the project root are read only with `--follow-outside`,
