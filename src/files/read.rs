@@ -114,8 +114,8 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// and not a link (a walk's entry): opened without a look first (the
 /// listing was that look; a FIFO or device swapped in since opens without
 /// blocking, as `O_NONBLOCK` asks, and is refused on the open descriptor),
-/// and never through a link (one swapped in is read as `read_regular`
-/// would, following it).
+/// and never through a link: one swapped in since the listing is refused,
+/// as it was placed against the root as a plain file, not where it leads.
 pub fn read_listed(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let opened = std::fs::OpenOptions::new()
         .read(true)
@@ -123,7 +123,9 @@ pub fn read_listed(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
         .open(path);
     let mut file = match opened {
         Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return read_regular(path, cap),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(ReadError::Io("became a link while the folder was walked".into()));
+        }
         Err(e) => return Err(ReadError::Io(e.to_string())),
     };
     let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
@@ -172,6 +174,28 @@ mod tests {
         assert_eq!(
             open_regular(&d.path().join("l"), false).err(),
             Some(ReadError::NotRegular("a symbolic link"))
+        );
+    }
+
+    /// A walk's entry is read with the same refusals, and a link found
+    /// where the listing showed a file is not followed.
+    #[test]
+    fn listed_reads_keep_the_refusals() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(read_listed(&fifo, 10), Err(ReadError::NotRegular("a FIFO")));
+        assert_eq!(read_listed(d.path(), 10), Err(ReadError::NotRegular("a folder")));
+        let f = d.path().join("f");
+        std::fs::write(&f, "0123456789").unwrap();
+        assert_eq!(read_listed(&f, 10).unwrap(), b"0123456789");
+        assert_eq!(read_listed(&f, 9), Err(ReadError::TooLarge { cap: 9 }));
+        std::os::unix::fs::symlink(&f, d.path().join("l")).unwrap();
+        assert_eq!(
+            read_listed(&d.path().join("l"), 10),
+            Err(ReadError::Io("became a link while the folder was walked".into()))
         );
     }
 }
