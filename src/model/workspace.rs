@@ -35,6 +35,10 @@ impl SourceFile {
     pub fn position(&self, offset: usize) -> (usize, usize) {
         self.lines.position(&self.doc.text, offset)
     }
+    /// 1-based line and byte column of a byte offset.
+    pub fn byte_position(&self, offset: usize) -> (usize, usize) {
+        self.lines.byte_position(&self.doc.text, offset)
+    }
     pub fn dir(&self) -> PathBuf {
         self.path.parent().map(Path::to_path_buf).unwrap_or_default()
     }
@@ -73,6 +77,9 @@ pub struct Workspace {
     /// Paths already placed in this run (references are resolved by the
     /// front ends and again by rules): one look at the disk each.
     placed: std::sync::RwLock<HashMap<PathBuf, Place>>,
+    /// Files parsed by an earlier load, by key, with whether their text
+    /// came from the overlay (`load_reusing`); empty otherwise.
+    reuse: std::sync::Mutex<HashMap<PathBuf, (Box<SourceFile>, bool)>>,
 }
 
 /// At most this many placements are remembered.
@@ -104,12 +111,16 @@ impl Workspace {
 
     /// Load `paths` under `root`, some texts replaced (by canonical path).
     pub fn load_in(paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) -> Workspace {
-        let mut ws = Workspace {
-            overlay,
-            roots: paths.to_vec(),
-            root,
-            ..Workspace::default()
-        };
+        let mut ws = Workspace::default();
+        ws.fill(paths, root, overlay);
+        ws
+    }
+
+    fn fill(&mut self, paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) {
+        self.overlay = overlay;
+        self.roots = paths.to_vec();
+        self.root = root;
+        let ws = self;
         for arg in paths {
             if std::fs::symlink_metadata(arg).is_err() {
                 ws.missing_args.push(arg.clone());
@@ -122,7 +133,6 @@ impl Workspace {
             }
             ws.walk_and_read(arg);
         }
-        ws
     }
 
     fn place(&self, path: &Path) -> Place {
@@ -234,14 +244,69 @@ impl Workspace {
                 );
             }
         };
-        let text = self.overlay.get(key).cloned();
-        match load_one(&real, path, text, how) {
+        let text = self.overlay.get(key);
+        let loaded = match self.take_reusable(key, text) {
+            Some(mut f) => {
+                f.path = path.to_path_buf();
+                f.walked = how.walked;
+                Loaded::File(f)
+            }
+            None => load_one(&real, path, text.cloned(), how),
+        };
+        match loaded {
             Loaded::File(mut f) => {
                 f.outside = outside;
                 Loaded::File(f)
             }
             other => other,
         }
+    }
+
+    /// A file an earlier load parsed, if its text is still the one it
+    /// would read now: the same overlay text, or no overlay then and now
+    /// (the disk is read once a run).
+    fn take_reusable(&self, key: &Path, overlay: Option<&String>) -> Option<Box<SourceFile>> {
+        let mut reuse = self.reuse.lock().ok()?;
+        let (f, had_overlay) = reuse.remove(key)?;
+        match overlay {
+            Some(t) if *t == f.doc.text => Some(f),
+            None if !had_overlay => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Load `paths` again after `previous` (a `fix` pass): the files whose
+    /// text did not change since are taken from it, not read and parsed
+    /// again. What comes out is what `load_in` would make.
+    pub fn load_reusing(
+        paths: &[PathBuf],
+        root: Option<ProjectRoot>,
+        overlay: HashMap<PathBuf, String>,
+        previous: Workspace,
+    ) -> Workspace {
+        let mut keys: Vec<Option<PathBuf>> = vec![None; previous.files.len()];
+        for (key, &id) in &previous.by_path {
+            keys[id] = Some(key.clone());
+        }
+        let reuse = previous
+            .files
+            .into_iter()
+            .zip(keys)
+            .filter_map(|(f, key)| {
+                let key = key?;
+                let had_overlay = previous.overlay.contains_key(&key);
+                Some((key, (Box::new(f), had_overlay)))
+            })
+            .collect();
+        let mut ws = Workspace {
+            reuse: std::sync::Mutex::new(reuse),
+            // Where paths land does not change within a run.
+            placed: previous.placed,
+            ..Workspace::default()
+        };
+        ws.fill(paths, root, overlay);
+        ws.reuse = std::sync::Mutex::default();
+        ws
     }
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {

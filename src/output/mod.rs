@@ -7,6 +7,7 @@ pub mod human;
 pub mod json;
 pub mod machine;
 pub mod rules;
+pub mod sarif;
 pub mod statistics;
 
 use std::path::Path;

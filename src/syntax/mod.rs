@@ -95,7 +95,9 @@ struct Index {
     lists: Vec<Vec<usize>>,
     /// (group, entry) of the winning entry of each (group name, key).
     winners: HashTable<(usize, usize)>,
-    hasher: foldhash::fast::FixedState,
+    /// Seeded at random per run: the names come from the file, and a fixed
+    /// seed would let a crafted file collide them all (quadratic lookups).
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Index {
@@ -251,6 +253,14 @@ impl LineIndex {
         let prefix = text.get(start..offset).unwrap_or("");
         let col = prefix.trim_start_matches('\u{feff}').chars().count() + 1;
         (line + 1, col)
+    }
+
+    /// 1-based line and byte column of a byte offset (the column counts
+    /// bytes from the line's start, a BOM included, as review tools do).
+    pub fn byte_position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.line(offset);
+        (line, offset - self.starts[line - 1] + 1)
     }
 
     /// Byte range of a 1-based line, without its line ending.
