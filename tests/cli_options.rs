@@ -176,11 +176,13 @@ fn show_files_lists_what_was_read_as_what_and_what_was_skipped() {
          ./pgie.txt: nvinfer config (key-file)\n\
          ./triton.txt: skipped: protobuf text (an nvinferserver config?), which dslint does not read\n"
     );
-    // A config found only by following a reference says so.
+    // A config found by following a reference from a named file is read
+    // for the pipeline, and says so; a folder's are checked.
     let (_, out, _) = dslint_in(d, &["check", "app.txt", "--show-files"]);
     assert_eq!(
         out,
-        "app.txt: deepstream-app config (key-file)\npgie.txt: nvinfer config (key-file), referenced\n"
+        "app.txt: deepstream-app config (key-file)\n\
+         pgie.txt: nvinfer config (key-file), pipeline context (its own findings are not reported)\n"
     );
     let (rc, out, _) = dslint_in(d, &["check", "app.txt", "--show-files", "--format", "json"]);
     assert_eq!(rc, 0);
@@ -189,7 +191,7 @@ fn show_files_lists_what_was_read_as_what_and_what_was_skipped() {
         v,
         serde_json::json!([
             {"file": "app.txt", "status": "checked", "kind": "deepstream-app config", "syntax": "key-file", "referenced": false, "reason": null},
-            {"file": "pgie.txt", "status": "checked", "kind": "nvinfer config", "syntax": "key-file", "referenced": true, "reason": null}
+            {"file": "pgie.txt", "status": "context", "kind": "nvinfer config", "syntax": "key-file", "referenced": true, "reason": null}
         ])
     );
     let (rc, _, err) = dslint_in(d, &["check", ".", "--show-files", "--format", "sarif"]);
@@ -261,7 +263,7 @@ fn statistics_with_totals_and_a_legend_or_as_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["totals"],
-        serde_json::json!({"findings": 17, "errors": 2, "warnings": 7, "info": 8, "fixable_safe": 5, "fixable_unsafe": 6, "files": 6})
+        serde_json::json!({"findings": 17, "errors": 2, "warnings": 7, "info": 8, "fixable_safe": 5, "fixable_unsafe": 6, "fixable_related": 0, "files": 6, "context": 0})
     );
     let codes = v["codes"].as_array().unwrap();
     assert_eq!(codes.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 17);

@@ -120,6 +120,7 @@ fn fixes_leave_untouched_keys_as_glib_reads_them() {
             unsafe_fixes: true,
             selection: Default::default(),
             root: None,
+            fix_related: false,
         };
         let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
         for (path, (old, new)) in o.changed {

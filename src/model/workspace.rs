@@ -97,6 +97,12 @@ pub struct Skipped {
 /// Extensions a directory walk looks at.
 const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf"];
 
+/// Whether a directory walk looks at this file (by its extension).
+pub fn is_candidate(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    CANDIDATE_EXTENSIONS.iter().any(|c| ext.eq_ignore_ascii_case(c))
+}
+
 impl Workspace {
     /// Load with the project root discovered from the paths.
     pub fn load(paths: &[PathBuf]) -> Workspace {
@@ -161,11 +167,6 @@ impl Workspace {
         let Some(root) = self.root.clone() else {
             return;
         };
-        let wanted = |p: &Path| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| CANDIDATE_EXTENSIONS.iter().any(|c| e.eq_ignore_ascii_case(c)))
-        };
         let this = &*self;
         let visit = |l: crate::files::walk::Listed| {
             // A listed file that is no link is where its folder is: no look
@@ -191,7 +192,7 @@ impl Workspace {
             );
             (key, loaded)
         };
-        let walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
+        let walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &is_candidate, &visit);
         for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
@@ -277,7 +278,9 @@ impl Workspace {
 
     /// Load `paths` again after `previous` (a `fix` pass): the files whose
     /// text did not change since are taken from it, not read and parsed
-    /// again. What comes out is what `load_in` would make.
+    /// again, by this load and by the loads of references and context that
+    /// follow until `drop_reusable`. What comes out is what `load_in` would
+    /// make.
     pub fn load_reusing(
         paths: &[PathBuf],
         root: Option<ProjectRoot>,
@@ -305,8 +308,13 @@ impl Workspace {
             ..Workspace::default()
         };
         ws.fill(paths, root, overlay);
-        ws.reuse = std::sync::Mutex::default();
         ws
+    }
+
+    /// Let go of what `load_reusing` kept and no load asked for (the files
+    /// of the last pass that are not loaded any more).
+    pub fn drop_reusable(&mut self) {
+        self.reuse = std::sync::Mutex::default();
     }
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
@@ -398,6 +406,24 @@ impl Workspace {
 
     pub fn syntax_errors(&self, id: FileId) -> &[SyntaxError] {
         &self.files[id].doc.errors
+    }
+}
+
+/// What a walk found: the candidate files, and the paths it could not walk
+/// (with why).
+pub struct Walked {
+    pub files: Vec<PathBuf>,
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+/// The candidate files under a folder (by extension, respecting
+/// `.gitignore`, with the guarantees of `files::walk`), sorted, without
+/// reading them.
+pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
+    let walked = crate::files::walk::walk(root, top, rayon::current_num_threads(), &is_candidate, &|_| ());
+    Walked {
+        files: walked.files.into_iter().map(|(p, ())| p).collect(),
+        problems: walked.problems,
     }
 }
 

@@ -18,7 +18,8 @@ use crate::model::workspace::Workspace;
 #[derive(Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FileEntry {
     pub file: String,
-    /// `checked`, `skipped` or `unreadable`.
+    /// `checked`, `context` (read for the pipeline of a named file; its own
+    /// findings are not reported), `skipped` or `unreadable`.
     pub status: &'static str,
     /// What it was read as (`nvinfer config`), when checked.
     pub kind: Option<&'static str>,
@@ -32,12 +33,14 @@ pub struct FileEntry {
 
 pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
     let name = |p: &Path| p.display().to_string();
+    let covered = crate::context::Scope::of(ws).covered(ws);
     let mut out: Vec<FileEntry> = ws
         .files
         .iter()
-        .map(|f| FileEntry {
+        .zip(covered)
+        .map(|(f, covered)| FileEntry {
             file: name(&f.path),
-            status: "checked",
+            status: if covered { "checked" } else { "context" },
             kind: f.kind.map(|k| k.describe()),
             syntax: Some(f.doc.format.describe()),
             referenced: !f.walked,
@@ -72,7 +75,11 @@ pub fn text(entries: &[FileEntry]) -> String {
                 out,
                 "{}: {kind} ({syntax}){}",
                 e.file,
-                if e.referenced { ", referenced" } else { "" }
+                match (e.status, e.referenced) {
+                    ("context", _) => ", pipeline context (its own findings are not reported)",
+                    (_, true) => ", referenced",
+                    _ => "",
+                }
             ),
             (_, _, reason) => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
         };

@@ -45,9 +45,23 @@ pub struct Settings {
     pub per_file_base: Option<std::path::PathBuf>,
     /// The sink type the bench profile asks for (DS603); default 1, fakesink.
     pub bench_sink_type: Option<i64>,
+    /// Report the findings of every file read even when files are named
+    /// (runs that rewrite a whole pipeline: measure's variants). By
+    /// default a run that names files reports those files and the findings
+    /// of their pipelines that involve them (`context::Scope`).
+    pub whole_pipelines: bool,
 }
 
 impl Settings {
+    /// Which files' findings this run reports in `ws`.
+    pub fn scope(&self, ws: &Workspace) -> crate::context::Scope {
+        if self.whole_pipelines {
+            crate::context::Scope::default()
+        } else {
+            crate::context::Scope::of(ws)
+        }
+    }
+
     /// Selectors are validated where they are written (`selector::parse`);
     /// an empty one still matches nothing here, never every code.
     pub fn enabled(&self, code: &str) -> bool {
@@ -200,7 +214,10 @@ fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: 
             .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    let out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    // Files named on the command line: their findings, and those of their
+    // pipelines that involve them (moved to their side).
+    let mut out = sel.scope(ws).report(ws, out);
     // Files ranked by path once: the sort compares numbers, not paths
     // (files with the same path share a rank, as the paths compare equal).
     let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();

@@ -19,7 +19,7 @@ use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
 
 /// Keys whose value is the path of another config file.
-const CONFIG_PATH_KEYS: &[&str] = &[
+pub const CONFIG_PATH_KEYS: &[&str] = &[
     "config-file",
     "config-file-path",
     "ll-config-file",
@@ -27,7 +27,7 @@ const CONFIG_PATH_KEYS: &[&str] = &[
     "msg-broker-config",
 ];
 /// Keys whose value is the path of a model, label or library file.
-const DATA_PATH_KEYS: &[&str] = &[
+pub const DATA_PATH_KEYS: &[&str] = &[
     "labelfile-path",
     "onnx-file",
     "model-file",
