@@ -249,7 +249,7 @@ fn unsafe_fixes_need_the_flag() {
 }
 
 /// Two apps that load one primary config with different batch sizes: each
-/// pass's DS201 fix undoes the other's. The loop sees the file come back to
+/// pass's DS701 fix (set both batch-size) undoes the other's. The loop sees the file come back to
 /// a text it had (allowed once: a later fix may rightly undo an earlier
 /// one) and, the second time, stops fixing that file and names it, instead
 /// of flipping it until MAX_PASSES.
@@ -278,12 +278,13 @@ fn fixes_that_undo_each_other_stop_and_are_named() {
     // 1 → 2 (app_a), 2 → 4 (app_b), 4 → 2 (back once), then the cycle is
     // seen: three passes, and the file is left as the third pass made it.
     assert_eq!(o.passes, 3);
-    assert_eq!(o.applied.get("DS201"), Some(&3));
+    assert_eq!(o.applied, [("DS701", 3)].into_iter().collect());
     let (_, new) = &o.changed[&pgie];
     assert!(new.contains("\nbatch-size=2\n"), "{new}");
     // The finding the cycle left is still reported, with its fix.
-    let left: Vec<_> = o.remaining.iter().filter(|d| d.code() == "DS201").collect();
+    let left: Vec<_> = o.remaining.iter().filter(|d| d.code() == "DS701").collect();
     assert_eq!(left.len(), 1);
+    assert_eq!(o.final_ws.files[left[0].file].path, d.join("app_b.txt"));
     assert!(left[0].fix.is_some());
     let summary = diff::summary(&o, false);
     assert!(

@@ -61,11 +61,7 @@ pub fn write(out: &mut dyn Write, ws: &Workspace, diags: &[Diagnostic], problems
 
 /// The findings as a JSON array, whole (tests).
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
-    let mut out = Vec::new();
-    // Writing to memory fails only on a serializer error, which these
-    // records of strings and numbers do not raise.
-    let _ = write(&mut out, ws, diags, problems);
-    String::from_utf8(out).unwrap_or_default()
+    crate::output::to_string(|w| write(w, ws, diags, problems))
 }
 
 /// The findings as JSON objects, problems first, then by file and position.

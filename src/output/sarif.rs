@@ -353,11 +353,7 @@ pub fn write(out: &mut dyn Write, ws: &Workspace, diags: &[Diagnostic], problems
 
 /// The SARIF log as a string (tests, and callers that want it whole).
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
-    let mut out = Vec::new();
-    // Writing to memory fails only on a serializer error, which typed
-    // records of strings and numbers do not raise.
-    let _ = write(&mut out, ws, diags, problems);
-    String::from_utf8(out).unwrap_or_default()
+    crate::output::to_string(|w| write(w, ws, diags, problems))
 }
 
 /// The group/key a finding is about, for fingerprints (else the message):
