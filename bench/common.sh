@@ -37,7 +37,7 @@ make_config_tree() {
   done
   while [ "$made" -lt "$n" ]; do
     mkdir -p "$dir/p$i"
-    find "${templates[$((i % ${#templates[@]}))]}" -maxdepth 1 -type f -exec cp {} "$dir/p$i"/ \;
+    find "${templates[$((i % ${#templates[@]}))]}" -maxdepth 1 -type f -exec cp -t "$dir/p$i" {} +
     made=$((made + counts[$((i % ${#templates[@]}))]))
     i=$((i + 1))
   done

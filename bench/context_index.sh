@@ -31,15 +31,17 @@ NAMED=$TREE/p$k/pgie.txt
 find "$TREE" -type f \( -name '*.txt' -o -name '*.yml' -o -name '*.yaml' -o -name '*.cfg' -o -name '*.conf' \) -print0 > "$TREE.list"
 FILES=$(tr -cd '\0' < "$TREE.list" | wc -c)
 KEYED=$(xargs -0 grep -l -E 'config-file|labelfile-path|msg-conv-config|msg-broker-config|onnx-file|model-file|proto-file|uff-file|tlt-encoded-model|custom-lib-path|mean-file' < "$TREE.list" | wc -l)
-echo "tree: $FILES candidate files in $TREE_FOLDERS folders, $(du -sh "$TREE" | cut -f1); $KEYED hold a reference key"
+BYTES=$(xargs -0 cat < "$TREE.list" | wc -c)
+echo "tree: $FILES candidate files ($((BYTES / 1024)) KiB) in $TREE_FOLDERS folders; $KEYED hold a reference key"
 
 peak_kib() { # peak resident memory of one run, KiB
-  /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n1
+  { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null || true; } | tail -n1
 }
 
 # The context run must find the app (DS701, moved to the named file).
-"$BIN" check "$NAMED" --root "$TREE" --select DS701 --format concise | grep -q "DS701" ||
-  { echo "the context run did not report DS701" >&2; exit 1; }
+FOUND=$("$BIN" check "$NAMED" --root "$TREE" --select DS701 --format concise || true)
+grep -q "DS701" <<<"$FOUND" || { echo "the context run did not report DS701:" >&2; echo "$FOUND" >&2; exit 1; }
+echo "context run: $(grep -c DS701 <<<"$FOUND") DS701 finding at $(grep -o '^[^ ]*' <<<"$FOUND" | head -n1)"
 
 cat_all() { xargs -0 cat < "$TREE.list"; }
 T_CAT=$(best_of 5 cat_all)

@@ -55,6 +55,17 @@ fn a_named_nvinfer_config_reports_its_pipelines_cross_element_findings() {
 }
 
 #[test]
+fn readme_context_excerpt_is_what_dslint_prints() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let fence = "```\n$ dslint check models/detector.txt --select DS701\n";
+    let start = readme.find(fence).expect("the README's context excerpt") + fence.len();
+    let excerpt = &readme[start..start + readme[start..].find("```").unwrap()];
+    let (rc, out, err) = check_in_project(&["check", "models/detector.txt", "--select", "DS701"]);
+    assert_eq!((rc, err.as_str()), (1, ""));
+    assert_eq!(excerpt, out);
+}
+
+#[test]
 fn a_named_preprocess_config_reports_the_batch_it_feeds() {
     let (rc, out, err) = check_in_project(&["check", "roi/preprocess.txt"]);
     assert_eq!((rc, err.as_str()), (1, ""));
@@ -226,7 +237,14 @@ fn changed_since_checks_the_changed_files_with_their_pipelines() {
     std::fs::write(dir.join("models/labels.txt"), "car\nbus\n").unwrap();
     std::fs::write(dir.join("media/video.mp4"), "changed").unwrap();
     std::fs::remove_file(dir.join("apps/unrelated.txt")).unwrap();
-    std::fs::write(dir.join("models/new.txt"), "[property]\nbatch-size=1\nnetwork-mode=0\n").unwrap();
+    // A model source makes it nvinfer's (without one, nvinfer could not load
+    // it and it is skipped as an nvdspostprocess-shaped config).
+    std::fs::write(dir.join("models/new.onnx"), "onnx").unwrap();
+    std::fs::write(
+        dir.join("models/new.txt"),
+        "[property]\nbatch-size=1\nnetwork-mode=0\nonnx-file=new.onnx\n",
+    )
+    .unwrap();
     let (rc, out, err) = dslint_in(dir, &["check", "--changed-since", &head, "--format", "concise"]);
     assert_eq!(
         err,

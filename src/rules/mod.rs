@@ -16,7 +16,8 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 
 use crate::base::FileId;
-use crate::base::diagnostic::Diagnostic;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::rule::Rule;
 use crate::model::facts::Facts;
 use crate::model::frontend;
 use crate::model::graph::{Graph, Pipeline, Role};
@@ -207,6 +208,7 @@ fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: 
     };
     let mut keep = keep.into_iter();
     out.retain(|_| keep.next().unwrap_or(true));
+    fold_removed_key_notes(ws, &mut out);
     let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
     out.retain(|d| {
         let ignored = per_file
@@ -214,7 +216,17 @@ fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: 
             .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    // A file read with `?` for bytes that are not UTF-8 (in comments) is
+    // linted but never rewritten: writing it back would change those bytes.
+    for d in &mut out {
+        if d.fix
+            .as_ref()
+            .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
+        {
+            d.fix = None;
+        }
+    }
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
     let mut out = sel.scope(ws).report(ws, out);
@@ -233,6 +245,42 @@ fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: 
     out.par_sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
     withhold_outside(ws, pipelines, &mut out);
     out
+}
+
+/// One defect on one line is one finding (Precision 10): a key a later
+/// release no longer reads (DS002 at info) that another rule already
+/// reports on the same line becomes a note of that finding (the first such
+/// finding, in order). The findings of other rules are indexed by line
+/// once, so a file of 100k removed keys stays linear.
+fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let removed = |d: &Diagnostic| d.rule() == Rule::UnknownKey && d.severity() == Severity::Info;
+    if !out.iter().any(removed) {
+        return;
+    }
+    let line = |d: &Diagnostic| (d.file, ws.files[d.file].position(d.span.start).0);
+    let mut hosts: FastMap<(FileId, usize), usize> = FastMap::default();
+    for (j, d) in out.iter().enumerate() {
+        if d.rule() != Rule::UnknownKey {
+            hosts.entry(line(d)).or_insert(j);
+        }
+    }
+    let mut folded = vec![false; out.len()];
+    for i in 0..out.len() {
+        if !removed(&out[i]) {
+            continue;
+        }
+        if let Some(&j) = hosts.get(&line(&out[i])) {
+            let note = out[i].message.clone();
+            let host = &mut out[j];
+            host.why = Some(match host.why.take() {
+                Some(w) => format!("{w}; note: {note}"),
+                None => format!("note: {note}"),
+            });
+            folded[i] = true;
+        }
+    }
+    let mut folded = folded.into_iter();
+    out.retain(|_| !folded.next().unwrap_or(false));
 }
 
 /// Files outside the project root are read only with `--follow-outside`,
