@@ -120,7 +120,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt"];
 
 /// Whether a directory walk looks at this file (by its extension).
 pub fn is_candidate(path: &Path) -> bool {
@@ -656,19 +656,11 @@ fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return if detect::looks_like_protobuf(&text) {
-            Loaded::Skipped(
-                SkipReason::NvInferServer,
-                "protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet".into(),
-                Vec::new(),
-            )
-        } else {
-            Loaded::Skipped(
-                SkipReason::NotAConfig,
-                "neither a key-file nor YAML (by its extension and first line)".into(),
-                Vec::new(),
-            )
-        };
+        return Loaded::Skipped(
+            SkipReason::NotAConfig,
+            "neither a key-file, YAML nor protobuf text (by its extension and first lines)".into(),
+            Vec::new(),
+        );
     };
     classify_parsed(path, Document::parse(text, format), None, walked, referenced_as)
 }

@@ -161,6 +161,7 @@ fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
             let mut out = Vec::new();
             match e.role {
                 Role::Infer(_) => nvinfer::check(ctx, e, None, &mut out),
+                Role::InferServer(_) => nvinfer::check_server(ctx, e, None, &mut out),
                 Role::Tracker => tracker::check(ctx, e, &mut out),
                 _ => {}
             }
@@ -190,7 +191,10 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         tracker::check(ctx, t, out);
     }
     for inf in p.infers() {
-        nvinfer::check(ctx, inf, Some(p), out);
+        match inf.role {
+            Role::InferServer(_) => nvinfer::check_server(ctx, inf, Some(p), out),
+            _ => nvinfer::check(ctx, inf, Some(p), out),
+        }
     }
 }
 
