@@ -1,5 +1,6 @@
 //! The rule book: every code, its page, and the checks that emit it.
 
+pub mod analytics;
 pub mod context;
 pub mod cross;
 pub mod input;
@@ -18,6 +19,7 @@ use rayon::prelude::*;
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::rule::Rule;
+use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
 use crate::model::graph::{Graph, Pipeline, Role};
@@ -134,7 +136,9 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 
 /// Every rule's findings, before selection and suppressions: the files'
 /// own checks (DS001–DS006), then each pipeline's rules, then the
-/// standalone elements'.
+/// standalone elements', then the nvdsanalytics configs'. Each list is made
+/// in parallel and joined in this order (a new family of rules adds its
+/// list here).
 fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
     let per_file: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
         .into_par_iter()
@@ -168,14 +172,43 @@ fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
             out
         })
         .collect();
+    // nvdsanalytics configs, with the stream count of the pipelines that
+    // load them (unknown when any of them has none).
+    let mut analytics_streams: std::collections::BTreeMap<FileId, Option<u32>> = std::collections::BTreeMap::new();
+    for p in &graph.pipelines {
+        for e in p.all(&Role::Analytics) {
+            if let Some(c) = e.config.as_ref().filter(|c| c.kind == Some(Kind::Analytics)) {
+                let n = p.streams();
+                analytics_streams
+                    .entry(c.file)
+                    .and_modify(|m| *m = m.zip(n).map(|(a, b)| a.max(b)))
+                    .or_insert(n);
+            }
+        }
+    }
+    let per_analytics: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
+        .into_par_iter()
+        .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))
+        .map(|id| {
+            let mut out = Vec::new();
+            let streams = analytics_streams.get(&id).copied().flatten();
+            analytics::check(ctx, id, streams, &mut out);
+            out
+        })
+        .collect();
     let mut out = Vec::with_capacity(
-        [&per_file, &per_pipeline, &per_element]
+        [&per_file, &per_pipeline, &per_element, &per_analytics]
             .iter()
             .flat_map(|l| l.iter())
             .map(Vec::len)
             .sum(),
     );
-    for list in per_file.into_iter().chain(per_pipeline).chain(per_element) {
+    for list in per_file
+        .into_iter()
+        .chain(per_pipeline)
+        .chain(per_element)
+        .chain(per_analytics)
+    {
         out.extend(list);
     }
     out
