@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
+use crate::base::rule::Rule;
 use crate::context::{Context, edits_outside};
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
@@ -149,7 +150,7 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             None
         } else {
             loop {
-                let fixable: Vec<&Diagnostic> = result
+                let mut fixable: Vec<&Diagnostic> = result
                     .diagnostics
                     .iter()
                     .filter(wanted)
@@ -159,6 +160,12 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                             .is_some_and(|f| f.edits.iter().all(|e| !frozen.contains(&key(e.file))))
                     })
                     .collect();
+                // An engine name (DS207) follows the batch, GPU and precision
+                // other fixes may be changing in this pass: rename it only
+                // once they are done, against the values they leave.
+                if fixable.iter().any(|d| d.rule() != Rule::EngineNameMismatch) {
+                    fixable.retain(|d| d.rule() != Rule::EngineNameMismatch);
+                }
                 if fixable.is_empty() {
                     break None;
                 }
