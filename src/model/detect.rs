@@ -18,6 +18,11 @@ pub enum Kind {
     Tracker,
     /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
     TrackerLowLevel,
+    /// A shell script that runs `gst-launch-1.0` with DeepStream elements.
+    LaunchScript,
+    /// A Python app that builds a DeepStream pipeline (GStreamer's Python
+    /// bindings or pyservicemaker).
+    PythonApp,
 }
 
 impl Kind {
@@ -29,6 +34,8 @@ impl Kind {
             Kind::Preprocess => "nvdspreprocess config",
             Kind::Tracker => "tracker config",
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+            Kind::LaunchScript => "gst-launch script",
+            Kind::PythonApp => "Python app",
         }
     }
 }
@@ -98,8 +105,37 @@ pub fn numbered(name: &str, prefix: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// DeepStream's own elements: a script or module that names none is not
+/// read further (a cheap scan of the bytes, before any parsing).
+static DEEPSTREAM_ELEMENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        "nv(streammux|infer|tracker|dsosd|osdbin|multistreamtiler|videoconvert|v4l2decoder|urisrcbin|multiurisrcbin|dsanalytics|msgconv|msgbroker|dspreprocess|dsmetamux|eglglessink|3dsink|streamdemux)",
+    )
+    .expect("a valid pattern")
+});
+
+/// What a script or module is, from its bytes: `None` unless it names a
+/// DeepStream element and builds pipelines the way a front end reads.
+fn code_kind(doc: &Document) -> Option<Kind> {
+    let text = doc.text.as_str();
+    if !DEEPSTREAM_ELEMENT.is_match(text) {
+        return None;
+    }
+    match doc.format {
+        Format::Shell => text.contains("gst-launch-1.0").then_some(Kind::LaunchScript),
+        Format::Python => ["ElementFactory", "parse_launch", "parse_bin_from_description", "pyservicemaker"]
+            .iter()
+            .any(|m| text.contains(m))
+            .then_some(Kind::PythonApp),
+        Format::KeyFile | Format::Yaml => None,
+    }
+}
+
 /// Classify a parsed document. `None`: not a DeepStream config we read.
 pub fn classify(doc: &Document) -> Option<Kind> {
+    if matches!(doc.format, Format::Shell | Format::Python) {
+        return code_kind(doc);
+    }
     let names = doc.group_names();
     let has = |g: &str| names.contains(&g);
     // deepstream-parallel-infer's config looks like deepstream-app's but has
@@ -158,12 +194,30 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    match ext.as_str() {
+        "sh" | "bash" => return Some(Format::Shell),
+        "py" => return Some(Format::Python),
+        _ => {}
+    }
     if looks_like_protobuf(text) {
         return None;
     }
     match ext.as_str() {
         "yml" | "yaml" => Some(Format::Yaml),
         "txt" | "cfg" | "ini" | "conf" => Some(Format::KeyFile),
+        _ if text.starts_with("#!") => {
+            let shebang = text.lines().next().unwrap_or("");
+            if shebang.contains("python") {
+                Some(Format::Python)
+            } else if ["sh", "bash", "dash", "zsh"]
+                .iter()
+                .any(|s| shebang.ends_with(&format!("/{s}")) || shebang.ends_with(&format!(" {s}")))
+            {
+                Some(Format::Shell)
+            } else {
+                None
+            }
+        }
         _ => {
             let first = text
                 .lines()

@@ -202,18 +202,39 @@ pub enum Home {
         /// property the element does not set points.
         header: Span,
     },
+    /// A gst-launch element (a script's `gst-launch-1.0` arguments, a
+    /// `Gst.parse_launch` string): ` key=value` is written at `at`, after
+    /// the element's last token.
+    Launch {
+        file: FileId,
+        at: usize,
+        /// The element's factory name.
+        header: Span,
+    },
+    /// An element a Python app makes: a new `set_property` statement is
+    /// written at `at` (the start of the line after the element's last
+    /// statement), `template` with `{key}` and `{value}` filled in.
+    Python {
+        file: FileId,
+        at: usize,
+        /// The call that makes the element.
+        header: Span,
+        template: String,
+    },
 }
 
 impl Home {
     pub fn file(&self) -> FileId {
         match self {
-            Home::Group { file, .. } => *file,
+            Home::Group { file, .. } | Home::Launch { file, .. } | Home::Python { file, .. } => *file,
         }
     }
     /// Where to point a finding about the element as a whole.
     pub fn at(&self) -> (FileId, Span) {
         match self {
-            Home::Group { file, header, .. } => (*file, header.clone()),
+            Home::Group { file, header, .. } | Home::Launch { file, header, .. } | Home::Python { file, header, .. } => {
+                (*file, header.clone())
+            }
         }
     }
 }

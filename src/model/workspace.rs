@@ -75,7 +75,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "sh", "bash", "py"];
 
 impl Workspace {
     pub fn load(paths: &[PathBuf]) -> Workspace {
@@ -319,6 +319,11 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
 /// Why a parsed file is not a config dslint checks, naming what it found.
 fn skip_reason(doc: &Document) -> String {
     let text = &doc.text;
+    match doc.format {
+        Format::Shell => return "a shell script with no gst-launch-1.0 line naming a DeepStream element".into(),
+        Format::Python => return "a Python module that builds no DeepStream pipeline".into(),
+        Format::KeyFile | Format::Yaml => {}
+    }
     if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
         return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
     }

@@ -4,7 +4,10 @@
 
 pub mod glib;
 pub mod keyfile;
+pub mod launch;
+pub mod python;
 mod render;
+pub mod shell;
 pub mod yaml;
 
 use crate::base::Span;
@@ -13,6 +16,10 @@ use crate::base::Span;
 pub enum Format {
     KeyFile,
     Yaml,
+    /// A shell script (its `gst-launch-1.0` lines: `syntax::shell`).
+    Shell,
+    /// A Python module (`syntax::python`).
+    Python,
 }
 
 impl Format {
@@ -20,6 +27,8 @@ impl Format {
         match self {
             Format::KeyFile => "key-file",
             Format::Yaml => "YAML",
+            Format::Shell => "shell script",
+            Format::Python => "Python",
         }
     }
 }
@@ -80,6 +89,21 @@ impl Document {
         match format {
             Format::KeyFile => keyfile::parse(text),
             Format::Yaml => yaml::parse(text),
+            Format::Shell | Format::Python => Document::code(text, format),
+        }
+    }
+
+    /// A script or module: its text, with no groups. Its pipelines are read
+    /// from the text by the front ends (`syntax::shell`, `syntax::python`),
+    /// whose trees keep a byte span on every node.
+    fn code(text: String, format: Format) -> Document {
+        Document {
+            line_ending: detect_line_ending(&text),
+            has_bom: text.starts_with('\u{feff}'),
+            text,
+            format,
+            groups: Vec::new(),
+            errors: Vec::new(),
         }
     }
 

@@ -17,6 +17,15 @@ impl Workspace {
         let file = &self.files[site.file];
         let text = file.doc.text.get(site.value_span.clone()).unwrap_or("");
         let mut range = site.value_span.clone();
+        // A boolean written as a word stays a word (`sync=true` becomes
+        // `sync=false`, Python's `True` becomes `False`).
+        if let Some(word) = boolean_word(text, new) {
+            return Edit {
+                file: site.file,
+                range,
+                text: word,
+            };
+        }
         if let Some(q) = text.chars().next().filter(|c| *c == '"' || *c == '\'') {
             if text.len() >= 2 && text.ends_with(q) {
                 range = range.start + 1..range.end - 1;
@@ -43,13 +52,34 @@ impl Workspace {
     /// An edit that adds `key` at `home`: at the end of the group, in the
     /// file's separator style and line ending.
     pub fn insert_key(&self, home: &Home, key: &str, value: &str) -> Option<Edit> {
-        let Home::Group { file, group, .. } = home;
+        let (file, group) = match home {
+            Home::Group { file, group, .. } => (file, group),
+            Home::Launch { file, at, .. } => {
+                return Some(Edit {
+                    file: *file,
+                    range: *at..*at,
+                    text: format!(" {key}={value}"),
+                });
+            }
+            Home::Python {
+                file, at, template, ..
+            } => {
+                let value = python_literal(value);
+                return Some(Edit {
+                    file: *file,
+                    range: *at..*at,
+                    text: template.replace("{key}", key).replace("{value}", &value),
+                });
+            }
+        };
         let doc = &self.files[*file].doc;
         let g = doc.last_group(group)?;
         let eol = doc.line_ending;
         let line = match doc.format {
             Format::KeyFile => format!("{key}{}{value}", key_separator(self, *file)),
             Format::Yaml => format!("{}{key}: {value}", g.indent),
+            // A script or module has no groups.
+            Format::Shell | Format::Python => return None,
         };
         let at_end = g.insert_at >= doc.text.len();
         let text = if at_end && !doc.text.is_empty() && !doc.text.ends_with('\n') {
@@ -100,4 +130,29 @@ fn key_separator(ws: &Workspace, file: FileId) -> String {
         .into_iter()
         .max_by_key(|(_, n)| *n)
         .map_or_else(|| "=".to_string(), |(s, _)| s)
+}
+
+/// `new` ("0" / "1") in the style of the boolean word `old`, if it is one.
+fn boolean_word(old: &str, new: &str) -> Option<String> {
+    let on = match new {
+        "1" => true,
+        "0" => false,
+        _ => return None,
+    };
+    let word = match old {
+        "true" | "false" => if on { "true" } else { "false" },
+        "True" | "False" => if on { "True" } else { "False" },
+        "TRUE" | "FALSE" => if on { "TRUE" } else { "FALSE" },
+        _ => return None,
+    };
+    Some(word.to_string())
+}
+
+/// A value as a Python literal: a number stays, anything else is quoted.
+fn python_literal(value: &str) -> String {
+    if value.parse::<i64>().is_ok() || value.parse::<f64>().is_ok_and(f64::is_finite) {
+        value.to_string()
+    } else {
+        format!("{value:?}")
+    }
 }

@@ -8,11 +8,15 @@
 //!   YAML, whose groups are elements.
 //! - [`config`]: the files an element loads (nvinfer and nvdspreprocess
 //!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
+//! - [`launch`]: gst-launch pipelines (a script's `gst-launch-1.0`
+//!   commands, `Gst.parse_launch` strings), on [`gst`]'s elements.
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 
 pub mod app;
 pub mod config;
 pub mod edit;
+pub mod gst;
+pub mod launch;
 #[cfg(test)]
 mod tests;
 
@@ -35,12 +39,29 @@ pub fn build(ws: &mut Workspace) -> Graph {
     for root in roots {
         graph.pipelines.push(app::build(ws, root, &mut referenced));
     }
+    let scripts: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| ws.files[i].kind == Some(Kind::LaunchScript))
+        .collect();
+    for file in scripts {
+        for l in crate::syntax::shell::launches(&ws.files[file].doc.text) {
+            if let Some(p) = launch::build(ws, file, &l.mapped) {
+                note_configs(&p, &mut referenced);
+                graph.pipelines.push(p);
+            }
+        }
+    }
     for id in 0..ws.files.len() {
         if !referenced.contains(&id) {
             graph.standalone.extend(config::standalone(ws, id));
         }
     }
     graph
+}
+
+/// The config files a pipeline's elements load are checked in its context,
+/// not on their own.
+fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<FileId>) {
+    referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
 }
 
 /// Whether deepstream-app's and the test apps' readers can see a key.

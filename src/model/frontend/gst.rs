@@ -1,0 +1,376 @@
+//! What the code front ends share (gst-launch lines, Python apps): GStreamer
+//! elements by factory, with the GObject properties the code sets on them.
+//!
+//! - A factory's [`Role`]: nvinfer is secondary when its `process-mode` is
+//!   2 (on the element, else in its config file).
+//! - nvinfer with `config-file-path`: the file's `[property]` is the weaker
+//!   layer. nvinfer gives the properties set on the element preference over
+//!   its config file whatever the order they are set in (DS 9.1
+//!   `gstnvinfer.cpp` `gst_nvinfer_set_property` marks `is_prop_set`, and
+//!   `gstnvinfer_property_parser.cpp` skips those keys;
+//!   `gst_nvinfer_reset_init_params` keeps them): `batch-size`, `unique-id`,
+//!   `gpu-id`, `model-engine-file`, `process-mode`, `interval`,
+//!   `infer-on-gie-id`, `infer-on-class-ids`, `input-tensor-meta`. Their
+//!   config-file names differ for three (`gie-unique-id`,
+//!   `operate-on-gie-id`, `operate-on-class-ids`): the graph uses the
+//!   config file's. Any other key set in both places depends on the order:
+//!   unknown.
+//! - Sources and the streams they feed the mux: a source is the head of a
+//!   chain that ends in a mux sink pad; it feeds as many streams as links
+//!   from it reach the mux. When some part of the pipeline is not known (an
+//!   element from a `$VAR`, a bin), no count is.
+
+use std::collections::HashSet;
+
+use crate::base::{FileId, Span};
+use crate::model::frontend::app::uri_kind;
+use crate::model::frontend::config::config_file;
+use crate::model::frontend::overlay;
+use crate::model::graph::{
+    Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
+    same_name,
+};
+use crate::model::workspace::{Target, Workspace};
+
+/// nvinfer properties set on the element that win over its config file,
+/// with the config file's name for each.
+const NVINFER_WINS: &[(&str, &str)] = &[
+    ("batch-size", "batch-size"),
+    ("unique-id", "gie-unique-id"),
+    ("gpu-id", "gpu-id"),
+    ("model-engine-file", "model-engine-file"),
+    ("process-mode", "process-mode"),
+    ("interval", "interval"),
+    ("infer-on-gie-id", "operate-on-gie-id"),
+    ("infer-on-class-ids", "operate-on-class-ids"),
+    ("input-tensor-meta", "input-tensor-meta"),
+];
+
+/// Sinks (DS603), and among them those that write files (DS503).
+const SINKS: &[&str] = &[
+    "fakesink",
+    "filesink",
+    "nveglglessink",
+    "nv3dsink",
+    "nvoverlaysink",
+    "nvdrmvideosink",
+    "xvimagesink",
+    "ximagesink",
+    "autovideosink",
+    "glimagesink",
+    "waylandsink",
+    "kmssink",
+    "udpsink",
+    "rtspclientsink",
+    "appsink",
+    "splitmuxsink",
+    "multifilesink",
+    "hlssink",
+    "hlssink2",
+];
+pub const FILE_SINKS: &[&str] = &["filesink", "splitmuxsink", "multifilesink", "hlssink", "hlssink2"];
+/// Encoders: a queue in front of one feeds a file or a network stream.
+pub const ENCODERS: &[&str] = &[
+    "nvv4l2h264enc",
+    "nvv4l2h265enc",
+    "nvv4l2av1enc",
+    "x264enc",
+    "x265enc",
+    "nvh264enc",
+    "nvh265enc",
+    "jpegenc",
+    "nvjpegenc",
+];
+
+/// Source factories and what they read.
+fn source_kind(factory: &str, props: &[Property]) -> Option<SourceKind> {
+    let text = |k: &str| {
+        props
+            .iter()
+            .find(|p| same_name(&p.name, k))
+            .and_then(Property::effective)
+            .and_then(|s| match &s.value {
+                Value::Known(v) => Some(v.as_str()),
+                Value::Unknown(_) => None,
+            })
+    };
+    Some(match factory {
+        "filesrc" | "multifilesrc" => SourceKind::File,
+        "rtspsrc" | "v4l2src" | "nvarguscamerasrc" | "nvv4l2camerasrc" | "udpsrc" | "rtmpsrc" | "srtsrc" => {
+            SourceKind::Live
+        }
+        "uridecodebin" | "uridecodebin3" | "nvurisrcbin" | "urisourcebin" | "playbin" => {
+            text("uri").map_or(SourceKind::Other, uri_kind)
+        }
+        "videotestsrc" => match text("is-live").map(str::to_ascii_lowercase).as_deref() {
+            Some("true" | "1" | "yes" | "t") => SourceKind::Live,
+            _ => SourceKind::Other,
+        },
+        "appsrc" | "nvmultiurisrcbin" | "souphttpsrc" => SourceKind::Other,
+        _ => return None,
+    })
+}
+
+/// The role of an element by its factory.
+pub fn role(factory: &str, props: &[Property]) -> Role {
+    let process_mode = || {
+        props
+            .iter()
+            .find(|p| same_name(&p.name, "process-mode"))
+            .and_then(Property::effective)
+            .and_then(|s| match &s.value {
+                Value::Known(v) => crate::syntax::glib::parse_int(v),
+                Value::Unknown(_) => None,
+            })
+    };
+    let stage = || {
+        if process_mode() == Some(2) {
+            Stage::Secondary
+        } else {
+            Stage::Primary
+        }
+    };
+    match factory {
+        "nvstreammux" => Role::Streammux,
+        "nvdspreprocess" => Role::Preprocess,
+        "nvinfer" => Role::Infer(stage()),
+        "nvinferserver" => Role::InferServer(stage()),
+        "nvtracker" => Role::Tracker,
+        "nvdsanalytics" => Role::Analytics,
+        "queue" => Role::Queue,
+        "tee" => Role::Tee,
+        "nvdsosd" | "nvosdbin" => Role::Osd,
+        "nvmultistreamtiler" => Role::Tiler,
+        "nvdsmetamux" => Role::MetaMux,
+        "nvmsgconv" => Role::MsgConv,
+        "nvmsgbroker" => Role::MsgBroker,
+        f if SINKS.contains(&f) => Role::Sink,
+        f => match source_kind(f, props) {
+            Some(kind) => Role::Source(Source { kind, streams: None }),
+            None => Role::Other(f.to_string()),
+        },
+    }
+}
+
+/// Add a setting to a property list (a repeated property: the last wins).
+pub fn push(props: &mut Vec<Property>, name: &str, setting: Setting) {
+    match props.iter_mut().find(|p| same_name(&p.name, name)) {
+        Some(p) => p.settings.push(setting),
+        None => props.push(Property {
+            name: name.to_string(),
+            settings: vec![setting],
+        }),
+    }
+}
+
+/// An element a code front end found: its factory (`None`: not known), its
+/// name, the properties it sets in order, and where new ones go.
+pub struct Found {
+    pub factory: Option<String>,
+    pub name: String,
+    pub props: Vec<Property>,
+    pub home: Option<Home>,
+}
+
+/// Build the graph's element, loading nvinfer's config file. `references`
+/// collects the config paths that can be checked (DS704).
+pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut Vec<Reference>) -> Element {
+    let Some(factory) = found.factory else {
+        return Element {
+            role: Role::Other("?".into()),
+            factory: None,
+            name: found.name,
+            props: found.props,
+            config: None,
+            declared: found.home.clone(),
+            home: found.home,
+        };
+    };
+    let mut props = found.props;
+    let mut config = None;
+    if factory == "nvinfer" {
+        let path = props
+            .iter()
+            .find(|p| same_name(&p.name, "config-file-path"))
+            .and_then(Property::effective)
+            .cloned();
+        if let Some(Setting {
+            value: Value::Known(raw),
+            at,
+            ..
+        }) = path
+        {
+            config = follow(ws, root, &raw, at.1, references);
+        }
+        if let Some(c) = &config {
+            props = layered(ws, c.file, props);
+        }
+    }
+    let role = role(&factory, &props);
+    let home = match &config {
+        Some(c) => c.home.clone().or(found.home.clone()),
+        None => found.home.clone(),
+    };
+    Element {
+        role,
+        factory: Some(factory),
+        name: found.name,
+        props,
+        config: config.map(|c| config_file(ws, c.file)),
+        declared: found.home,
+        home,
+    }
+}
+
+/// Load the config file a path names. A relative path is relative to the
+/// process's working directory, which the code does not say: it is read
+/// relative to the file's folder (where these apps are run from), and
+/// only an absolute path that is missing is a finding.
+fn follow(
+    ws: &mut Workspace,
+    root: FileId,
+    raw: &str,
+    span: Span,
+    references: &mut Vec<Reference>,
+) -> Option<crate::model::graph::ConfigFile> {
+    let target = ws.resolve(root, raw)?;
+    if std::path::Path::new(raw.trim()).is_absolute() || matches!(target, Target::Exists(_)) {
+        references.push(Reference {
+            file: root,
+            key: "config-file-path".into(),
+            span,
+            target: target.clone(),
+            is_config: true,
+        });
+    }
+    let id = ws.load_reference(root, raw)?;
+    (id != root).then(|| config_file(ws, id))
+}
+
+/// nvinfer's properties: its config file's `[property]` under what the
+/// element sets (see the module comment).
+fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Property> {
+    let doc = &ws.files[config].doc;
+    let mut props = crate::model::frontend::group_props(doc, config, "property", Layer::ConfigFile);
+    let mut upper = Vec::new();
+    for mut p in element {
+        let wins = NVINFER_WINS.iter().find(|(prop, _)| same_name(prop, &p.name));
+        match wins {
+            Some((_, key)) => {
+                p.name = key.to_string();
+                upper.push(p);
+            }
+            None if props.iter().any(|c| same_name(&c.name, &p.name)) => {
+                // Set in both: whichever nvinfer reads last wins.
+                if let Some(last) = p.settings.last().cloned() {
+                    p.settings.push(Setting {
+                        value: Value::Unknown("set on the element and in its config file".into()),
+                        site: None,
+                        ..last
+                    });
+                }
+                upper.push(p);
+            }
+            None => upper.push(p),
+        }
+    }
+    // Property names compare with `_` and `-` alike; overlay matches exact
+    // names, so spell the element's as the file does.
+    for p in &mut upper {
+        if let Some(c) = props.iter().find(|c| same_name(&c.name, &p.name)) {
+            p.name = c.name.clone();
+        }
+    }
+    overlay(&mut props, upper);
+    props
+}
+
+/// A pipeline from elements and links: sources found (the heads of chains
+/// that reach a streammux) and their streams counted, unless the structure
+/// is not all known (`opaque`).
+pub fn assemble(root: FileId, mut elements: Vec<Element>, links: Vec<Link>, opaque: bool, references: Vec<Reference>) -> Pipeline {
+    let n = elements.len();
+    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for l in &links {
+        if l.from < n && l.to < n {
+            incoming[l.to].push(l.from);
+        }
+    }
+    let mut feeds = vec![0u32; n];
+    let mut lost = opaque;
+    for l in &links {
+        if l.to >= n || elements[l.to].role != Role::Streammux {
+            continue;
+        }
+        match head(&incoming, l.from) {
+            Some(h) => feeds[h] = feeds[h].saturating_add(1),
+            None => lost = true,
+        }
+    }
+    for (i, e) in elements.iter_mut().enumerate() {
+        let factory = e.factory.clone().unwrap_or_default();
+        let kind = match &e.role {
+            Role::Source(s) => Some(s.kind),
+            Role::Other(_) if feeds[i] > 0 => Some(SourceKind::Other),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            let streams = (!lost && factory != "nvmultiurisrcbin").then_some(feeds[i]);
+            e.role = Role::Source(Source { kind, streams });
+        } else if feeds[i] > 0 {
+            // A chain whose head is not a source (a muxer, an inference
+            // element): its streams are not countable.
+            lost = true;
+        }
+    }
+    if lost {
+        for e in &mut elements {
+            if let Role::Source(s) = &mut e.role {
+                s.streams = None;
+            }
+        }
+    }
+    Pipeline {
+        root,
+        elements,
+        links,
+        references,
+    }
+}
+
+/// The head of the chain that ends at `at`: follow single incoming links
+/// up; `None` at a join or a loop.
+fn head(incoming: &[Vec<usize>], mut at: usize) -> Option<usize> {
+    let mut seen = HashSet::new();
+    loop {
+        if !seen.insert(at) {
+            return None;
+        }
+        match incoming[at].as_slice() {
+            [] => return Some(at),
+            [one] => at = *one,
+            _ => return None,
+        }
+    }
+}
+
+/// The elements downstream of `from` along single links, up to the next
+/// element `stop` accepts (not included), in order.
+pub fn downstream<'p>(p: &'p Pipeline, from: usize, stop: impl Fn(&Element) -> bool) -> Vec<&'p Element> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut at = from;
+    loop {
+        let next: Vec<usize> = p.links.iter().filter(|l| l.from == at).map(|l| l.to).collect();
+        let [one] = next.as_slice() else { return out };
+        if !seen.insert(*one) || *one >= p.elements.len() {
+            return out;
+        }
+        let e = &p.elements[*one];
+        out.push(e);
+        if stop(e) {
+            return out;
+        }
+        at = *one;
+    }
+}
