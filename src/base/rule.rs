@@ -369,19 +369,19 @@ registry! {
     QueueBeforeInference = "DS501", "queue-before-inference" {
         severity: Info, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue before inference is not final_batch x 4 buffers",
     }
     QueueBeforeBroker = "DS502", "queue-before-broker" {
         severity: Warning, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue feeding a broker is not leaky and short",
     }
     QueueBeforeFileSink = "DS503", "queue-before-file-sink" {
         severity: Info, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue feeding a file sink is not final_batch buffers",
     }
     OsdEnabled = "DS601", "osd-enabled" {

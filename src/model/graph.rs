@@ -380,6 +380,30 @@ impl Element {
         })
     }
 
+    /// The effective value as a GObject boolean property takes it from text
+    /// (GStreamer's `gst_value_deserialize`: `true`/`yes`/`t`/`1` and
+    /// `false`/`no`/`f`/`0`, any case; a Python `True` is written `true`).
+    pub fn flag(&self, name: &str) -> Option<Effective<'_, bool>> {
+        let s = self.str(name)?;
+        let value = match s.value.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "t" | "1" => true,
+            "false" | "no" | "f" | "0" => false,
+            _ => return None,
+        };
+        Some(Effective {
+            value,
+            setting: s.setting,
+        })
+    }
+
+    /// Whether a property is set to a value that is not known (a `$VAR`, a
+    /// Python expression).
+    pub fn unknown(&self, name: &str) -> bool {
+        self.prop(name)
+            .and_then(Property::effective)
+            .is_some_and(|s| matches!(s.value, Value::Unknown(_)))
+    }
+
     /// The source this element is, if it is one.
     pub fn source(&self) -> Option<&Source> {
         match &self.role {

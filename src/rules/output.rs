@@ -4,7 +4,7 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Pipeline, Role};
+use crate::model::graph::{Element, Pipeline, Role};
 use crate::rules::context::{Ctx, Profile, site};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -32,6 +32,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
     // DS603: exactly one sink, a fakesink without sync.
     for (i, at) in p.all(&Role::Sink).enumerate() {
+        if let Some(factory) = &at.factory {
+            gst_sink(ctx, at, factory, i, note, out);
+            continue;
+        }
         let ty = at.int("type").map(|e| e.value);
         let sync = at.int("sync").map(|e| e.value);
         // The sink the bench profile wants: a fakesink unless the project says
@@ -112,4 +116,62 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// DS603 for a GStreamer sink element (gst-launch, Python): the factory
+/// says what it is; `sync` is GstBaseSink's, on (TRUE) unless set off. The
+/// fix turns `sync` off on a fakesink; another sink is named, not replaced
+/// (its other properties would not fit a fakesink).
+fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, note: &str, out: &mut Vec<Diagnostic>) {
+    let bench = ctx.profile == Profile::Bench;
+    let Some((home_file, header)) = at.at() else { return };
+    let why = format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}");
+    if i > 0 {
+        out.push(
+            Diagnostic::new(Rule::SinkNotFakesink, home_file, header, format!("[{}] is an extra sink", at.name))
+                .when(When::BenchProfile, bench)
+                .expected("exactly one sink in the bench profile")
+                .why(format!("every sink is a branch that encodes, renders or sends frames{note}")),
+        );
+        return;
+    }
+    if factory != "fakesink" {
+        out.push(
+            Diagnostic::new(
+                Rule::SinkNotFakesink,
+                home_file,
+                header,
+                format!("[{}] is {factory}, not a fakesink", at.name),
+            )
+            .when(When::BenchProfile, bench)
+            .expected("fakesink sync=0")
+            .why(why),
+        );
+        return;
+    }
+    if at.unknown("sync") {
+        return;
+    }
+    let sync = at.flag("sync");
+    if sync.as_ref().is_some_and(|s| !s.value) {
+        return;
+    }
+    let (file, span) = sync.as_ref().map_or((home_file, header), |s| s.at());
+    let what = match &sync {
+        Some(_) => format!("[{}] syncs to the clock (sync is on)", at.name),
+        None => format!("[{}] does not set sync=0 (a sink syncs by default)", at.name),
+    };
+    let fix = if bench {
+        ctx.set_or_insert(at, "sync", "0")
+            .map(|e| Fix::safe("set sync=0", vec![e]))
+    } else {
+        None
+    };
+    out.push(
+        Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
+            .when(When::BenchProfile, bench)
+            .expected("sync=0")
+            .why(why)
+            .fix(fix),
+    );
 }

@@ -134,7 +134,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     });
     let want = i64::from(live);
     let have = mux.int("live-source").map(|e| e.value);
-    if p.sources().next().is_some() && have.unwrap_or(0) != want {
+    // "No live source" needs every source's kind: one of unknown kind (a
+    // URI from a variable, an app source) may be live.
+    let kinds_known = ctx.facts.and_then(|f| f.workload.as_ref()?.live).is_some()
+        || live
+        || p.sources()
+            .filter_map(|s| s.source())
+            .all(|s| s.kind != SourceKind::Other);
+    if p.sources().next().is_some() && have.unwrap_or(0) != want && kinds_known && !mux.unknown("live-source") {
         let (file, span) = match site(mux, "live-source") {
             Some(l) => (l.file, l.value_span.clone()),
             None => mux.at().unwrap_or((p.root, 0..0)),

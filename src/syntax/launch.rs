@@ -186,6 +186,40 @@ pub struct Description {
     pub opaque: Vec<Span>,
 }
 
+impl Description {
+    /// The text printed back from the parsed parts: factories and keys
+    /// from their parsed strings, values from theirs where the text spells
+    /// them as they are (else from the text), the bytes between from the
+    /// text. An unedited description prints back to its text; `Err` names
+    /// the part whose span and string disagree, or spans that overlap.
+    pub fn render(&self, text: &str) -> Result<String, String> {
+        let mut parts: Vec<(Span, &str)> = Vec::new();
+        for e in &self.elements {
+            parts.push((e.factory_span.clone(), &e.factory));
+            for a in &e.assignments {
+                parts.push((a.key_span.clone(), &a.key));
+                let raw = text.get(a.value_span.clone()).ok_or("value span out of the text")?;
+                parts.push((a.value_span.clone(), if raw == a.value { &a.value } else { raw }));
+            }
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (span, printed) in parts {
+            if span.start < at || span.end > text.len() {
+                return Err(format!("part {printed:?} at {span:?} overlaps the part before it or leaves the text"));
+            }
+            out.push_str(text.get(at..span.start).ok_or("a span is not on a character boundary")?);
+            if text.get(span.clone()) != Some(printed) {
+                return Err(format!("part {printed:?} at {span:?} is not its text"));
+            }
+            out.push_str(printed);
+            at = span.end;
+        }
+        out.push_str(text.get(at..).ok_or("a span is not on a character boundary")?);
+        Ok(out)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Assignment(Assignment),

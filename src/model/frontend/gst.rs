@@ -223,9 +223,10 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
 }
 
 /// Load the config file a path names. A relative path is relative to the
-/// process's working directory, which the code does not say: it is read
-/// relative to the file's folder (where these apps are run from), and
-/// only an absolute path that is missing is a finding.
+/// process's working directory, which the code does not say, and an
+/// absolute one is often a container's (`/ws/…`): it is read relative to
+/// the file's folder (where these apps are run from) when it is there, and
+/// a missing one is no finding (DS704 needs to know where the app runs).
 fn follow(
     ws: &mut Workspace,
     root: FileId,
@@ -234,7 +235,7 @@ fn follow(
     references: &mut Vec<Reference>,
 ) -> Option<crate::model::graph::ConfigFile> {
     let target = ws.resolve(root, raw)?;
-    if std::path::Path::new(raw.trim()).is_absolute() || matches!(target, Target::Exists(_)) {
+    if matches!(target, Target::Exists(_)) {
         references.push(Reference {
             file: root,
             key: "config-file-path".into(),

@@ -10,6 +10,7 @@
 //!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
 //! - [`launch`]: gst-launch pipelines (a script's `gst-launch-1.0`
 //!   commands, `Gst.parse_launch` strings), on [`gst`]'s elements.
+//! - [`python`]: Python apps (GStreamer's bindings, pyservicemaker).
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 
 pub mod app;
@@ -17,6 +18,7 @@ pub mod config;
 pub mod edit;
 pub mod gst;
 pub mod launch;
+pub mod python;
 #[cfg(test)]
 mod tests;
 
@@ -48,6 +50,15 @@ pub fn build(ws: &mut Workspace) -> Graph {
                 note_configs(&p, &mut referenced);
                 graph.pipelines.push(p);
             }
+        }
+    }
+    let apps: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| ws.files[i].kind == Some(Kind::PythonApp))
+        .collect();
+    for file in apps {
+        for p in python::build(ws, file) {
+            note_configs(&p, &mut referenced);
+            graph.pipelines.push(p);
         }
     }
     for id in 0..ws.files.len() {
