@@ -89,11 +89,13 @@ fn fix(files: &[(&str, &str)], profile: Profile) -> (tempfile::TempDir, Vec<(Str
         selection: Default::default(),
     };
     let o = engine::run(&[dir.path().to_path_buf()], &opts);
-    dslint::fix::write::write_all(&o).unwrap();
-    let out = files
-        .iter()
-        .map(|(name, _)| (name.to_string(), std::fs::read_to_string(dir.path().join(name)).unwrap()))
-        .collect();
+    let mut out = Vec::new();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        let fixed = o.changed.get(&path).map_or(text.to_string(), |(_, new)| new.clone());
+        std::fs::write(&path, &fixed).unwrap();
+        out.push((name.to_string(), fixed));
+    }
     (dir, out)
 }
 

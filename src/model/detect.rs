@@ -123,10 +123,15 @@ fn code_kind(doc: &Document) -> Option<Kind> {
     }
     match doc.format {
         Format::Shell => text.contains("gst-launch-1.0").then_some(Kind::LaunchScript),
-        Format::Python => ["ElementFactory", "parse_launch", "parse_bin_from_description", "pyservicemaker"]
-            .iter()
-            .any(|m| text.contains(m))
-            .then_some(Kind::PythonApp),
+        Format::Python => [
+            "ElementFactory",
+            "parse_launch",
+            "parse_bin_from_description",
+            "pyservicemaker",
+        ]
+        .iter()
+        .any(|m| text.contains(m))
+        .then_some(Kind::PythonApp),
         Format::KeyFile | Format::Yaml => None,
     }
 }

@@ -232,9 +232,9 @@ impl Home {
     /// Where to point a finding about the element as a whole.
     pub fn at(&self) -> (FileId, Span) {
         match self {
-            Home::Group { file, header, .. } | Home::Launch { file, header, .. } | Home::Python { file, header, .. } => {
-                (*file, header.clone())
-            }
+            Home::Group { file, header, .. }
+            | Home::Launch { file, header, .. }
+            | Home::Python { file, header, .. } => (*file, header.clone()),
         }
     }
 }

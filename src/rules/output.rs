@@ -4,6 +4,7 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
+use crate::base::{FileId, Span};
 use crate::model::graph::{Element, Pipeline, Role};
 use crate::rules::context::{Ctx, Profile, site};
 
@@ -45,24 +46,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
         if i > 0 {
             let edit = ctx.set_or_insert(at, "enable", "0");
-            out.push(
-                Diagnostic::new(
-                    Rule::SinkNotFakesink,
-                    home_file,
-                    group_span,
-                    format!("[{}] is an extra sink", at.name),
-                )
-                .when(When::BenchProfile, bench)
-                .expected("exactly one sink in the bench profile")
-                .why(format!(
-                    "every sink is a branch that encodes, renders or sends frames{note}"
-                ))
-                .fix(if bench {
-                    edit.map(|e| Fix::safe("set enable=0", vec![e]))
-                } else {
-                    None
-                }),
-            );
+            out.push(extra_sink(at, (home_file, group_span), bench, note).fix(if bench {
+                edit.map(|e| Fix::safe("set enable=0", vec![e]))
+            } else {
+                None
+            }));
             continue;
         }
         if !is_fake || sync != Some(0) {
@@ -118,6 +106,21 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// DS603 about a sink after the first.
+fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool, note: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::SinkNotFakesink,
+        file,
+        span,
+        format!("[{}] is an extra sink", at.name),
+    )
+    .when(When::BenchProfile, bench)
+    .expected("exactly one sink in the bench profile")
+    .why(format!(
+        "every sink is a branch that encodes, renders or sends frames{note}"
+    ))
+}
+
 /// DS603 for a GStreamer sink element (gst-launch, Python): the factory
 /// says what it is; `sync` is GstBaseSink's, on (TRUE) unless set off. The
 /// fix turns `sync` off on a fakesink; another sink is named, not replaced
@@ -125,14 +128,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, note: &str, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
     let Some((home_file, header)) = at.at() else { return };
-    let why = format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}");
+    let why =
+        format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}");
     if i > 0 {
-        out.push(
-            Diagnostic::new(Rule::SinkNotFakesink, home_file, header, format!("[{}] is an extra sink", at.name))
-                .when(When::BenchProfile, bench)
-                .expected("exactly one sink in the bench profile")
-                .why(format!("every sink is a branch that encodes, renders or sends frames{note}")),
-        );
+        out.push(extra_sink(at, (home_file, header), bench, note));
         return;
     }
     if factory != "fakesink" {

@@ -55,7 +55,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         // What it feeds: the first element downstream that does more than
         // convert or parse.
         let factory = |e: &Element, list: &[&str]| e.factory.as_deref().is_some_and(|f| list.contains(&f));
-        let path = downstream(p, i, |e| !passes_through(e) || factory(e, FILE_SINKS) || factory(e, ENCODERS));
+        let path = downstream(p, i, |e| {
+            !passes_through(e) || factory(e, FILE_SINKS) || factory(e, ENCODERS)
+        });
         let Some(fed) = path.last() else { continue };
         let reaches = |f: &dyn Fn(&Element) -> bool| f(fed);
         if reaches(&|e| matches!(e.role, Role::MsgConv | Role::MsgBroker)) {
@@ -63,13 +65,27 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline".into(), out);
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
-            judge(ctx, q, Rule::QueueBeforeFileSink, &[("max-size-buffers", i64::from(fb)), ("leaky", 0)],
-                format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"), out);
+            judge(
+                ctx,
+                q,
+                Rule::QueueBeforeFileSink,
+                &[("max-size-buffers", i64::from(fb)), ("leaky", 0)],
+                format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
+                out,
+            );
         } else if reaches(&|e| e.role == Role::Infer(Stage::Primary)) && after_mux(p, i) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
             let want = i64::from(fb) * 4;
-            judge(ctx, q, Rule::QueueBeforeInference, &[("max-size-buffers", want), ("max-size-bytes", 0), ("max-size-time", 0)],
-                format!("a queue in front of the primary inference: final_batch × 4 buffers, bounded by count only; {why}"), out);
+            judge(
+                ctx,
+                q,
+                Rule::QueueBeforeInference,
+                &[("max-size-buffers", want), ("max-size-bytes", 0), ("max-size-time", 0)],
+                format!(
+                    "a queue in front of the primary inference: final_batch × 4 buffers, bounded by count only; {why}"
+                ),
+                out,
+            );
         }
     }
 }

@@ -206,9 +206,14 @@ impl Description {
         let mut at = 0;
         for (span, printed) in parts {
             if span.start < at || span.end > text.len() {
-                return Err(format!("part {printed:?} at {span:?} overlaps the part before it or leaves the text"));
+                return Err(format!(
+                    "part {printed:?} at {span:?} overlaps the part before it or leaves the text"
+                ));
             }
-            out.push_str(text.get(at..span.start).ok_or("a span is not on a character boundary")?);
+            out.push_str(
+                text.get(at..span.start)
+                    .ok_or("a span is not on a character boundary")?,
+            );
             if text.get(span.clone()) != Some(printed) {
                 return Err(format!("part {printed:?} at {span:?} is not its text"));
             }
@@ -592,8 +597,7 @@ fn lex(text: &str) -> Vec<Token> {
 pub fn parse(text: &str) -> Description {
     let mut d = Description::default();
     if text.len() > MAX_DESCRIPTION {
-        d.errors
-            .push((0..0, format!("over {MAX_DESCRIPTION} bytes: not read")));
+        d.errors.push((0..0, format!("over {MAX_DESCRIPTION} bytes: not read")));
         return d;
     }
     let tokens = lex(text);
@@ -609,7 +613,8 @@ pub fn parse(text: &str) -> Description {
         i = p.token(&tokens, i);
     }
     if p.link.is_some() {
-        p.d.errors.push((text.len()..text.len(), "a link with nothing after it".into()));
+        p.d.errors
+            .push((text.len()..text.len(), "a link with nothing after it".into()));
     }
     if p.depth > 0 {
         p.d.errors.push((text.len()..text.len(), "an unclosed bin `(`".into()));
@@ -679,7 +684,11 @@ impl Parser {
                 // `morepads`: `,name` after a reference adds pads.
                 let mut j = i + 1;
                 while matches!(tokens.get(j).map(|t| &t.tok), Some(Tok::Op(b','))) {
-                    j += if matches!(tokens.get(j + 1).map(|t| &t.tok), Some(Tok::Ident(_))) { 2 } else { 1 };
+                    j += if matches!(tokens.get(j + 1).map(|t| &t.tok), Some(Tok::Ident(_))) {
+                        2
+                    } else {
+                        1
+                    };
                 }
                 let end = End::Ref {
                     name: name.clone(),
@@ -761,7 +770,15 @@ mod tests {
         let f: Vec<&str> = d.elements.iter().map(|e| e.factory.as_str()).collect();
         assert_eq!(
             f,
-            ["filesrc", "qtdemux", "h264parse", "nvv4l2decoder", "nvstreammux", "nvinfer", "fakesink"]
+            [
+                "filesrc",
+                "qtdemux",
+                "h264parse",
+                "nvv4l2decoder",
+                "nvstreammux",
+                "nvinfer",
+                "fakesink"
+            ]
         );
         assert_eq!(d.elements[0].assignments[0].value, "a b.mp4");
         let mux = &d.elements[4];
@@ -794,7 +811,10 @@ mod tests {
              uridecodebin uri=rtsp://cam/1 ! mux.sink_0  uridecodebin uri=file:///a.mp4 ! mux.sink_1",
         );
         assert!(d.errors.is_empty(), "{:?}", d.errors);
-        assert_eq!(d.links[1].caps.as_deref(), Some("video/x-raw(memory:NVMM), format=RGBA"));
+        assert_eq!(
+            d.links[1].caps.as_deref(),
+            Some("video/x-raw(memory:NVMM), format=RGBA")
+        );
         let pads: Vec<Option<&str>> = d.links.iter().map(|l| l.to_pad.as_deref()).collect();
         assert_eq!(pads, [None, None, Some("sink_0"), Some("sink_1")]);
         assert_eq!(d.elements[3].assignments[0].value, "rtsp://cam/1");
@@ -802,7 +822,8 @@ mod tests {
 
     #[test]
     fn tees_and_pad_names() {
-        let d = desc("videotestsrc ! tee name=t t. ! queue ! fakesink t. ! queue max-size-buffers=2 leaky=2 ! fakesink");
+        let d =
+            desc("videotestsrc ! tee name=t t. ! queue ! fakesink t. ! queue max-size-buffers=2 leaky=2 ! fakesink");
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         let from: Vec<&End> = d.links.iter().map(|l| &l.from).collect();
         assert!(matches!(from[1], End::Ref { name, .. } if name == "t"));

@@ -34,7 +34,13 @@ pub fn string<'t>(n: Node<'t>, src: &str, constant: &dyn Fn(&str) -> Option<Node
     Some(m)
 }
 
-fn eval<'t>(n: Node<'t>, src: &str, constant: &dyn Fn(&str) -> Option<Node<'t>>, m: &mut Mapped, depth: usize) -> Option<()> {
+fn eval<'t>(
+    n: Node<'t>,
+    src: &str,
+    constant: &dyn Fn(&str) -> Option<Node<'t>>,
+    m: &mut Mapped,
+    depth: usize,
+) -> Option<()> {
     if depth > MAX_DEPTH {
         return None;
     }
@@ -131,7 +137,9 @@ fn percent_field(s: &str) -> Option<usize> {
     while b.get(i).is_some_and(|c| b"#0- +*.0123456789hlL".contains(c)) {
         i += 1;
     }
-    b.get(i).is_some_and(|c| b"diouxXeEfFgGcrsa".contains(c)).then_some(i + 1)
+    b.get(i)
+        .is_some_and(|c| b"diouxXeEfFgGcrsa".contains(c))
+        .then_some(i + 1)
 }
 
 /// A `{…}` replacement field at the start of `s` (`{{` is a brace).
@@ -149,7 +157,9 @@ fn brace_field(s: &str) -> Option<usize> {
 /// bytes are not text).
 fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
     let start = n.child(0).filter(|c| c.kind() == "string_start")?;
-    let end = n.child(n.child_count().checked_sub(1)?).filter(|c| c.kind() == "string_end")?;
+    let end = n
+        .child(n.child_count().checked_sub(1)?)
+        .filter(|c| c.kind() == "string_end")?;
     let prefix = text(start, src).trim_end_matches(['"', '\'']).to_ascii_lowercase();
     if prefix.contains('b') {
         return None;
@@ -267,7 +277,9 @@ pub fn int(n: Node, src: &str) -> Option<i64> {
                 t.parse().ok()
             }
         }
-        "unary_operator" if text(n.child(0)?, src) == "-" => int(n.child_by_field_name("argument")?, src)?.checked_neg(),
+        "unary_operator" if text(n.child(0)?, src) == "-" => {
+            int(n.child_by_field_name("argument")?, src)?.checked_neg()
+        }
         "parenthesized_expression" => int(n.named_child(0)?, src),
         _ => None,
     }
@@ -307,7 +319,10 @@ mod tests {
         let src = "s = \"nvstreammux batch-size=4\"\n";
         let m = eval_str(src).unwrap();
         let at = m.text.find('4').unwrap();
-        assert_eq!(m.verbatim(&(at..at + 1), src), Some(src.find('4').unwrap()..src.find('4').unwrap() + 1));
+        assert_eq!(
+            m.verbatim(&(at..at + 1), src),
+            Some(src.find('4').unwrap()..src.find('4').unwrap() + 1)
+        );
     }
 
     #[test]

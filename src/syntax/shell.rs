@@ -26,7 +26,9 @@ pub struct Launch {
 }
 
 /// Programs that run the command after them (with their own options).
-const WRAPPERS: &[&str] = &["exec", "sudo", "nohup", "time", "env", "command", "nice", "stdbuf", "timeout"];
+const WRAPPERS: &[&str] = &[
+    "exec", "sudo", "nohup", "time", "env", "command", "nice", "stdbuf", "timeout",
+];
 
 /// gst-launch and GStreamer options whose value may be the next argument.
 const OPTIONS_WITH_VALUE: &[&str] = &[
@@ -85,7 +87,9 @@ fn launch(cmd: Node, text: &str) -> Option<Launch> {
     let rest: &[Node] = if is_gst_launch(program) {
         &args
     } else if WRAPPERS.contains(&program) {
-        let at = args.iter().position(|a| static_word(*a, text).is_some_and(is_gst_launch))?;
+        let at = args
+            .iter()
+            .position(|a| static_word(*a, text).is_some_and(is_gst_launch))?;
         // Only the wrappers' own options and `VAR=x` words before it.
         let before_ok = args[..at].iter().all(|a| {
             static_word(*a, text).is_some_and(|w| w.starts_with('-') || w.contains('=') || w.parse::<f64>().is_ok())
@@ -159,7 +163,8 @@ impl<'m> Arg<'m> {
     }
 
     fn unknown(&mut self, n: Node, text: &str) {
-        self.m.push_unknown(n.byte_range(), format!("`{}`", &text[n.byte_range()]));
+        self.m
+            .push_unknown(n.byte_range(), format!("`{}`", &text[n.byte_range()]));
         self.prev = None;
     }
 
@@ -269,7 +274,10 @@ mod tests {
         );
         // `width` comes from inside the quotes; `1920` is verbatim.
         let at = m.text.find("1920").unwrap();
-        assert_eq!(m.verbatim(&(at..at + 4), src), Some(src.find("1920").unwrap()..src.find("1920").unwrap() + 4));
+        assert_eq!(
+            m.verbatim(&(at..at + 4), src),
+            Some(src.find("1920").unwrap()..src.find("1920").unwrap() + 4)
+        );
         assert_eq!(m.unknown[1].2, "`${B}`");
         // A new word after `height= 1080` goes after its word in the script.
         let end = m.text.find(" 1080").unwrap() + 5;
@@ -279,8 +287,14 @@ mod tests {
     #[test]
     fn wrappers_and_non_launch_commands() {
         assert_eq!(launches("exec gst-launch-1.0 fakesrc ! fakesink\n").len(), 1);
-        assert_eq!(launches("timeout 10 /usr/bin/gst-launch-1.0 fakesrc ! fakesink\n").len(), 1);
+        assert_eq!(
+            launches("timeout 10 /usr/bin/gst-launch-1.0 fakesrc ! fakesink\n").len(),
+            1
+        );
         assert_eq!(launches("echo gst-launch-1.0 a ! b\n# gst-launch-1.0 x\n").len(), 0);
-        assert_eq!(launches("f() {\n  gst-launch-1.0 a ! b\n}\nif x; then gst-launch-1.0 c ! d; fi\n").len(), 2);
+        assert_eq!(
+            launches("f() {\n  gst-launch-1.0 a ! b\n}\nif x; then gst-launch-1.0 c ! d; fi\n").len(),
+            2
+        );
     }
 }

@@ -61,9 +61,7 @@ impl Workspace {
                     text: format!(" {key}={value}"),
                 });
             }
-            Home::Python {
-                file, at, template, ..
-            } => {
+            Home::Python { file, at, template, .. } => {
                 let value = python_literal(value);
                 return Some(Edit {
                     file: *file,
@@ -140,9 +138,27 @@ fn boolean_word(old: &str, new: &str) -> Option<String> {
         _ => return None,
     };
     let word = match old {
-        "true" | "false" => if on { "true" } else { "false" },
-        "True" | "False" => if on { "True" } else { "False" },
-        "TRUE" | "FALSE" => if on { "TRUE" } else { "FALSE" },
+        "true" | "false" => {
+            if on {
+                "true"
+            } else {
+                "false"
+            }
+        }
+        "True" | "False" => {
+            if on {
+                "True"
+            } else {
+                "False"
+            }
+        }
+        "TRUE" | "FALSE" => {
+            if on {
+                "TRUE"
+            } else {
+                "FALSE"
+            }
+        }
         _ => return None,
     };
     Some(word.to_string())

@@ -289,7 +289,13 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
 /// A pipeline from elements and links: sources found (the heads of chains
 /// that reach a streammux) and their streams counted, unless the structure
 /// is not all known (`opaque`).
-pub fn assemble(root: FileId, mut elements: Vec<Element>, links: Vec<Link>, opaque: bool, references: Vec<Reference>) -> Pipeline {
+pub fn assemble(
+    root: FileId,
+    mut elements: Vec<Element>,
+    links: Vec<Link>,
+    opaque: bool,
+    references: Vec<Reference>,
+) -> Pipeline {
     let n = elements.len();
     let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
     for l in &links {
@@ -357,7 +363,7 @@ fn head(incoming: &[Vec<usize>], mut at: usize) -> Option<usize> {
 
 /// The elements downstream of `from` along single links, up to the next
 /// element `stop` accepts (not included), in order.
-pub fn downstream<'p>(p: &'p Pipeline, from: usize, stop: impl Fn(&Element) -> bool) -> Vec<&'p Element> {
+pub fn downstream(p: &Pipeline, from: usize, stop: impl Fn(&Element) -> bool) -> Vec<&Element> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut at = from;

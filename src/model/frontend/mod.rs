@@ -14,6 +14,8 @@
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 
 pub mod app;
+#[cfg(test)]
+mod code_tests;
 pub mod config;
 pub mod edit;
 pub mod gst;

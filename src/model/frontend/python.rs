@@ -63,7 +63,9 @@ pub fn build(ws: &mut Workspace, file: FileId) -> Vec<Pipeline> {
 
 /// The module's top level, every function body and every method body.
 fn collect_scopes<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) {
-    if matches!(n.kind(), "module" | "block") && (n.kind() == "module" || n.parent().is_some_and(|p| p.kind() == "function_definition")) {
+    if matches!(n.kind(), "module" | "block")
+        && (n.kind() == "module" || n.parent().is_some_and(|p| p.kind() == "function_definition"))
+    {
         out.push(n);
     }
     let mut c = n.walk();
@@ -109,7 +111,10 @@ impl<'t> Module<'t> {
         let mut constants = HashMap::new();
         let mut c = root.walk();
         for stmt in root.named_children(&mut c) {
-            let Some(a) = stmt.named_child(0).filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment") else {
+            let Some(a) = stmt
+                .named_child(0)
+                .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+            else {
                 continue;
             };
             let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right")) else {
@@ -296,7 +301,10 @@ impl<'m, 't> Scope<'m, 't> {
                 let mut complete = false;
                 for alt in s.children_by_field_name("alternative", &mut c) {
                     complete |= alt.kind() == "else_clause";
-                    blocks.extend(alt.child_by_field_name("consequence").or_else(|| alt.child_by_field_name("body")));
+                    blocks.extend(
+                        alt.child_by_field_name("consequence")
+                            .or_else(|| alt.child_by_field_name("body")),
+                    );
                 }
                 self.branches(&blocks, under, complete);
             }
@@ -318,7 +326,14 @@ impl<'m, 't> Scope<'m, 't> {
             }
             "while_statement" => {
                 let body: Vec<Node> = s.child_by_field_name("body").into_iter().collect();
-                self.branches(&body, Cond { conditional: true, times: None }, false);
+                self.branches(
+                    &body,
+                    Cond {
+                        conditional: true,
+                        times: None,
+                    },
+                    false,
+                );
             }
             "try_statement" => {
                 if let Some(b) = s.child_by_field_name("body") {
@@ -356,7 +371,9 @@ impl<'m, 't> Scope<'m, 't> {
             "list" | "tuple" => u32::try_from(n.named_child_count()).ok(),
             "call" if text(n.child_by_field_name("function")?, self.src()) == "enumerate" => {
                 let args = n.child_by_field_name("arguments")?;
-                (args.named_child_count() == 1).then(|| self.loop_count(args.named_child(0)?)).flatten()
+                (args.named_child_count() == 1)
+                    .then(|| self.loop_count(args.named_child(0)?))
+                    .flatten()
             }
             "call" if text(n.child_by_field_name("function")?, self.src()) == "range" => {
                 let args = n.child_by_field_name("arguments")?;
@@ -378,7 +395,9 @@ impl<'m, 't> Scope<'m, 't> {
 
     fn int(&self, n: Node<'t>) -> Option<i64> {
         python::int(n, self.src()).or_else(|| {
-            let c = (n.kind() == "identifier").then(|| self.constant(text(n, self.src()))).flatten()?;
+            let c = (n.kind() == "identifier")
+                .then(|| self.constant(text(n, self.src())))
+                .flatten()?;
             python::int(c, self.src())
         })
     }
@@ -444,7 +463,10 @@ impl<'m, 't> Scope<'m, 't> {
         let mut c = args.walk();
         let argv: Vec<Node> = args.named_children(&mut c).collect();
         let (object, method) = match f.kind() {
-            "attribute" => (f.child_by_field_name("object"), text(f.child_by_field_name("attribute")?, self.src())),
+            "attribute" => (
+                f.child_by_field_name("object"),
+                text(f.child_by_field_name("attribute")?, self.src()),
+            ),
             "identifier" => (None, text(f, self.src())),
             _ => return None,
         };
@@ -548,7 +570,15 @@ impl<'m, 't> Scope<'m, 't> {
         }
     }
 
-    fn make(&mut self, factory: String, name: Option<String>, call: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> usize {
+    fn make(
+        &mut self,
+        factory: String,
+        name: Option<String>,
+        call: Node<'t>,
+        stmt: Node<'t>,
+        block: Node<'t>,
+        cond: Cond,
+    ) -> usize {
         let n = self.elements.iter().filter(|e| e.factory == factory).count();
         let name = name.unwrap_or_else(|| format!("{factory}{n}"));
         self.elements.push(Made {
@@ -584,7 +614,10 @@ impl<'m, 't> Scope<'m, 't> {
         }
         m.anchor = src[stmt.end_byte()..]
             .find('\n')
-            .filter(|i| src[stmt.end_byte()..stmt.end_byte() + i].trim().is_empty() || src[stmt.end_byte()..stmt.end_byte() + i].trim_start().starts_with('#'))
+            .filter(|i| {
+                src[stmt.end_byte()..stmt.end_byte() + i].trim().is_empty()
+                    || src[stmt.end_byte()..stmt.end_byte() + i].trim_start().starts_with('#')
+            })
             .map(|i| (stmt.end_byte() + i + 1, indent.to_string()));
     }
 
@@ -597,7 +630,16 @@ impl<'m, 't> Scope<'m, 't> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn set(&mut self, id: usize, key: &str, key_node: Node<'t>, value: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) {
+    fn set(
+        &mut self,
+        id: usize,
+        key: &str,
+        key_node: Node<'t>,
+        value: Node<'t>,
+        stmt: Node<'t>,
+        block: Node<'t>,
+        cond: Cond,
+    ) {
         let certain = self.elements[id].certain;
         let same_place = !cond.conditional || !certain;
         let setting = if same_place {
@@ -632,7 +674,10 @@ impl<'m, 't> Scope<'m, 't> {
             line_span: stmt.byte_range(),
         });
         Setting {
-            value: known.map_or_else(|| Value::Unknown(format!("`{}`", short(text(value, src)))), Value::Known),
+            value: known.map_or_else(
+                || Value::Unknown(format!("`{}`", short(text(value, src)))),
+                Value::Known,
+            ),
             site,
             at: (self.file, value.byte_range()),
             layer: Layer::Element,
@@ -761,7 +806,12 @@ impl<'m, 't> Scope<'m, 't> {
         let links = self
             .links
             .iter()
-            .filter_map(|(a, b)| Some(Link { from: index[*a]?, to: index[*b]? }))
+            .filter_map(|(a, b)| {
+                Some(Link {
+                    from: index[*a]?,
+                    to: index[*b]?,
+                })
+            })
             .collect();
         let mut references = Vec::new();
         let elements: Vec<_> = found

@@ -33,8 +33,20 @@ fn value() -> BoxedStrategy<String> {
 fn property() -> BoxedStrategy<String> {
     (
         pick(&[
-            "batch-size", "batch_size", "live-source", "batched-push-timeout", "sync", "max-size-buffers",
-            "max-size-bytes", "max-size-time", "leaky", "config-file-path", "uri", "location", "name", "width",
+            "batch-size",
+            "batch_size",
+            "live-source",
+            "batched-push-timeout",
+            "sync",
+            "max-size-buffers",
+            "max-size-bytes",
+            "max-size-time",
+            "leaky",
+            "config-file-path",
+            "uri",
+            "location",
+            "name",
+            "width",
         ]),
         pick(&["=", "=", "=", "= ", " = "]),
         value(),
@@ -57,7 +69,13 @@ fn token() -> BoxedStrategy<String> {
 
 fn command() -> BoxedStrategy<String> {
     (
-        pick(&["gst-launch-1.0", "gst-launch-1.0 -e", "GST_DEBUG=3 gst-launch-1.0", "exec gst-launch-1.0", "echo gst-launch-1.0"]),
+        pick(&[
+            "gst-launch-1.0",
+            "gst-launch-1.0 -e",
+            "GST_DEBUG=3 gst-launch-1.0",
+            "exec gst-launch-1.0",
+            "echo gst-launch-1.0",
+        ]),
         joined(token(), 14),
         pick(&["", "", " \\\n  ! fakesink sync=0", " &"]),
     )
@@ -109,7 +127,11 @@ pub fn check(input: &str) -> Result<(), String> {
     if let Some(fixed) = fixed {
         let after = shell::launches(&fixed);
         if after.len() != before.len() {
-            return Err(format!("{} gst-launch commands after the fixes, {} before:\n{fixed}", after.len(), before.len()));
+            return Err(format!(
+                "{} gst-launch commands after the fixes, {} before:\n{fixed}",
+                after.len(),
+                before.len()
+            ));
         }
         for (b, a) in before.iter().zip(&after) {
             let was_ok = launch::parse(&b.mapped.text).errors.is_empty();
