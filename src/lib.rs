@@ -3,6 +3,7 @@
 //!
 //! - [`base`]: the ground floor: spans, file ids, edits, diagnostics and
 //!   the rule registry, shared by everything above.
+//! - [`files`]: the project root, bounded reads, confined writes.
 //! - [`syntax`]: lossless key-file and YAML documents with byte spans.
 //! - [`model`]: file kinds, key tables, the pipeline built from many files,
 //!   the facts file.
@@ -11,6 +12,7 @@
 //! - [`output`]: human and machine renderings.
 pub mod base;
 pub mod config;
+pub mod files;
 pub mod fix;
 pub mod measure;
 pub mod model;

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use dslint::base::diagnostic::Severity;
 use dslint::base::rule as registry;
+use dslint::files::root::ProjectRoot;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
@@ -88,6 +89,15 @@ struct Common {
     /// usage and I/O errors still exit 2.
     #[arg(long)]
     exit_zero: bool,
+    /// The project root: nothing outside it is written, or read unless
+    /// --follow-outside (default: the nearest folder above the first path
+    /// with .git, dslint.toml or pyproject.toml, else the current folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Also read configs referenced from outside the project root (never
+    /// written; their content is never shown).
+    #[arg(long)]
+    follow_outside: bool,
 }
 
 #[derive(Subcommand)]
@@ -449,6 +459,7 @@ fn color(c: ColorArg) -> bool {
 
 /// Command-line options merged with the project configuration.
 struct Resolved {
+    root: ProjectRoot,
     facts: Option<Facts>,
     profile: Profile,
     settings: dslint::rules::Settings,
@@ -459,16 +470,19 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
         eprintln!("dslint: {e}");
         ExitCode::from(2)
     };
+    let mut root = ProjectRoot::for_paths(&common.paths, common.root.as_deref())
+        .map_err(|e| fail(format!("project root: {e}")))?;
+    root.follow_outside = common.follow_outside;
     let cfg_path = if common.isolated {
         None
     } else {
         common
             .config
             .clone()
-            .or_else(|| common.paths.first().and_then(|p| dslint::config::discover(p)))
+            .or_else(|| common.paths.first().and_then(|p| dslint::config::discover(p, &root)))
     };
     let cfg = match &cfg_path {
-        Some(p) => dslint::config::load(p).map_err(fail)?,
+        Some(p) => dslint::config::load(p, Some(&root)).map_err(fail)?,
         None => dslint::config::ProjectConfig::default(),
     };
     let facts_path = common.facts.clone().or_else(|| cfg.facts.clone());
@@ -482,6 +496,7 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
     };
     let settings = cfg.selection(&common.select, &common.ignore).map_err(fail)?;
     Ok(Resolved {
+        root,
         facts,
         profile,
         settings,
@@ -505,7 +520,7 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
         eprintln!("dslint: --statistics and --show-files print as human (default) or json");
         return ExitCode::from(2);
     }
-    let mut ws = Workspace::load(&common.paths);
+    let mut ws = Workspace::load_in(&common.paths, Some(r.root.clone()), Default::default());
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
     let diags = result.diagnostics;
     let problems: Vec<_> = output::file_problems(&ws)
@@ -602,6 +617,7 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
         }
         return dslint::fix::variant::write_bench_variants(
             &common.paths,
+            &r.root,
             r.facts.as_ref(),
             how.write,
             color(common.color),
@@ -612,16 +628,15 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
         profile: r.profile,
         unsafe_fixes: how.unsafe_fixes,
         selection: r.settings,
+        root: Some(r.root.clone()),
     };
     let outcome = engine::run(&common.paths, &opts);
     report_unchecked_arguments(&outcome.final_ws);
     let mut failed = false;
     if how.write {
-        for (path, (original, new)) in &outcome.changed {
-            if let Err(e) = dslint::fix::write::write_atomic(path, original, new, &common.paths) {
-                eprintln!("dslint: {e}");
-                failed = true;
-            }
+        for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
+            eprintln!("dslint: {}", output::escape_controls(&e));
+            failed = true;
         }
     }
     if how.format == TextOrJson::Json {
@@ -642,7 +657,7 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
         }
         if how.show_fixes {
             for line in &outcome.log {
-                eprintln!("{line}");
+                eprintln!("{}", output::escape_controls(&line.to_string()));
             }
         }
         if !how.quiet {

@@ -87,6 +87,7 @@ fn fix(files: &[(&str, &str)], profile: Profile) -> (tempfile::TempDir, Vec<(Str
         profile,
         unsafe_fixes: false,
         selection: Default::default(),
+        root: None,
     };
     let o = engine::run(&[dir.path().to_path_buf()], &opts);
     let mut out = Vec::new();

@@ -18,6 +18,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         profile,
         unsafe_fixes,
         selection: Default::default(),
+        root: None,
     };
     engine::run(&[dir.to_path_buf()], &opts)
 }
@@ -180,8 +181,10 @@ fn refuses_files_changed_since_read_and_links_out_of_the_tree() {
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("a.txt");
     std::fs::write(&f, "[streammux]\nbatch-size=1\n").unwrap();
-    let roots = vec![tmp.path().to_path_buf()];
-    let e = dslint::fix::write::write_atomic(&f, "[streammux]\nbatch-size=2\n", "x", &roots).unwrap_err();
+    let root = dslint::files::root::ProjectRoot::at(tmp.path()).unwrap();
+    let write =
+        |p: &Path, old: &str, new: &str| dslint::files::write::replace_file(&root, p, old.as_bytes(), new.as_bytes());
+    let e = write(&f, "[streammux]\nbatch-size=2\n", "x").unwrap_err();
     assert!(e.contains("changed since it was read"), "{e}");
     // A link to a file outside the tree is not written through.
     let outside = tempfile::tempdir().unwrap();
@@ -189,13 +192,13 @@ fn refuses_files_changed_since_read_and_links_out_of_the_tree() {
     std::fs::write(&target, "[streammux]\nbatch-size=1\n").unwrap();
     let link = tmp.path().join("link.txt");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let e = dslint::fix::write::write_atomic(&link, "[streammux]\nbatch-size=1\n", "y", &roots).unwrap_err();
-    assert!(e.contains("outside the checked tree"), "{e}");
+    let e = write(&link, "[streammux]\nbatch-size=1\n", "y").unwrap_err();
+    assert!(e.contains("outside the project root"), "{e}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "[streammux]\nbatch-size=1\n");
     // Permissions survive a write.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
-    dslint::fix::write::write_atomic(&f, "[streammux]\nbatch-size=1\n", "[streammux]\nbatch-size=2\n", &roots).unwrap();
+    write(&f, "[streammux]\nbatch-size=1\n", "[streammux]\nbatch-size=2\n").unwrap();
     assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o640);
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "[streammux]\nbatch-size=2\n");
 }

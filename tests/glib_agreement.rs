@@ -119,6 +119,7 @@ fn fixes_leave_untouched_keys_as_glib_reads_them() {
             profile,
             unsafe_fixes: true,
             selection: Default::default(),
+            root: None,
         };
         let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
         for (path, (old, new)) in o.changed {

@@ -28,6 +28,8 @@ pub enum When {
     ConfigFile,
     /// DS101's streammux batch also differs from the primary nvinfer's.
     PrimaryBatchDiffers,
+    /// The path leaves the project root: not looked at (DS704).
+    OutsideRoot,
 }
 
 impl When {
@@ -37,6 +39,7 @@ impl When {
             When::BenchProfile => "in the bench profile",
             When::ConfigFile => "for config files",
             When::PrimaryBatchDiffers => "when it also differs from the primary nvinfer's batch-size",
+            When::OutsideRoot => "for paths outside the project root (not checked)",
         }
     }
 }
@@ -427,7 +430,7 @@ registry! {
         summary: "nvbuf-memory-type differs between elements",
     }
     MissingFile = "DS704", "missing-file" {
-        severity: Warning, also: [(When::ConfigFile, Error)],
+        severity: Warning, also: [(When::ConfigFile, Error), (When::OutsideRoot, Info)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "a referenced file does not exist (error for configs)",
@@ -472,7 +475,7 @@ mod tests {
     fn texts() {
         assert_eq!(
             Rule::MissingFile.info().header(),
-            "**Severity:** warning, error for config files · **Fix:** none"
+            "**Severity:** warning, error for config files, info for paths outside the project root (not checked) · **Fix:** none"
         );
         assert_eq!(
             Rule::OsdEnabled.info().fix.describe(),

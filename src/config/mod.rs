@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Document, Item};
 
+use crate::files::read::{MAX_FILE_BYTES, read_text};
+use crate::files::root::{Place, ProjectRoot};
+
 use crate::model::keys::edit_distance;
 use crate::rules::selector;
 
@@ -47,15 +50,16 @@ const TOP_KEYS: &[&str] = &[
 ];
 const OPTION_KEYS: &[&str] = &["bench-sink-type"];
 
-/// The closest config file above `start` (a file or folder).
-pub fn discover(start: &Path) -> Option<PathBuf> {
+/// The closest config file above `start` (a file or folder), not above
+/// the project root.
+pub fn discover(start: &Path, root: &ProjectRoot) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(start).ok()?;
     let mut dir = if abs.is_dir() {
         Some(abs.as_path())
     } else {
         abs.parent()
     };
-    while let Some(d) = dir {
+    while let Some(d) = dir.filter(|d| root.contains(d)) {
         for name in ["dslint.toml", ".dslint.toml"] {
             let p = d.join(name);
             if p.is_file() {
@@ -63,7 +67,7 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
             }
         }
         let py = d.join("pyproject.toml");
-        if py.is_file() && std::fs::read_to_string(&py).is_ok_and(|t| t.contains("[tool.dslint")) {
+        if py.is_file() && read_text(&py, MAX_FILE_BYTES).is_ok_and(|t| t.contains("[tool.dslint")) {
             return Some(py);
         }
         dir = d.parent();
@@ -98,8 +102,10 @@ fn suggest(key: &str, known: &[&str]) -> String {
         .map_or_else(String::new, |(_, k)| format!(" (did you mean `{k}`?)"))
 }
 
-pub fn load(path: &Path) -> Result<ProjectConfig, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Read a project config. With a root, what it names (`facts`) must stay
+/// under it: a repository's settings cannot point dslint outside.
+pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, String> {
+    let text = read_text(path, MAX_FILE_BYTES)?;
     let at = |span: Option<std::ops::Range<usize>>| {
         let (l, c) = position(&text, span.map_or(0, |s| s.start));
         format!("{}:{l}:{c}", path.display())
@@ -151,8 +157,15 @@ pub fn load(path: &Path) -> Result<ProjectConfig, String> {
             "facts" => {
                 let f = item
                     .as_str()
-                    .ok_or_else(|| format!("{}: `facts` must be a path", at(span)))?;
-                cfg.facts = Some(base.join(f));
+                    .ok_or_else(|| format!("{}: `facts` must be a path", at(span.clone())))?;
+                let facts = base.join(f);
+                if root.is_some_and(|r| r.place(&facts) == Place::Outside) {
+                    return Err(format!(
+                        "{}: `facts` leads outside the project root; a project config cannot point there (pass --facts)",
+                        at(span)
+                    ));
+                }
+                cfg.facts = Some(facts);
             }
             "per-file-ignores" => {
                 let t = item.as_table_like().ok_or_else(|| {
@@ -251,7 +264,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
-        load(&p).map_err(|e| e.replace(&dir.path().display().to_string(), "DIR"))
+        load(&p, None).map_err(|e| e.replace(&dir.path().display().to_string(), "DIR"))
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use similar::TextDiff;
 
 use crate::fix::engine::FixOutcome;
-use crate::output::plural;
+use crate::output::{escape_controls, plural};
 
 pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     unified_between(path, path, original, new, color)
@@ -20,6 +20,16 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
         .context_radius(3)
         .header(&header_name("a", from), &header_name("b", to))
         .to_string();
+    // A diff is read on a terminal: control characters from the configs
+    // are shown escaped, line by line (the line structure stays).
+    let text: String = text
+        .split_inclusive('\n')
+        .map(|l| {
+            // The line ending (CRLF too) stays as it is.
+            let body = l.trim_end_matches('\n').trim_end_matches('\r');
+            format!("{}{}", escape_controls(body), &l[body.len()..])
+        })
+        .collect();
     if !color {
         return text;
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Applicability;
+use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::model::facts::Facts;
 use crate::model::workspace::{Workspace, canonical};
@@ -21,6 +22,8 @@ pub struct FixOptions<'a> {
     pub unsafe_fixes: bool,
     /// Which codes are reported and fixed.
     pub selection: Settings,
+    /// The project root (`None`: discovered from the paths).
+    pub root: Option<ProjectRoot>,
 }
 
 #[derive(Default)]
@@ -64,8 +67,9 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
+    let root = opts.root.clone().or_else(|| ProjectRoot::for_paths(paths, None).ok());
     loop {
-        let mut ws = Workspace::load_with(paths, overlay.clone());
+        let mut ws = Workspace::load_in(paths, root.clone(), overlay.clone());
         let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
         let wanted = |d: &&Diagnostic| {
             d.fix

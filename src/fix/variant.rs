@@ -7,7 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use std::os::unix::fs::PermissionsExt;
+
 use crate::base::edit::Applicability;
+use crate::files::read::{MAX_FILE_BYTES, read_text};
+use crate::files::root::{Place, ProjectRoot};
+use crate::files::write::create_under_root;
 use crate::fix::apply;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
@@ -23,12 +28,13 @@ pub fn bench_path(path: &Path) -> PathBuf {
 }
 
 /// The bench text of each app config: (config path, variant path, text).
-pub fn bench_variants(paths: &[PathBuf], facts: Option<&Facts>) -> Vec<(PathBuf, PathBuf, String)> {
-    let mut ws = Workspace::load(paths);
+pub fn bench_variants(paths: &[PathBuf], root: &ProjectRoot, facts: Option<&Facts>) -> Vec<(PathBuf, PathBuf, String)> {
+    let mut ws = Workspace::load_in(paths, Some(root.clone()), Default::default());
     let result = crate::rules::check(&mut ws, facts, Profile::Bench);
     let mut out = Vec::new();
     for p in &result.pipelines {
-        if ws.files[p.root].kind != Some(Kind::App) || ws.files[p.root].path.to_string_lossy().contains(".bench.") {
+        let file = &ws.files[p.root];
+        if file.kind != Some(Kind::App) || file.outside || file.path.to_string_lossy().contains(".bench.") {
             continue;
         }
         let mut text = ws.files[p.root].doc.text.clone();
@@ -60,25 +66,30 @@ pub fn bench_variants(paths: &[PathBuf], facts: Option<&Facts>) -> Vec<(PathBuf,
     out
 }
 
-pub fn write_bench_variants(paths: &[PathBuf], facts: Option<&Facts>, write: bool, color: bool) -> ExitCode {
-    let variants = bench_variants(paths, facts);
+pub fn write_bench_variants(
+    paths: &[PathBuf],
+    root: &ProjectRoot,
+    facts: Option<&Facts>,
+    write: bool,
+    color: bool,
+) -> ExitCode {
+    let variants = bench_variants(paths, root, facts);
     let mut changed = false;
     for (src, dst, text) in &variants {
-        let old = std::fs::read_to_string(dst).ok();
+        // An old variant is compared only when it is a regular file under
+        // the root; anything else at that name is replaced, never followed.
+        let old = match root.place(dst) {
+            Place::Inside(real) => read_text(&real, MAX_FILE_BYTES).ok(),
+            _ => None,
+        };
         if old.as_deref() == Some(text.as_str()) {
             continue;
         }
         changed = true;
         if write {
-            let tmp = dst.with_extension("dslint-tmp");
-            let res = std::fs::write(&tmp, text).and_then(|_| {
-                if let Ok(m) = std::fs::metadata(src) {
-                    let _ = std::fs::set_permissions(&tmp, m.permissions());
-                }
-                std::fs::rename(&tmp, dst)
-            });
-            if let Err(e) = res {
-                eprintln!("dslint: {}: {e}", dst.display());
+            let mode = std::fs::metadata(src).map_or(0o644, |m| m.permissions().mode()) & 0o777;
+            if let Err(e) = create_under_root(root, dst, text.as_bytes(), mode) {
+                eprintln!("dslint: {e}");
                 return ExitCode::from(2);
             }
             eprintln!("wrote {}", dst.display());

@@ -16,20 +16,9 @@ use crate::model::facts::Facts;
 const MAX_INPUT: u64 = 256 * 1024 * 1024;
 
 /// Read a saved tool output: a regular file, at most `MAX_INPUT` bytes
-/// (a FIFO or /dev/zero is refused before it is opened).
+/// (a FIFO or /dev/zero is refused before it is opened; see `files::read`).
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    if meta.len() > MAX_INPUT {
-        return Err(format!(
-            "{}: {} bytes, more than the {MAX_INPUT} read",
-            path.display(),
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::files::read::read_regular(path, MAX_INPUT).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -157,7 +157,7 @@ pub fn finish(
     keep: bool,
 ) -> Result<(), String> {
     if let Some(p) = save {
-        std::fs::write(p, log).map_err(|e| format!("{}: {e}", p.display()))?;
+        crate::files::write::create_at(p, log.as_bytes(), 0o644)?;
     }
     if !keep {
         for v in variants {

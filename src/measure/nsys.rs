@@ -412,7 +412,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Table>, String> {
                 .into_iter()
                 .find(|r| r.names().iter().any(|n| stem.ends_with(&format!("_{n}"))))
         });
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let text = crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES)?;
         let mut tables = parse(&text);
         for t in &mut tables {
             if let Some(r) = report {

@@ -287,7 +287,7 @@ pub fn profile(opts: &ProfileOptions) -> Result<String, String> {
     let tables = if let Some(dir) = &opts.stats_dir {
         nsys::read_dir(dir)?
     } else if let Some(f) = &opts.stats_file {
-        let t = nsys::parse(&std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?);
+        let t = nsys::parse(&crate::files::read::read_text(f, crate::files::read::MAX_FILE_BYTES)?);
         if t.is_empty() {
             return Err(format!("{}: no nsys stats table found", f.display()));
         }

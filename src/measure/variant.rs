@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::base::edit::Edit;
+use crate::files::write::create_under_root;
 use crate::fix::apply::apply_to_string;
 use crate::fix::engine::{self, FixOptions};
 use crate::model::facts::{Facts, Sweep, Workload};
@@ -133,6 +134,7 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
             .to_vec(),
             ..Default::default()
         },
+        root: None,
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     // Every file that differs from the original, edited or not by the engine.
@@ -147,15 +149,21 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
         Some((_, t)) => t.clone(),
         None => ws.files[root].doc.text.clone(),
     };
+    // Copies are created under the project root only, as new files renamed
+    // into place: a name planted in advance is replaced, never followed.
+    let project = ws
+        .root
+        .clone()
+        .ok_or_else(|| format!("{}: no project root", config.display()))?;
     let mut written = Vec::new();
     for (path, text) in texts.iter().filter(|(p, _)| !is_root(p)) {
         let copy = variant_path(path, batch);
-        std::fs::write(&copy, text).map_err(|e| format!("{}: {e}", copy.display()))?;
+        create_under_root(&project, &copy, text.as_bytes(), 0o644)?;
         app_text = repoint(&ws, root, &app_text, path, &copy);
         written.push(copy);
     }
     let app_copy = variant_path(config, batch);
-    std::fs::write(&app_copy, app_text).map_err(|e| format!("{}: {e}", app_copy.display()))?;
+    create_under_root(&project, &app_copy, app_text.as_bytes(), 0o644)?;
     written.insert(0, app_copy);
     Ok(written)
 }
@@ -202,6 +210,7 @@ pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String
             select: DECODE_ONLY_CODES.iter().map(|c| c.to_string()).collect(),
             ..Default::default()
         },
+        root: None,
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     let text = outcome
@@ -218,6 +227,9 @@ pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String
 pub fn write_decode_variant(config: &Path, streams: u32) -> Result<PathBuf, String> {
     let text = decode_variant_text(config, streams)?;
     let path = named_variant(config, &format!("decode-s{streams}"));
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Under the config's project root, as a new file renamed into place.
+    let project = crate::files::root::ProjectRoot::for_paths(&[config.to_path_buf()], None)
+        .map_err(|e| format!("{}: {e}", config.display()))?;
+    create_under_root(&project, &path, text.as_bytes(), 0o644)?;
     Ok(path)
 }

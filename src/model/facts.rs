@@ -257,7 +257,7 @@ impl Facts {
 
     /// Read and validate a facts file; the error names the field.
     pub fn load(path: &Path) -> Result<Facts, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::files::read::read_text(path, crate::files::read::MAX_FILE_BYTES)?;
         Facts::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 

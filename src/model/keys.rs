@@ -1,13 +1,14 @@
 //! The key tables in `rules/keys.tsv`: which keys each DeepStream reader
 //! knows, the GLib type it reads them with, and their valid range.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::syntax::glib::ValueType;
 
 const TABLE: &str = include_str!("../../rules/keys.tsv");
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Schema {
     /// deepstream-app's config (`[application]`, `[sourceN]`, …).
     App,
@@ -69,9 +70,61 @@ pub fn table() -> &'static [KeySpec] {
     })
 }
 
+/// The table's rows by schema and group: exact group names in a map, the
+/// few `prefix*` groups in a list. Lookups run once per key of a file, so
+/// they must not scan the table.
+struct Index {
+    exact: HashMap<Schema, HashMap<&'static str, Vec<usize>>>,
+    patterns: Vec<(Schema, &'static str, Vec<usize>)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut ix = Index {
+            exact: HashMap::new(),
+            patterns: Vec::new(),
+        };
+        for (i, k) in table().iter().enumerate() {
+            match k.group.strip_suffix('*') {
+                Some(prefix) => match ix.patterns.iter_mut().find(|(s, p, _)| *s == k.schema && *p == prefix) {
+                    Some((_, _, rows)) => rows.push(i),
+                    None => ix.patterns.push((k.schema, prefix, vec![i])),
+                },
+                None => ix
+                    .exact
+                    .entry(k.schema)
+                    .or_default()
+                    .entry(k.group.as_str())
+                    .or_default()
+                    .push(i),
+            }
+        }
+        ix
+    })
+}
+
+/// The rows whose group matches `group`, in table order.
+fn rows(schema: Schema, group: &str) -> Vec<&'static KeySpec> {
+    let ix = index();
+    let mut rows: Vec<usize> = ix
+        .exact
+        .get(&schema)
+        .and_then(|m| m.get(group))
+        .cloned()
+        .unwrap_or_default();
+    for (s, prefix, r) in &ix.patterns {
+        if *s == schema && group.starts_with(prefix) {
+            rows.extend(r);
+        }
+    }
+    rows.sort_unstable();
+    rows.into_iter().map(|i| &table()[i]).collect()
+}
+
 /// Whether `group` is a group this schema's reader knows.
 pub fn known_group(schema: Schema, group: &str) -> bool {
-    table().iter().any(|k| k.schema == schema && matches(&k.group, group))
+    group_has_key_table(schema, group)
         || (schema == Schema::App && APP_GROUPS_WITHOUT_TABLE.iter().any(|g| matches(g, group)))
 }
 
@@ -82,9 +135,7 @@ const APP_GROUPS_WITHOUT_TABLE: &[&str] = &["visionencoder", "audio-transform", 
 pub fn lookup(schema: Schema, group: &str, key: &str) -> Option<&'static KeySpec> {
     // Exact group and key first, then patterns, so `[sink0] type` finds the
     // sink row rather than a looser match.
-    let candidates = table()
-        .iter()
-        .filter(|k| k.schema == schema && matches(&k.group, group));
+    let candidates = rows(schema, group);
     let mut best: Option<&KeySpec> = None;
     for k in candidates {
         if k.key == key {
@@ -99,18 +150,52 @@ pub fn lookup(schema: Schema, group: &str, key: &str) -> Option<&'static KeySpec
 
 /// Whether the keys of this group can be checked (the table lists them).
 pub fn group_has_key_table(schema: Schema, group: &str) -> bool {
-    table().iter().any(|k| k.schema == schema && matches(&k.group, group))
+    let ix = index();
+    ix.exact.get(&schema).is_some_and(|m| m.contains_key(group))
+        || ix
+            .patterns
+            .iter()
+            .any(|(s, prefix, _)| *s == schema && group.starts_with(prefix))
 }
 
-/// The closest known key of the group, for "did you mean".
+/// The closest known key of the group, for "did you mean". Distances are
+/// computed only within the bound that would be accepted, so a file of
+/// 100k unknown keys costs 100k short, banded comparisons per candidate.
 pub fn suggest_key(schema: Schema, group: &str, key: &str) -> Option<&'static str> {
-    table()
-        .iter()
-        .filter(|k| k.schema == schema && matches(&k.group, group) && !k.key.ends_with('*'))
-        .map(|k| (edit_distance(&k.key, key), k.key.as_str()))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+    rows(schema, group)
+        .into_iter()
+        .filter(|k| !k.key.ends_with('*'))
+        .filter_map(|k| {
+            let limit = 2.max(k.key.len() / 4);
+            Some((edit_distance_within(&k.key, key, limit)?, k.key.as_str()))
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
+}
+
+/// The edit distance when it is at most `limit`; `None` past it (checked
+/// on the lengths first, then row by row).
+pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        let mut row_min = cur[0];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            row_min = row_min.min(cur[j]);
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(prev[b.len()]).filter(|d| *d <= limit)
 }
 
 /// The closest known group name, for "did you mean".
@@ -178,5 +263,20 @@ mod tests {
         assert_eq!(suggest_group(Schema::App, "sorce0").as_deref(), Some("source0"));
         assert!(known_group(Schema::App, "secondary-gie3"));
         assert!(!known_group(Schema::App, "primary_gie"));
+        for (a, b) in [
+            ("batch-size", "batchsize"),
+            ("gpu-id", "gpuid"),
+            ("width", "height"),
+            ("", "abc"),
+        ] {
+            for limit in 0..6 {
+                let full = edit_distance(a, b);
+                assert_eq!(
+                    edit_distance_within(a, b, limit),
+                    (full <= limit).then_some(full),
+                    "{a} {b} {limit}"
+                );
+            }
+        }
     }
 }

@@ -1,21 +1,22 @@
 //! Loading files: walking directories (respecting `.gitignore`), reading
 //! bytes defensively (DS005), choosing a syntax and a kind, and following the
-//! references between configs.
+//! references between configs — all bounded by the project root: a path
+//! that leaves it (`..`, an absolute path, a symlink) is not read unless
+//! `--follow-outside`, and then its file is marked `outside` (never written,
+//! its content never shown).
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::base::FileId;
 use crate::base::rule::Rule;
+use crate::files::read::{self, ReadError};
+use crate::files::root::{Place, ProjectRoot};
 use crate::model::detect::{self, Kind};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
-/// Files larger than this are skipped (no DeepStream config is near it).
-pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
-
-/// Where DeepStream installs; absolute paths under it are not checked on a
-/// machine without it (users lint on laptops).
-pub const DEEPSTREAM_ROOT: &str = "/opt/nvidia/deepstream";
+pub use crate::files::read::MAX_FILE_BYTES;
 
 #[derive(Debug)]
 pub struct SourceFile {
@@ -26,6 +27,9 @@ pub struct SourceFile {
     pub lines: LineIndex,
     /// Whether the walk found it (as opposed to only being referenced).
     pub walked: bool,
+    /// Outside the project root (read only with `--follow-outside`): never
+    /// written, and no finding shows its content.
+    pub outside: bool,
 }
 
 impl SourceFile {
@@ -42,8 +46,9 @@ impl SourceFile {
 pub enum Target {
     Exists(PathBuf),
     Missing(PathBuf),
-    /// Under the DeepStream install root, which this machine lacks.
-    Unchecked(PathBuf),
+    /// Outside the project root: unknown (whether it exists is not looked
+    /// at, so no finding can tell).
+    Outside(PathBuf),
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +68,9 @@ pub struct Workspace {
     pub overlay: HashMap<PathBuf, String>,
     /// The paths given on the command line.
     pub roots: Vec<PathBuf>,
+    /// The project root; `None` (a workspace built in memory) reads nothing
+    /// from disk through references.
+    pub root: Option<ProjectRoot>,
 }
 
 /// A file that was read and is not checked.
@@ -78,55 +86,120 @@ pub struct Skipped {
 const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "sh", "bash", "py"];
 
 impl Workspace {
+    /// Load with the project root discovered from the paths.
     pub fn load(paths: &[PathBuf]) -> Workspace {
         Workspace::load_with(paths, HashMap::new())
     }
 
     /// Load with some files' texts replaced (by canonical path).
     pub fn load_with(paths: &[PathBuf], overlay: HashMap<PathBuf, String>) -> Workspace {
+        let root = ProjectRoot::for_paths(paths, None).ok();
+        Workspace::load_in(paths, root, overlay)
+    }
+
+    /// Load `paths` under `root`, some texts replaced (by canonical path).
+    pub fn load_in(paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) -> Workspace {
         let mut ws = Workspace {
             overlay,
             roots: paths.to_vec(),
+            root,
             ..Workspace::default()
         };
-        for root in paths {
-            if !root.exists() && root.symlink_metadata().is_err() {
-                ws.missing_args.push(root.clone());
+        for arg in paths {
+            if std::fs::symlink_metadata(arg).is_err() {
+                ws.missing_args.push(arg.clone());
                 continue;
             }
-            if root.is_file() || !root.is_dir() {
-                ws.read_file(root, true, true);
+            let place = ws.place(arg);
+            if place == Place::Outside || !arg.is_dir() {
+                ws.read_file(arg, true, true);
                 continue;
             }
-            let mut found = Vec::new();
-            let walker = ignore::WalkBuilder::new(root)
-                .follow_links(true)
-                .require_git(false)
-                .build();
-            for entry in walker {
-                match entry {
-                    Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                        let p = e.into_path();
-                        let ext = p
-                            .extension()
-                            .and_then(|e| e.to_str())
-                            .unwrap_or("")
-                            .to_ascii_lowercase();
-                        if CANDIDATE_EXTENSIONS.contains(&ext.as_str()) {
-                            found.push(p);
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(err) => {
-                        let (path, msg) = walk_error(&err);
-                        ws.file_problems.push((path, Rule::UnreadableFile, msg));
-                    }
-                }
-            }
-            found.sort();
+            let found = ws.walk(arg);
             ws.read_files(&found, false);
         }
         ws
+    }
+
+    fn place(&self, path: &Path) -> Place {
+        match &self.root {
+            Some(r) => r.place(path),
+            None => Place::Outside,
+        }
+    }
+
+    fn follow_outside(&self) -> bool {
+        self.root.as_ref().is_some_and(|r| r.follow_outside)
+    }
+
+    /// The candidate files under a folder. Links that lead out of the root
+    /// are not followed (a link to `/` would walk the machine); a folder
+    /// whose ignore file is not a small regular file is not walked (the
+    /// walker would block on a FIFO or read `/dev/zero` forever).
+    fn walk(&mut self, top: &Path) -> Vec<PathBuf> {
+        let Some(root) = self.root.clone() else {
+            return Vec::new();
+        };
+        for dir in top.ancestors() {
+            if let Some(msg) = bad_ignore_file(dir) {
+                self.file_problems.push((dir.to_path_buf(), Rule::UnreadableFile, msg));
+                return Vec::new();
+            }
+            if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
+                break;
+            }
+        }
+        let pruned: Arc<Mutex<Vec<(PathBuf, String)>>> = Arc::default();
+        let pruned_in = Arc::clone(&pruned);
+        let follow_outside = root.follow_outside;
+        let walker = ignore::WalkBuilder::new(top)
+            .follow_links(true)
+            .require_git(false)
+            .filter_entry(move |e| {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                let mut why = None;
+                if e.path_is_symlink() && root.place(e.path()) == Place::Outside && (is_dir || !follow_outside) {
+                    why = Some("is a link that leads outside the project root; not followed".to_string());
+                } else if is_dir {
+                    why = bad_ignore_file(e.path());
+                }
+                if let Some(w) = why {
+                    if let Ok(mut p) = pruned_in.lock() {
+                        p.push((e.path().to_path_buf(), w));
+                    }
+                    return false;
+                }
+                true
+            })
+            .build();
+        let mut found = Vec::new();
+        for entry in walker {
+            match entry {
+                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                    let p = e.into_path();
+                    let ext = p
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
+                    if CANDIDATE_EXTENSIONS.contains(&ext.as_str()) {
+                        found.push(p);
+                    }
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    let (path, msg) = walk_error(&err);
+                    self.file_problems.push((path, Rule::UnreadableFile, msg));
+                }
+            }
+        }
+        let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+        pruned.sort();
+        for (path, msg) in pruned {
+            self.file_problems.push((path, Rule::UnreadableFile, msg));
+        }
+        found.sort();
+        found
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
@@ -141,8 +214,30 @@ impl Workspace {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let loaded = load_one(path, self.overlay.get(&key).cloned(), walked, explicit);
+        let loaded = self.load_placed(path, &key, walked, explicit);
         self.insert(path, key, loaded)
+    }
+
+    /// Place a path against the root, then read it (or say why not).
+    fn load_placed(&self, path: &Path, key: &Path, walked: bool, explicit: bool) -> Loaded {
+        let (real, outside) = match self.place(path) {
+            Place::Inside(real) => (real, false),
+            Place::Missing(_) => return Loaded::Problem("cannot read: no such file; skipped".into()),
+            Place::Outside if self.follow_outside() => (path.to_path_buf(), true),
+            Place::Outside => {
+                return Loaded::Problem(
+                    "leads outside the project root; not read (--root or --follow-outside to read it)".into(),
+                );
+            }
+        };
+        let text = self.overlay.get(key).cloned();
+        match load_one(&real, path, text, walked, explicit) {
+            Loaded::File(mut f) => {
+                f.outside = outside;
+                Loaded::File(f)
+            }
+            other => other,
+        }
     }
 
     /// Read many files at once (in parallel), keeping their order.
@@ -152,8 +247,8 @@ impl Workspace {
             .par_iter()
             .map(|p| {
                 let key = canonical(p);
-                let text = self.overlay.get(&key).cloned();
-                (key, load_one(p, text, true, explicit))
+                let l = self.load_placed(p, &key, true, explicit);
+                (key, l)
             })
             .collect();
         for (path, (key, l)) in paths.iter().zip(loaded) {
@@ -196,7 +291,7 @@ impl Workspace {
     }
 
     /// Resolve a path written in `from` (relative to its folder; `file://`
-    /// URIs too).
+    /// URIs too), placed against the project root.
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
@@ -209,13 +304,15 @@ impl Workspace {
         } else {
             normalize(&self.files[from].dir().join(path))
         };
-        if full.starts_with(DEEPSTREAM_ROOT) && !Path::new(DEEPSTREAM_ROOT).exists() {
-            return Some(Target::Unchecked(full));
+        // A file outside the root leads further out only: what it names is
+        // outside too (and is not looked at).
+        if self.files[from].outside {
+            return Some(Target::Outside(full));
         }
-        Some(if full.exists() {
-            Target::Exists(full)
-        } else {
-            Target::Missing(full)
+        Some(match self.place(&full) {
+            Place::Inside(_) => Target::Exists(full),
+            Place::Missing(_) => Target::Missing(full),
+            Place::Outside => Target::Outside(full),
         })
     }
 
@@ -223,6 +320,17 @@ impl Workspace {
     pub fn load_reference(&mut self, from: FileId, raw: &str) -> Option<FileId> {
         match self.resolve(from, raw)? {
             Target::Exists(p) if p.is_file() => self.read_file(&p, false, false),
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
+                let key = canonical(&p);
+                if let Some(&id) = self.by_path.get(&key) {
+                    return Some(id);
+                }
+                // Whether it could be read stays unsaid (no DS005 for it).
+                match self.load_placed(&p, &key, false, false) {
+                    loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
@@ -242,25 +350,18 @@ enum Loaded {
 }
 
 /// Read, check and parse one file; no shared state, so files load in
-/// parallel.
-fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
+/// parallel. `real` is where the bytes are read from, `shown` the path as
+/// the user sees it.
+fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
     if let Some(text) = overlay {
-        return parse_text(path, text, walked);
+        return parse_text(shown, text, walked);
     }
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => return Loaded::Problem(format!("cannot read: {e}; skipped")),
-    };
-    if meta.len() > MAX_FILE_BYTES {
-        return Loaded::Problem(format!(
-            "file is {} bytes, over the {} byte limit; skipped",
-            meta.len(),
-            MAX_FILE_BYTES
-        ));
-    }
-    let bytes = match std::fs::read(path) {
+    let bytes = match read::read_regular(real, MAX_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) => return Loaded::Problem(format!("cannot read: {e}; skipped")),
+        Err(ReadError::TooLarge { cap }) => {
+            return Loaded::Problem(format!("file is over the {cap} byte limit; skipped"));
+        }
+        Err(e) => return Loaded::Problem(format!("{e}; skipped")),
     };
     if bytes.is_empty() {
         return if explicit {
@@ -273,12 +374,35 @@ fn load_one(path: &Path, overlay: Option<String>, walked: bool, explicit: bool) 
         return Loaded::Problem("file is binary (contains NUL bytes); skipped".into());
     }
     match String::from_utf8(bytes) {
-        Ok(text) => parse_text(path, text, walked),
+        Ok(text) => parse_text(shown, text, walked),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped"))
         }
     }
+}
+
+/// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
+/// the walker reads, following links) is not a small regular file.
+fn bad_ignore_file(dir: &Path) -> Option<String> {
+    for name in [".gitignore", ".ignore"] {
+        let p = dir.join(name);
+        if std::fs::symlink_metadata(&p).is_err() {
+            continue;
+        }
+        match read::open_regular(&p, true).and_then(|f| {
+            let len = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?.len();
+            if len > MAX_FILE_BYTES {
+                Err(ReadError::TooLarge { cap: MAX_FILE_BYTES })
+            } else {
+                Ok(())
+            }
+        }) {
+            Ok(()) => {}
+            Err(e) => return Some(format!("{name} {e}; folder not walked")),
+        }
+    }
+    None
 }
 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
@@ -313,6 +437,7 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         kind,
         lines,
         walked,
+        outside: false,
     }))
 }
 

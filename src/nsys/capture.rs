@@ -87,21 +87,23 @@ fn chat_body(model: &str, kind: &str, max_tokens: u32) -> String {
 }
 
 pub fn capture(opts: &CaptureOptions) -> Result<String, String> {
-    let src = std::fs::read_to_string(&opts.script).map_err(|e| format!("{}: {e}", opts.script.display()))?;
+    let src = wrap::read_script(&opts.script)?;
     let wrapped = wrap::wrap(&src, opts.level, Some(&opts.output_dir.display().to_string()), None)?;
     let wrapped_path = wrap::wrapped_path(&opts.script);
     eprint!(
         "{}",
         crate::fix::diff::unified_between(&opts.script, &wrapped_path, &src, &wrapped, false)
     );
-    std::fs::write(&wrapped_path, &wrapped).map_err(|e| format!("{}: {e}", wrapped_path.display()))?;
-    std::fs::create_dir_all(&opts.output_dir).map_err(|e| format!("{}: {e}", opts.output_dir.display()))?;
+    // The output folder (default /tmp/nsys_record, shared by every local
+    // user) must be ours and not a link; the log is created afresh in it.
+    let out_dir = crate::files::write::Dir::own_output(&opts.output_dir)?;
+    wrap::write_wrapped(&opts.script, &wrapped)?;
     // A script that sets NSYS_OUTPUT_DIR itself writes there.
     let report_dir = own_output_dir(&src).unwrap_or_else(|| opts.output_dir.clone());
     let name_file = report_dir.join(wrap::OUTPUT_NAME_FILE);
     let _ = std::fs::remove_file(&name_file);
     let log_path = opts.output_dir.join("service.log");
-    let log = std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    let log = out_dir.create_fresh("service.log", 0o600)?;
     let log_err = log.try_clone().map_err(|e| e.to_string())?;
     crate::measure::run::install_interrupt_handler();
     use std::os::unix::process::CommandExt;
@@ -225,7 +227,11 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                 opts.output_dir.display()
             ));
         }
-        let base = std::fs::read_to_string(name_file).ok().map(|s| s.trim().to_string());
+        // A small regular file the wrapped script writes (never a FIFO
+        // or a device planted at its name).
+        let base = crate::files::read::read_text(name_file, 4096)
+            .ok()
+            .map(|s| s.trim().to_string());
         if let Some(base) = base.filter(|b| !b.is_empty()) {
             let rep = PathBuf::from(format!("{base}.nsys-rep"));
             if let Ok(a) = std::fs::metadata(&rep).map(|m| m.len()) {

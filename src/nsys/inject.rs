@@ -185,7 +185,7 @@ pub fn inject_fastdeploy(
     diff_only: bool,
 ) -> Result<String, String> {
     let runner = locate(dir, script)?;
-    let src = std::fs::read_to_string(&runner).map_err(|e| format!("{}: {e}", runner.display()))?;
+    let src = crate::files::read::read_text(&runner, crate::files::read::MAX_FILE_BYTES)?;
     match state(&src) {
         State::Active { start_line, stop_line } => Ok(format!(
             "{}: profiler calls present and active (start line {start_line}, stop line {stop_line}); nothing to change\n",
@@ -203,10 +203,27 @@ pub fn inject_fastdeploy(
                 return Ok(format!("{}: profiler calls missing\n{shown}", runner.display()));
             }
             let bak = runner.with_extension("py.bak");
-            if !bak.exists() {
-                std::fs::copy(&runner, &bak).map_err(|e| format!("{}: {e}", bak.display()))?;
+            let (Some(name), Some(bak_name)) = (
+                runner.file_name().and_then(|n| n.to_str()),
+                bak.file_name().and_then(|n| n.to_str()),
+            ) else {
+                return Err(format!("{}: not a file name dslint writes", runner.display()));
+            };
+            let dir = crate::files::write::Dir::open(runner.parent().unwrap_or(Path::new(".")))?;
+            // The backup is made once, exclusively: an older one (or
+            // anything planted at its name) is kept as it is, never written
+            // through.
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&runner).map_or(0o644, |m| m.permissions().mode()) & 0o777;
+            if !dir.create_new(bak_name, src.as_bytes(), mode)?
+                && !std::fs::symlink_metadata(&bak).is_ok_and(|m| m.file_type().is_file())
+            {
+                return Err(format!(
+                    "{} exists and is not a regular file; not used as the backup, nothing changed",
+                    bak.display()
+                ));
             }
-            crate::fix::write::write_atomic(&runner, &src, &out, std::slice::from_ref(&runner))?;
+            dir.replace_checked(name, src.as_bytes(), out.as_bytes())?;
             Ok(format!(
                 "{shown}{}: profiler window injected (steps {start_step} to {stop_step}); original in {}\n",
                 runner.display(),
@@ -233,7 +250,7 @@ pub fn locate(dir: Option<&Path>, script: Option<&Path>) -> Result<PathBuf, Stri
         return try_dir(d).ok_or_else(|| format!("{}: no {RUNNER} there", d.display()));
     }
     if let Some(s) = script {
-        let text = std::fs::read_to_string(s).map_err(|e| format!("{}: {e}", s.display()))?;
+        let text = crate::files::read::read_text(s, crate::files::read::MAX_FILE_BYTES)?;
         for l in text.lines() {
             let t = l.trim().trim_start_matches("export ").trim();
             if let Some(v) = t.strip_prefix("PYTHONPATH=") {

@@ -72,7 +72,16 @@ pub fn lex(src: &str) -> Result<Script, String> {
     let mut next_block = 0;
     let mut fn_depth: Vec<usize> = Vec::new(); // brace depth at which a function body started
     let mut brace_depth = 0usize;
-    let line_of = |pos: usize| src[..pos].matches('\n').count() + 1;
+    // Line numbers by binary search over the newline offsets: counting
+    // newlines from the start at every command made a long script
+    // quadratic.
+    let newlines: Vec<usize> = b
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'\n')
+        .map(|(i, _)| i)
+        .collect();
+    let line_of = |pos: usize| newlines.partition_point(|&n| n < pos) + 1;
 
     macro_rules! end_word {
         () => {

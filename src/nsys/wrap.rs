@@ -195,7 +195,7 @@ pub fn wrap_file(
     line: Option<usize>,
     diff_only: bool,
 ) -> Result<String, String> {
-    let src = std::fs::read_to_string(script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let src = read_script(script)?;
     if is_wrapped(&src) {
         return Ok(format!(
             "{} is already wrapped (it holds dslint's nsys block); nothing written\n",
@@ -208,17 +208,30 @@ pub fn wrap_file(
     if diff_only {
         return Ok(shown);
     }
-    std::fs::write(&dst, &out).map_err(|e| format!("{}: {e}", dst.display()))?;
-    // The copy runs like the original: the same permission bits, no more
-    // (no execute bit the original lacks; never setuid/setgid).
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(script)
-        .map(|m| m.permissions().mode())
-        .unwrap_or(0o644)
-        & 0o777;
-    std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| format!("{}: {e}", dst.display()))?;
+    write_wrapped(script, &out)?;
     Ok(format!("{shown}wrote {}\n", dst.display()))
+}
+
+/// A launch script's text (a regular file, bounded).
+pub fn read_script(script: &std::path::Path) -> Result<String, String> {
+    crate::files::read::read_text(script, crate::files::read::MAX_FILE_BYTES)
+}
+
+/// Write `SCRIPT_nsys.sh` beside the script: a new file renamed into
+/// place, so a file or link planted at that name is replaced, never written
+/// through. The copy runs like the original: the same permission bits, no
+/// more (no execute bit the original lacks; never setuid/setgid).
+pub fn write_wrapped(script: &std::path::Path, text: &str) -> Result<std::path::PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dst = wrapped_path(script);
+    let mode = std::fs::metadata(script).map_or(0o644, |m| m.permissions().mode()) & 0o777;
+    let dir = crate::files::write::Dir::open(script.parent().unwrap_or(std::path::Path::new(".")))?;
+    let name = dst
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: not a file name dslint writes", dst.display()))?;
+    dir.create_or_replace(name, text.as_bytes(), mode)?;
+    Ok(dst)
 }
 
 /// `start.sh` → `start_nsys.sh`.

@@ -11,14 +11,20 @@ use crate::output::{FileProblem, locate};
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
     let mut out = String::new();
     for p in problems {
-        let _ = writeln!(out, "{}: {} {}", p.path.display(), p.code, one_line(p.message));
+        let _ = writeln!(
+            out,
+            "{}: {} {}",
+            one_line(&p.path.display().to_string()),
+            p.code,
+            one_line(p.message)
+        );
     }
     for d in diags {
         let l = locate(ws, d);
         let _ = writeln!(
             out,
             "{}:{}:{}: {} {}",
-            l.path.display(),
+            one_line(&l.path.display().to_string()),
             l.line,
             l.col,
             d.code(),
@@ -28,7 +34,8 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
     out
 }
 
-/// A message on one line, whatever it quotes.
+/// A message on one line, whatever it quotes, and inert on a terminal
+/// (other control characters escaped too).
 fn one_line(s: &str) -> String {
-    s.replace('\r', "\\r").replace('\n', "\\n")
+    crate::output::escape_controls(&s.replace('\r', "\\r").replace('\n', "\\n")).into_owned()
 }

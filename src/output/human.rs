@@ -16,7 +16,7 @@ use std::fmt::Write;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
-use crate::output::{FileProblem, Totals, locate, plural};
+use crate::output::{FileProblem, Totals, escape_controls as esc, locate, plural};
 
 pub struct Style {
     pub color: bool,
@@ -42,9 +42,11 @@ impl Style {
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], style: &Style) -> String {
     let mut out = String::new();
+    // Everything that comes from a config or a file name goes through
+    // `esc`: a value must not act on the terminal.
     for p in problems {
-        let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, p.message);
-        let _ = writeln!(out, "  --> {}\n", p.path.display());
+        let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
+        let _ = writeln!(out, "  --> {}\n", esc(&p.path.display().to_string()));
     }
     for d in diags {
         let l = locate(ws, d);
@@ -54,39 +56,52 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
             "{}[{}]: {}",
             style.severity(d.severity()),
             d.code(),
-            style.paint("1", &d.message)
+            style.paint("1", &esc(&d.message))
         );
-        let _ = writeln!(out, "  --> {}:{}:{}", l.path.display(), l.line, l.col);
+        let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.display().to_string()), l.line, l.col);
         let src = f.lines.line_span(&f.doc.text, l.line);
-        let line_text = f.doc.text[src.clone()].replace('\t', " ");
+        let raw_line = f.doc.text[src.clone()].replace('\t', " ");
+        let line_text = esc(&raw_line);
+        // Columns count characters of the raw line; escapes widen it.
+        let widen = |col: usize| {
+            esc(&raw_line.chars().take(col.saturating_sub(1)).collect::<String>())
+                .chars()
+                .count()
+                + 1
+        };
         let gutter = l.line.to_string().len();
         let pad = " ".repeat(gutter);
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
+        let col = widen(l.col);
         let caret_len = if l.end_line == l.line {
-            (l.end_col.saturating_sub(l.col)).max(1)
+            (widen(l.end_col).saturating_sub(col)).max(1)
         } else {
-            line_text.chars().count().saturating_sub(l.col - 1).max(1)
+            line_text.chars().count().saturating_sub(col - 1).max(1)
         };
         let _ = writeln!(
             out,
             "{pad} | {}{}",
-            " ".repeat(l.col - 1),
+            " ".repeat(col - 1),
             style.paint("1;31", &"^".repeat(caret_len))
         );
         if let Some(e) = &d.expected {
-            let _ = writeln!(out, "{pad} = expected: {e}");
+            let _ = writeln!(out, "{pad} = expected: {}", esc(e));
         }
         if let Some(w) = &d.why {
-            let _ = writeln!(out, "{pad} = why: {w}");
+            let _ = writeln!(out, "{pad} = why: {}", esc(w));
         }
         for (rf, rs) in &d.related {
             let (rl, rc) = ws.files[*rf].position(rs.start);
-            let _ = writeln!(out, "{pad} = see: {}:{rl}:{rc}", ws.files[*rf].path.display());
+            let _ = writeln!(
+                out,
+                "{pad} = see: {}:{rl}:{rc}",
+                esc(&ws.files[*rf].path.display().to_string())
+            );
         }
         let fix = match &d.fix {
-            Some(fx) if fx.applicability == Applicability::Safe => format!("safe, `dslint fix`: {}", fx.title),
-            Some(fx) => format!("unsafe, `dslint fix --unsafe-fixes`: {}", fx.title),
+            Some(fx) if fx.applicability == Applicability::Safe => format!("safe, `dslint fix`: {}", esc(&fx.title)),
+            Some(fx) => format!("unsafe, `dslint fix --unsafe-fixes`: {}", esc(&fx.title)),
             None => "none".to_string(),
         };
         let _ = writeln!(out, "{pad} = fix: {fix}\n");

@@ -171,7 +171,10 @@ fn section(page: &str, heading: &str) -> String {
 
 /// GitHub Actions workflow commands: annotations on the pull request.
 pub fn github(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
-    let esc_data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    // Workflow-command escapes, after the terminal's: the log is shown in a
+    // terminal-like viewer.
+    let esc_data =
+        |s: &str| super::escape_controls(&s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")).into_owned();
     let esc_prop = |s: &str| esc_data(s).replace(':', "%3A").replace(',', "%2C");
     let kind = |s: Severity| match s {
         Severity::Error => "error",

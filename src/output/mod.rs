@@ -120,3 +120,43 @@ impl Totals {
         )
     }
 }
+
+/// Text from a config made safe for a terminal: control characters (C0,
+/// DEL, C1) and bidirectional overrides are written as escapes (`\x1b`,
+/// `\u{202e}`), so a value cannot retitle, clear or reorder the screen.
+/// Tabs stay.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !bad(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_what_a_terminal_would_act_on() {
+        assert_eq!(
+            super::escape_controls("a\u{1b}]0;t\u{7}\u{9b}2J\u{202e}b\tc\u{7f}"),
+            "a\\x1b]0;t\\x07\\u{9b}2J\\u{202e}b\tc\\x7f"
+        );
+        assert!(matches!(
+            super::escape_controls("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}

@@ -158,6 +158,22 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .expected("an existing file"),
                 );
             }
+            // Outside the project root: not looked at, so the message is
+            // the same whether it exists or not.
+            Target::Outside(path) => out.push(
+                Diagnostic::new(
+                    Rule::MissingFile,
+                    r.file,
+                    r.span.clone(),
+                    format!(
+                        "{} {} is outside the project root; not checked",
+                        r.key,
+                        path.display()
+                    ),
+                )
+                .when(When::OutsideRoot, true)
+                .why("dslint reads nothing outside the project root unless asked (--follow-outside), and never says whether a file there exists"),
+            ),
             Target::Exists(path) if r.is_config && ws.get(path) == Some(r.file) => out.push(
                 Diagnostic::new(
                     Rule::MissingFile,

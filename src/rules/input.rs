@@ -9,6 +9,8 @@ use crate::model::keys::{self, Schema};
 use crate::rules::context::Ctx;
 use crate::syntax::{Format, glib};
 
+const MAX_SUGGESTIONS_PER_FILE: usize = 1000;
+
 pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     let f = &ctx.ws.files[file];
     let doc = &f.doc;
@@ -35,6 +37,10 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         Some(Kind::Tracker) => Some(Schema::Tracker),
         _ => None,
     };
+    // "Did you mean" costs an edit distance per known key: offered for the
+    // first unknown keys of a file only, so a file of 100k junk keys stays
+    // fast (each still gets its DS002).
+    let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
     for group in &doc.groups {
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
@@ -60,12 +66,11 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             if e.localized {
                 continue;
             }
-            // DS004: a later line with the same key in the same (merged) group.
+            // DS004: a later line with the same key in the same (merged)
+            // group: the winner, when it is not this line.
             let later = doc
-                .groups_named(&group.name)
-                .flat_map(|g| &g.entries)
-                .filter(|o| o.key == e.key && !o.localized && o.key_span.start > e.key_span.start)
-                .last();
+                .get(&group.name, &e.key)
+                .filter(|w| w.key_span.start > e.key_span.start);
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
@@ -97,8 +102,11 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     format!("unknown key `{}` in [{}]", e.key, group.name),
                 )
                 .why("DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect");
-                if let Some(s) = keys::suggest_key(schema, &group.name, &e.key) {
-                    d = d.expected(format!("did you mean `{s}`?"));
+                if suggestions_left > 0 {
+                    suggestions_left -= 1;
+                    if let Some(s) = keys::suggest_key(schema, &group.name, &e.key) {
+                        d = d.expected(format!("did you mean `{s}`?"));
+                    }
                 }
                 out.push(d);
                 continue;

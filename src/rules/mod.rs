@@ -144,8 +144,46 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             b.code(),
         ))
     });
+    withhold_outside(ctx.ws, &graph.pipelines, &mut out);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
+    }
+}
+
+/// Files outside the project root are read only with `--follow-outside`,
+/// and their content is never shown: findings located in them are dropped;
+/// findings that point at them, would edit them, or (beyond the per-file
+/// DS0xx checks) come from a pipeline that reads them keep their place and
+/// code but lose every text that could carry a value, and their fix.
+fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagnostic>) {
+    let outside = |f: FileId| ws.files[f].outside;
+    if !(0..ws.files.len()).any(outside) {
+        return;
+    }
+    let mut mixed: HashSet<FileId> = HashSet::new();
+    for p in pipelines {
+        let files: Vec<FileId> = std::iter::once(p.root)
+            .chain(p.elements.iter().filter_map(|e| e.config.as_ref().map(|c| c.file)))
+            .collect();
+        if files.iter().any(|&f| outside(f)) {
+            mixed.extend(files);
+        }
+    }
+    out.retain(|d| !outside(d.file));
+    for d in out.iter_mut() {
+        let touches = d.related.iter().any(|(f, _)| outside(*f))
+            || d.fix
+                .as_ref()
+                .is_some_and(|fx| fx.edits.iter().any(|e| outside(e.file)))
+            || (mixed.contains(&d.file) && !d.code().starts_with("DS0"));
+        if touches {
+            let name = d.rule().name();
+            d.message = format!("{name}: involves a file outside the project root; details withheld");
+            d.expected = None;
+            d.why = None;
+            d.related.clear();
+            d.fix = None;
+        }
     }
 }

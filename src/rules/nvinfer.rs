@@ -69,7 +69,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let has_calib = match &calib_target {
         Some(Target::Exists(_)) => Some(true),
         Some(Target::Missing(_)) | None => Some(false),
-        Some(Target::Unchecked(_)) => None,
+        Some(Target::Outside(_)) => None,
     };
     let want = match has_calib {
         Some(true) => Some(1),

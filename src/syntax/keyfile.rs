@@ -65,14 +65,7 @@ pub fn parse(text: String) -> Document {
         parse_line(&text, pos, end, next, &mut groups, &mut errors);
         pos = next;
     }
-    Document {
-        text,
-        format: Format::KeyFile,
-        groups,
-        errors,
-        has_bom,
-        line_ending,
-    }
+    Document::new(text, Format::KeyFile, groups, errors, has_bom, line_ending)
 }
 
 fn parse_line(

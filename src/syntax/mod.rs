@@ -10,6 +10,8 @@ mod render;
 pub mod shell;
 pub mod yaml;
 
+use std::collections::HashMap;
+
 use crate::base::Span;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,40 @@ pub struct Document {
     pub errors: Vec<SyntaxError>,
     pub has_bom: bool,
     pub line_ending: &'static str,
+    /// Lookups by name, built once by the parsers (`index`), so that
+    /// every per-line question is a hash lookup, not a scan: a hostile file
+    /// of 100k groups or keys stays linear.
+    by_name: Index,
+}
+
+/// Group name → its groups in file order, and the winning entry of each
+/// (group, key).
+#[derive(Debug, Clone, Default)]
+struct Index {
+    groups: HashMap<String, Vec<usize>>,
+    winners: HashMap<String, HashMap<String, (usize, usize)>>,
+    /// Index of each name's first group, in file order.
+    first_seen: Vec<usize>,
+}
+
+impl Index {
+    fn build(groups: &[Group]) -> Index {
+        let mut ix = Index::default();
+        for (gi, g) in groups.iter().enumerate() {
+            let list = ix.groups.entry(g.name.clone()).or_default();
+            if list.is_empty() {
+                ix.first_seen.push(gi);
+            }
+            list.push(gi);
+            let winners = ix.winners.entry(g.name.clone()).or_default();
+            for (ei, e) in g.entries.iter().enumerate() {
+                if !e.localized {
+                    winners.insert(e.key.clone(), (gi, ei));
+                }
+            }
+        }
+        ix
+    }
 }
 
 impl Document {
@@ -107,33 +143,55 @@ impl Document {
         }
     }
 
+    /// A document from a parser's parts, with its lookups built.
+    pub fn new(
+        text: String,
+        format: Format,
+        groups: Vec<Group>,
+        errors: Vec<SyntaxError>,
+        has_bom: bool,
+        line_ending: &'static str,
+    ) -> Document {
+        let by_name = Index::build(&groups);
+        Document {
+            text,
+            format,
+            groups,
+            errors,
+            has_bom,
+            line_ending,
+            by_name,
+        }
+    }
+
     /// Groups with this name, in file order (GLib merges repeats).
     pub fn groups_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Group> + use<'a, 'n> {
-        self.groups.iter().filter(move |g| g.name == name)
+        self.by_name
+            .groups
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.groups[i])
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.iter().any(|g| g.name == name)
+        self.by_name.groups.contains_key(name)
     }
 
     /// The entry that wins for `group`/`key`: the last one, as GLib and
     /// yaml maps resolve repeats.
     pub fn get(&self, group: &str, key: &str) -> Option<&Entry> {
-        self.groups_named(group)
-            .flat_map(|g| g.entries.iter())
-            .filter(|e| e.key == key && !e.localized)
-            .last()
+        let &(g, e) = self.by_name.winners.get(group)?.get(key)?;
+        Some(&self.groups[g].entries[e])
     }
 
     /// Distinct group names in first-seen order.
     pub fn group_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for g in &self.groups {
-            if !names.contains(&g.name.as_str()) {
-                names.push(&g.name);
-            }
-        }
-        names
+        self.by_name
+            .first_seen
+            .iter()
+            .map(|&i| self.groups[i].name.as_str())
+            .collect()
     }
 
     /// The last occurrence of a group: where a missing key is added.

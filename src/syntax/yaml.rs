@@ -125,14 +125,7 @@ pub fn parse(text: String) -> Document {
     }
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
-    Document {
-        text,
-        format: Format::Yaml,
-        groups,
-        errors,
-        has_bom,
-        line_ending,
-    }
+    Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending)
 }
 
 fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
@@ -149,6 +142,7 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
     if !root {
         return Ok(());
     }
+    let mut root_group: Option<usize> = groups.iter().position(|g| g.name.is_empty());
     loop {
         // Key, value, key, value, … until the root map ends.
         let Some((ev, span)) = next(&mut events)? else {
@@ -177,19 +171,24 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
                 let value = node(&mut events, other, vspan)?;
                 let insert_at = line_end_after(text, name_span.end);
                 let entry = make_entry(text, name.clone(), name_span.clone(), value);
-                // A top-level scalar lives in the unnamed root group.
-                match groups.iter_mut().find(|g| g.name.is_empty()) {
-                    Some(g) => {
+                // A top-level scalar lives in the unnamed root group (found
+                // once, not searched for at every scalar).
+                match root_group {
+                    Some(i) => {
+                        let g: &mut Group = &mut groups[i];
                         g.insert_at = entry.line_span.end;
                         g.entries.push(entry);
                     }
-                    None => groups.push(Group {
-                        name: String::new(),
-                        name_span: 0..0,
-                        insert_at,
-                        indent: String::new(),
-                        entries: vec![entry],
-                    }),
+                    None => {
+                        root_group = Some(groups.len());
+                        groups.push(Group {
+                            name: String::new(),
+                            name_span: 0..0,
+                            insert_at,
+                            indent: String::new(),
+                            entries: vec![entry],
+                        });
+                    }
                 }
             }
         }

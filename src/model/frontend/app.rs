@@ -153,7 +153,7 @@ impl Reader<'_> {
     fn csv_source(&self, group: &str) -> Element {
         let csv = self.str(group, "csv-file-path").map(str::to_string);
         let text = csv.and_then(|c| match self.ws.resolve(self.root, &c) {
-            Some(Target::Exists(p)) => std::fs::read_to_string(p).ok(),
+            Some(Target::Exists(p)) => crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES).ok(),
             _ => None,
         });
         let streams =
@@ -402,6 +402,9 @@ fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) 
 
 /// Every path-valued key of a file, resolved (for DS704).
 fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+    // Seen spans in a set: a file of 100k path keys stays linear.
+    let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
+        refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     for g in &ws.files[file].doc.groups {
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
@@ -411,7 +414,7 @@ fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Referenc
                 continue;
             }
             if let Some(target) = ws.resolve(file, v) {
-                if refs.iter().any(|r| r.file == file && r.span == e.value_span) {
+                if !seen.insert((file, e.value_span.start, e.value_span.end)) {
                     continue;
                 }
                 refs.push(Reference {

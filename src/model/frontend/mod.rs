@@ -123,17 +123,22 @@ fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
 /// settings the last one overrides).
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
     let mut props: Vec<Property> = Vec::new();
+    // Name → index: a group of 100k keys stays linear.
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for e in doc.groups_named(group).flat_map(|g| &g.entries) {
         if e.localized || !readable(&e.key) {
             continue;
         }
         let s = setting(file, group, e, layer);
-        match props.iter_mut().find(|p| p.name == e.key) {
-            Some(p) => p.settings.push(s),
-            None => props.push(Property {
-                name: e.key.clone(),
-                settings: vec![s],
-            }),
+        match at.get(e.key.as_str()) {
+            Some(&i) => props[i].settings.push(s),
+            None => {
+                at.insert(&e.key, props.len());
+                props.push(Property {
+                    name: e.key.clone(),
+                    settings: vec![s],
+                });
+            }
         }
     }
     props
@@ -142,13 +147,19 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
 /// Lay `upper` over `lower`: a property both set keeps the lower settings
 /// first (they are what the upper ones override).
 pub fn overlay(lower: &mut Vec<Property>, upper: Vec<Property>) {
+    let mut at: std::collections::HashMap<String, usize> =
+        lower.iter().enumerate().map(|(i, l)| (l.name.clone(), i)).collect();
     for p in upper {
-        match lower.iter_mut().find(|l| l.name == p.name) {
-            Some(l) => {
+        match at.get(&p.name) {
+            Some(&i) => {
+                let l = &mut lower[i];
                 l.name = p.name;
                 l.settings.extend(p.settings);
             }
-            None => lower.push(p),
+            None => {
+                at.insert(p.name.clone(), lower.len());
+                lower.push(p);
+            }
         }
     }
 }

@@ -1,0 +1,140 @@
+//! Bounded reads of regular files. A FIFO, a device, a socket or a folder
+//! is refused before it is opened (a FIFO would block, `/dev/zero` never
+//! ends), checked again on the open descriptor (the name may have changed
+//! in between), and the read stops one byte past the cap, whatever the
+//! size the file claims.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// Files larger than this are not read (no DeepStream config is near it).
+pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Not a regular file: what it is.
+    NotRegular(&'static str),
+    TooLarge {
+        cap: u64,
+    },
+    Io(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular(what) => write!(f, "is {what}, not a regular file; only regular files are read"),
+            ReadError::TooLarge { cap } => write!(f, "file is over the {cap} byte limit"),
+            ReadError::Io(e) => write!(f, "cannot read: {e}"),
+        }
+    }
+}
+
+fn describe(t: std::fs::FileType) -> Option<&'static str> {
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a folder")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Open `path` for reading if it is a regular file: never blocks (a FIFO
+/// swapped in after the check opens without waiting and is refused).
+pub fn open_regular(path: &Path, follow_links: bool) -> Result<File, ReadError> {
+    let meta = if follow_links {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    }
+    .map_err(|e| ReadError::Io(e.to_string()))?;
+    if meta.file_type().is_symlink() {
+        return Err(ReadError::NotRegular("a symbolic link"));
+    }
+    if let Some(what) = describe(meta.file_type()) {
+        return Err(ReadError::NotRegular(what));
+    }
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if !follow_links {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if let Some(what) = describe(meta.file_type()) {
+        return Err(ReadError::NotRegular(what));
+    }
+    Ok(file)
+}
+
+/// Read at most `cap` bytes from an open file; more is an error.
+pub fn read_capped(file: &mut File, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge { cap });
+    }
+    Ok(bytes)
+}
+
+/// The bytes of a regular file, at most `cap` of them.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read_capped(&mut open_regular(path, true)?, cap)
+}
+
+/// The text of a regular file (UTF-8), at most `cap` bytes; errors name
+/// what went wrong, never the content.
+pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
+    let bytes = read_regular(path, cap).map_err(|e| format!("{}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: not UTF-8 (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_what_is_not_a_regular_file() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(read_regular(&fifo, 10), Err(ReadError::NotRegular("a FIFO")));
+        assert_eq!(
+            read_regular(Path::new("/dev/zero"), 10),
+            Err(ReadError::NotRegular("a device"))
+        );
+        assert_eq!(read_regular(d.path(), 10), Err(ReadError::NotRegular("a folder")));
+        let f = d.path().join("f");
+        std::fs::write(&f, "0123456789").unwrap();
+        assert_eq!(read_regular(&f, 10).unwrap(), b"0123456789");
+        assert_eq!(read_regular(&f, 9), Err(ReadError::TooLarge { cap: 9 }));
+        std::os::unix::fs::symlink(&f, d.path().join("l")).unwrap();
+        assert!(open_regular(&d.path().join("l"), true).is_ok());
+        assert_eq!(
+            open_regular(&d.path().join("l"), false).err(),
+            Some(ReadError::NotRegular("a symbolic link"))
+        );
+    }
+}

@@ -1,0 +1,548 @@
+//! dslint attacked as a PR bot's operator would see it: a repository that
+//! plants links, FIFOs, devices, huge files, control characters and names
+//! dslint will create, and a sentinel outside the project root that must
+//! keep its bytes. Every test runs in CI (as root there: the owner test
+//! needs it and says so when it cannot run).
+
+mod support;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::dslint_bin;
+
+/// An app config whose primary config is `pgie`, with a streammux batch
+/// that disagrees with it (DS701 and friends fire, with safe fixes).
+fn app(pgie: &str) -> String {
+    format!(
+        "[application]\nenable-perf-measurement=1\n\n[source0]\nenable=1\ntype=3\nuri=file://video.mp4\nnum-sources=2\ngpu-id=0\n\n[streammux]\nbatch-size=4\nbatched-push-timeout=40000\nwidth=960\nheight=544\n\n[primary-gie]\nenable=1\nconfig-file={pgie}\n\n[sink0]\nenable=1\ntype=1\nsync=0\n"
+    )
+}
+
+/// An nvinfer config with findings whose messages would echo its values:
+/// a trailing comment in a path (DS006), an odd batch (DS701), a line
+/// that is no key (DS001), an unknown key (DS002).
+const SECRET_PGIE: &str = "[property]\ngpu-id=0\nnet-scale-factor=0.0039\nonnx-file=SECRET-onnx-name.onnx\nmodel-engine-file=SECRET-engine.engine # SECRET-comment\nbatch-size=29\nnetwork-mode=2\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\nSECRET-line-without-equals\nsecret-unknown-key=SECRET-value\n";
+
+/// A repository (`top/repo`, with `.git`) and a folder beside it.
+struct Layout {
+    _tmp: tempfile::TempDir,
+    top: PathBuf,
+    repo: PathBuf,
+    elsewhere: PathBuf,
+}
+
+fn layout() -> Layout {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = std::fs::canonicalize(tmp.path()).unwrap();
+    let repo = top.join("repo");
+    let elsewhere = top.join("elsewhere");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    Layout {
+        _tmp: tmp,
+        top,
+        repo,
+        elsewhere,
+    }
+}
+
+/// Run dslint in `dir`; the test fails if it runs past `limit`.
+fn run_bounded(dir: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> (i32, String, String) {
+    let mut c = Command::new(dslint_bin());
+    c.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let child = c.spawn().unwrap();
+    let pid = child.id() as i32;
+    // The pipes are drained while waiting (a big output would block it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: kill(2) on the child this test started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("dslint {args:?} ran past {limit:?}");
+        }
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    run_bounded(dir, args, &[], Duration::from_secs(60))
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path in the test's folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+fn temp_names(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(".dslint-") && n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn fix_write_never_writes_outside_the_root() {
+    let l = layout();
+    // Sentinels outside, reached by `..`, an absolute path, a symlinked
+    // folder and a symlinked file named on the command line.
+    for n in ["rel.txt", "abs.txt", "viadir.txt", "named.txt"] {
+        std::fs::write(l.elsewhere.join(n), SECRET_PGIE).unwrap();
+    }
+    std::fs::create_dir_all(l.repo.join("a")).unwrap();
+    std::fs::write(l.repo.join("a/app.txt"), app("../../elsewhere/rel.txt")).unwrap();
+    std::fs::create_dir_all(l.repo.join("b")).unwrap();
+    std::fs::write(
+        l.repo.join("b/app.txt"),
+        app(l.elsewhere.join("abs.txt").to_str().unwrap()),
+    )
+    .unwrap();
+    symlink("../elsewhere", l.repo.join("linked")).unwrap();
+    std::fs::create_dir_all(l.repo.join("c")).unwrap();
+    std::fs::write(l.repo.join("c/app.txt"), app("../linked/viadir.txt")).unwrap();
+    symlink(l.elsewhere.join("named.txt"), l.repo.join("named.txt")).unwrap();
+    // The control: the same config inside the tree is fixed.
+    std::fs::create_dir_all(l.repo.join("d")).unwrap();
+    std::fs::write(l.repo.join("d/app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("d/pgie.txt"), SECRET_PGIE).unwrap();
+    for extra in [&[][..], &["--follow-outside"][..]] {
+        let mut args = vec!["fix", "--write", "--unsafe-fixes", ".", "named.txt"];
+        args.extend_from_slice(extra);
+        let (_, _, err) = run(&l.repo, &args);
+        for n in ["rel.txt", "abs.txt", "viadir.txt", "named.txt"] {
+            assert_eq!(
+                std::fs::read_to_string(l.elsewhere.join(n)).unwrap(),
+                SECRET_PGIE,
+                "{n} changed ({extra:?}): {err}"
+            );
+        }
+        assert!(!err.contains("SECRET"), "{err}");
+    }
+    assert_ne!(std::fs::read_to_string(l.repo.join("d/pgie.txt")).unwrap(), SECRET_PGIE);
+    assert!(temp_names(&l.elsewhere).is_empty());
+}
+
+#[test]
+fn outside_content_is_never_echoed() {
+    let l = layout();
+    std::fs::write(l.elsewhere.join("pgie.txt"), SECRET_PGIE).unwrap();
+    std::fs::write(l.repo.join("app.txt"), app("../elsewhere/pgie.txt")).unwrap();
+    symlink(l.elsewhere.join("pgie.txt"), l.repo.join("linked_pgie.txt")).unwrap();
+    // The control: inside the tree, the same file's values are shown.
+    let (_, inside, _) = {
+        std::fs::create_dir_all(l.repo.join("control")).unwrap();
+        std::fs::write(l.repo.join("control/pgie.txt"), SECRET_PGIE).unwrap();
+        run(&l.repo, &["check", "control/pgie.txt"])
+    };
+    assert!(inside.contains("SECRET"), "{inside}");
+    std::fs::remove_dir_all(l.repo.join("control")).unwrap();
+    for extra in [&[][..], &["--follow-outside"][..]] {
+        for format in ["human", "json", "sarif", "github", "rdjson"] {
+            let mut args = vec!["check", ".", "--format", format];
+            args.extend_from_slice(extra);
+            let (rc, out, err) = run(&l.repo, &args);
+            let all = format!("{out}{err}");
+            assert!(rc == 0 || rc == 1, "{format} {extra:?}: {all}");
+            assert!(
+                !all.contains("SECRET") && !all.contains("secret"),
+                "{format} {extra:?}: {all}"
+            );
+            assert!(
+                !all.contains("batch-size 29") && !all.contains("=29"),
+                "{format} {extra:?}: {all}"
+            );
+        }
+        let mut args = vec!["fix", "."];
+        args.extend_from_slice(extra);
+        let (_, out, err) = run(&l.repo, &args);
+        assert!(!format!("{out}{err}").contains("SECRET"), "{out}{err}");
+    }
+    let (_, out, _) = run(&l.repo, &["check", "."]);
+    assert!(
+        out.contains("config-file ../elsewhere/pgie.txt is outside the project root; not checked"),
+        "{out}"
+    );
+    assert!(
+        out.contains("linked_pgie.txt\n") && out.contains("leads outside the project root"),
+        "{out}"
+    );
+}
+
+#[test]
+fn ds704_does_not_tell_whether_an_outside_path_exists() {
+    let l = layout();
+    std::fs::write(l.elsewhere.join("present.txt"), "[property]\n").unwrap();
+    let show = |target: &str| {
+        let _ = std::fs::remove_file(l.repo.join("probe.txt"));
+        symlink(target, l.repo.join("probe.txt")).unwrap();
+        let abs = l.elsewhere.join(target.rsplit('/').next().unwrap());
+        let app = format!(
+            "{}\n[secondary-gie0]\nenable=1\ngie-unique-id=2\nconfig-file={}\n[secondary-gie1]\nenable=1\ngie-unique-id=3\nconfig-file=probe.txt\n[secondary-gie2]\nenable=1\ngie-unique-id=4\nconfig-file=../elsewhere/{}\n",
+            app("pgie.txt"),
+            abs.display(),
+            target.rsplit('/').next().unwrap()
+        );
+        std::fs::write(l.repo.join("app.txt"), app).unwrap();
+        let mut outs = Vec::new();
+        for extra in [&[][..], &["--follow-outside"][..]] {
+            let mut args = vec!["check", "app.txt", "--format", "json"];
+            args.extend_from_slice(extra);
+            let (_, out, err) = run(&l.repo, &args);
+            outs.push(
+                format!("{out}{err}")
+                    .replace("present", "NAME")
+                    .replace("missing", "NAME"),
+            );
+        }
+        outs
+    };
+    let present = show(l.elsewhere.join("present.txt").to_str().unwrap());
+    let absent = show(l.elsewhere.join("missing.txt").to_str().unwrap());
+    assert!(
+        present[0].contains("is outside the project root; not checked"),
+        "{}",
+        present[0]
+    );
+    assert_eq!(present, absent);
+}
+
+#[test]
+fn repository_settings_cannot_point_outside() {
+    let l = layout();
+    std::fs::write(l.elsewhere.join("facts.json"), "{\"schema_version\": 1, \"SECRET\": 1").unwrap();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    for facts in [
+        "../elsewhere/facts.json",
+        l.elsewhere.join("facts.json").to_str().unwrap(),
+    ] {
+        std::fs::write(l.repo.join("dslint.toml"), format!("facts = \"{facts}\"\n")).unwrap();
+        let (rc, out, err) = run(&l.repo, &["check", "."]);
+        assert_eq!(rc, 2, "{out}{err}");
+        assert!(err.contains("`facts` leads outside the project root"), "{err}");
+        assert!(!err.contains("SECRET"), "{err}");
+    }
+    // A FIFO as facts: refused at once, not waited on.
+    mkfifo(&l.repo.join("facts.json"));
+    std::fs::write(l.repo.join("dslint.toml"), "facts = \"facts.json\"\n").unwrap();
+    let (rc, _, err) = run_bounded(&l.repo, &["check", "."], &[], Duration::from_secs(10));
+    assert_eq!(rc, 2);
+    assert!(err.contains("facts.json: is a FIFO, not a regular file"), "{err}");
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let l = layout();
+    mkfifo(&l.repo.join("fifo.txt"));
+    symlink("/dev/zero", l.repo.join("zero.txt")).unwrap();
+    std::fs::write(l.repo.join("app.txt"), app("fifo.txt")).unwrap();
+    let limit = Duration::from_secs(10);
+    let (_, out, _) = run_bounded(&l.repo, &["check", "fifo.txt", "app.txt"], &[], limit);
+    assert!(
+        out.contains(
+            "warning[DS005]: is a FIFO, not a regular file; only regular files are read; skipped\n  --> fifo.txt"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = run_bounded(&l.repo, &["check", "zero.txt"], &[], limit);
+    assert!(out.contains("leads outside the project root; not read"), "{out}");
+    let (_, out, _) = run_bounded(&l.repo, &["check", "zero.txt", "--follow-outside"], &[], limit);
+    assert!(out.contains("is a device, not a regular file"), "{out}");
+    let (_, out, _) = run_bounded(&l.top, &["check", "/dev/zero", "--root", "/dev"], &[], limit);
+    assert!(out.contains("is a device, not a regular file"), "{out}");
+    // An ignore file the walker would read: a FIFO, or a link to /dev/zero.
+    let sub = l.repo.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    symlink("/dev/zero", sub.join(".gitignore")).unwrap();
+    mkfifo(&l.repo.join(".ignore"));
+    let (_, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert!(out.contains(".ignore is a FIFO, not a regular file"), "{out}");
+    std::fs::remove_file(l.repo.join(".ignore")).unwrap();
+    let (_, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert!(
+        out.contains(".gitignore is a device, not a regular file; only regular files are read; folder not walked"),
+        "{out}"
+    );
+}
+
+#[test]
+fn huge_inputs_finish() {
+    // Hang guards with a generous bound; bench/large_inputs.sh has the
+    // timings (well under a second each in a release build).
+    let l = layout();
+    let groups: String = (0..100_000)
+        .map(|i| format!("[property]\ngie-unique-id=1\nbatch-size={}\n", i % 7 + 1))
+        .collect();
+    std::fs::write(l.repo.join("groups.txt"), groups).unwrap();
+    let keys: String = (0..100_000).map(|i| format!("custom-key-{i}={i}\n")).collect();
+    std::fs::write(l.repo.join("keys.txt"), format!("[property]\ngie-unique-id=1\n{keys}")).unwrap();
+    let dups: String = (0..100_000).map(|i| format!("batch-size={}\n", i % 7 + 1)).collect();
+    std::fs::write(l.repo.join("dups.txt"), format!("[property]\ngie-unique-id=1\n{dups}")).unwrap();
+    // groups.txt repeats two keys 100k times each: 2 × 99,999 ignored lines.
+    for (f, code, n) in [
+        ("groups.txt", "DS004", 199_998),
+        ("keys.txt", "DS002", 100_000),
+        ("dups.txt", "DS004", 99_999),
+    ] {
+        let (rc, out, err) = run_bounded(&l.repo, &["check", f, "--statistics"], &[], Duration::from_secs(60));
+        assert_eq!(rc, 1, "{f}: {err}");
+        assert!(out.contains(&format!("{n:>5}  {code}")), "{f}: {out}");
+    }
+}
+
+#[test]
+fn created_files_never_go_through_planted_names() {
+    let l = layout();
+    let sentinel = l.elsewhere.join("sentinel");
+    std::fs::write(&sentinel, "keep me\n").unwrap();
+    // fix --variant bench: NAME.bench.txt planted as a link out.
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    symlink(&sentinel, l.repo.join("app.bench.txt")).unwrap();
+    let (rc, _, err) = run(&l.repo, &["fix", "--variant", "bench", "--write", "app.txt"]);
+    assert_eq!(rc, 0, "{err}");
+    let meta = std::fs::symlink_metadata(l.repo.join("app.bench.txt")).unwrap();
+    assert!(meta.file_type().is_file());
+    assert!(
+        std::fs::read_to_string(l.repo.join("app.bench.txt"))
+            .unwrap()
+            .contains("[streammux]")
+    );
+    // The sweep's variant copies.
+    symlink(&sentinel, l.repo.join(".dslint-sweep-b2.app.txt")).unwrap();
+    let _ = std::fs::remove_file(l.repo.join("app.bench.txt"));
+    let written = dslint::measure::variant::write_sweep_variant(&l.repo.join("app.txt"), 2).unwrap();
+    assert!(
+        written.iter().any(|p| p.ends_with(".dslint-sweep-b2.app.txt")),
+        "{written:?}"
+    );
+    assert!(
+        std::fs::symlink_metadata(l.repo.join(".dslint-sweep-b2.app.txt"))
+            .unwrap()
+            .file_type()
+            .is_file()
+    );
+    // nsys wrap: SCRIPT_nsys.sh planted.
+    std::fs::write(l.repo.join("start.sh"), "#!/bin/sh\npython3 -m server --port 8080\n").unwrap();
+    std::fs::set_permissions(l.repo.join("start.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    symlink(&sentinel, l.repo.join("start_nsys.sh")).unwrap();
+    let (rc, _, err) = run(&l.repo, &["nsys", "wrap", "start.sh"]);
+    assert_eq!(rc, 0, "{err}");
+    let meta = std::fs::symlink_metadata(l.repo.join("start_nsys.sh")).unwrap();
+    assert!(meta.file_type().is_file() && meta.mode() & 0o7777 == 0o750);
+    // nsys inject: the .bak planted as a link out is neither written
+    // through nor passed off as the backup.
+    let pkg = l.repo.join("fd/fastdeploy/worker");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::copy(
+        "testdata/nsys/fastdeploy/missing/fastdeploy/worker/gpu_model_runner.py",
+        pkg.join("gpu_model_runner.py"),
+    )
+    .unwrap();
+    symlink(&sentinel, pkg.join("gpu_model_runner.py.bak")).unwrap();
+    let dir = pkg.to_str().unwrap();
+    let (rc, _, err) = run(&l.repo, &["nsys", "inject", "--fastdeploy", dir]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("gpu_model_runner.py.bak exists and is not a regular file"),
+        "{err}"
+    );
+    // nsys capture: an output folder that is a link, or another user's.
+    symlink(&l.elsewhere, l.repo.join("out")).unwrap();
+    let (rc, _, err) = run(
+        &l.repo,
+        &[
+            "nsys",
+            "capture",
+            "--script",
+            "start.sh",
+            "--port",
+            "9",
+            "--output-dir",
+            "out",
+        ],
+    );
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("an output folder must be a real folder, not a link"),
+        "{err}"
+    );
+    // The log in our own output folder: a planted link is replaced.
+    std::fs::create_dir(l.repo.join("reports")).unwrap();
+    symlink(&sentinel, l.repo.join("reports/service.log")).unwrap();
+    let out_dir = dslint::files::write::Dir::own_output(&l.repo.join("reports")).unwrap();
+    drop(out_dir.create_fresh("service.log", 0o600).unwrap());
+    assert!(
+        std::fs::symlink_metadata(l.repo.join("reports/service.log"))
+            .unwrap()
+            .file_type()
+            .is_file()
+    );
+    assert_eq!(std::fs::read_to_string(&sentinel).unwrap(), "keep me\n");
+    assert!(temp_names(&l.repo).is_empty() && temp_names(&l.elsewhere).is_empty());
+}
+
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+#[test]
+fn another_users_files_as_root() {
+    if !is_root() {
+        eprintln!("not root: the owner checks need root (CI runs as root); skipped");
+        return;
+    }
+    let l = layout();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+    for f in ["app.txt", "pgie.txt"] {
+        let p = l.repo.join(f);
+        std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    }
+    let before = std::fs::read_to_string(l.repo.join("app.txt")).unwrap();
+    let (rc, _, err) = run(&l.repo, &["fix", "--write", "."]);
+    assert_eq!(rc, 0, "{err}");
+    assert_ne!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), before);
+    for f in ["app.txt", "pgie.txt"] {
+        let m = std::fs::metadata(l.repo.join(f)).unwrap();
+        assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (65534, 65534, 0o4755), "{f}");
+    }
+    // Another user's output folder is not used.
+    let shared = l.top.join("nsys_record");
+    std::fs::create_dir(&shared).unwrap();
+    std::os::unix::fs::chown(&shared, Some(65534), Some(65534)).unwrap();
+    let e = dslint::files::write::Dir::own_output(&shared).err().unwrap();
+    assert!(e.contains("belongs to uid 65534, not to you (uid 0)"), "{e}");
+}
+
+#[test]
+fn mode_is_kept_and_hard_links_are_refused() {
+    let l = layout();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    // A trailing comment in the engine path: a safe fix in pgie.txt (DS006).
+    std::fs::write(
+        l.repo.join("pgie.txt"),
+        "[property]\ngie-unique-id=1\nbatch-size=2\nmodel-engine-file=m.engine # note\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(l.repo.join("app.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::hard_link(l.repo.join("pgie.txt"), l.elsewhere.join("pgie-link.txt")).unwrap();
+    let pgie = std::fs::read_to_string(l.repo.join("pgie.txt")).unwrap();
+    let (rc, _, err) = run(&l.repo, &["fix", "--write", "."]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("pgie.txt has 2 hard links; not written"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(l.elsewhere.join("pgie-link.txt")).unwrap(),
+        pgie
+    );
+    assert_eq!(std::fs::read_to_string(l.repo.join("pgie.txt")).unwrap(), pgie);
+    assert_eq!(std::fs::metadata(l.repo.join("pgie.txt")).unwrap().nlink(), 2);
+    let m = std::fs::metadata(l.repo.join("app.txt")).unwrap();
+    assert_eq!(m.mode() & 0o7777, 0o640);
+    assert!(
+        std::fs::read_to_string(l.repo.join("app.txt"))
+            .unwrap()
+            .contains("batch-size=2")
+    );
+}
+
+/// Start `fix --write` paused before its rename; returns once its
+/// temporary file exists.
+fn paused_fix(repo: &Path, pause_ms: &str) -> std::process::Child {
+    let child = Command::new(dslint_bin())
+        .args(["fix", "--write", "app.txt"])
+        .current_dir(repo)
+        .env("DSLINT_TEST_PAUSE_BEFORE_RENAME_MS", pause_ms)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while temp_names(repo).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(30), "no temporary file appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
+}
+
+#[test]
+fn a_change_between_read_and_rename_is_kept() {
+    let l = layout();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+    let child = paused_fix(&l.repo, "3000");
+    let edited = format!("{}# edited by hand meanwhile\n", app("pgie.txt"));
+    std::fs::write(l.repo.join("app.txt"), &edited).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("app.txt changed since it was read; not written"), "{err}");
+    assert_eq!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), edited);
+    assert!(temp_names(&l.repo).is_empty());
+}
+
+#[test]
+fn signals_during_fix_write_leave_nothing_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        let l = layout();
+        let original = app("pgie.txt");
+        std::fs::write(l.repo.join("app.txt"), &original).unwrap();
+        std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+        let child = paused_fix(&l.repo, "20000");
+        let start = Instant::now();
+        // SAFETY: kill(2) on the child this test started.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        let out = child.wait_with_output().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(5), "signal {sig} did not stop it");
+        assert_eq!(
+            out.status.signal(),
+            Some(sig),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), original);
+        assert!(
+            temp_names(&l.repo).is_empty(),
+            "signal {sig}: {:?}",
+            temp_names(&l.repo)
+        );
+    }
+}
+
+#[test]
+fn control_characters_do_not_reach_the_terminal() {
+    let l = layout();
+    let hostile = "[property]\ngie-unique-id=1\nnetwork-type=0\nmodel-engine-file=m.engine # \u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}x\nbatch-size=2\n";
+    std::fs::write(l.repo.join("pgie.txt"), hostile).unwrap();
+    for format in ["human", "github"] {
+        let (_, out, err) = run(&l.repo, &["check", "pgie.txt", "--format", format]);
+        let all = format!("{out}{err}");
+        assert!(all.contains("model-engine-file"), "{all}");
+        for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!all.contains(bad), "{format}: raw {bad:?} in {all:?}");
+        }
+        assert!(all.contains("\\x1b]0;pwned\\x07\\x1b[2J"), "{format}: {all}");
+    }
+}
