@@ -218,8 +218,11 @@ impl<'m> Arg<'m> {
             }
             "string" => {
                 // The bytes between the quotes: content, with expansions.
+                // A string left unclosed (tree-sitter's recovery) has no
+                // closing quote to skip.
                 let mut pos = r.start + 1;
-                let end = r.end.saturating_sub(1).max(pos);
+                let closed = r.len() >= 2 && text[r.clone()].ends_with('"');
+                let end = if closed { r.end - 1 } else { r.end }.max(pos);
                 let mut c = n.walk();
                 for child in n.named_children(&mut c) {
                     if child.kind() == "string_content" {
