@@ -213,3 +213,32 @@ fn readme_code_excerpt_is_what_dslint_prints() {
     }
     assert!(excerpt.contains(".sh:") && excerpt.contains(".py:"));
 }
+
+/// Python refuses a module nested 100 indentation levels deep; dslint then
+/// reports it (DS001) and does not hand it to tree-sitter-python, whose
+/// scanner aborts the process a few hundred levels on.
+#[test]
+fn indentation_limit_is_pythons() {
+    let dir = tempfile::tempdir().unwrap();
+    for (levels, python_accepts) in [(99, true), (100, false)] {
+        let text: String = (0..levels)
+            .map(|i| format!("{}if x:\n", " ".repeat(i)))
+            .collect::<String>()
+            + &" ".repeat(levels)
+            + "pass\n";
+        let path = dir.path().join(format!("nest{levels}.py"));
+        std::fs::write(&path, &text).unwrap();
+        let out = Command::new("python3")
+            .args(["-m", "py_compile"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), python_accepts, "python3 on {levels} levels");
+        let err = dslint::syntax::python::too_deep(&text);
+        assert_eq!(err.is_none(), python_accepts, "{levels} levels: {err:?}");
+        if let Some(e) = err {
+            // The first line at level 100: the innermost `pass`.
+            assert_eq!(&text[e.span], " ".repeat(100) + "pass");
+        }
+    }
+}

@@ -15,7 +15,7 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Edit, Fix};
 use crate::base::rule::Rule;
-use crate::model::frontend::gst::{ENCODERS, FILE_SINKS, downstream};
+use crate::model::frontend::gst::{Adjacency, ENCODERS, FILE_SINKS};
 use crate::model::graph::{Element, Pipeline, Role, Stage};
 use crate::rules::context::Ctx;
 
@@ -48,6 +48,10 @@ fn value(q: &Element, key: &str) -> Option<i64> {
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    if !p.elements.iter().any(|e| e.role == Role::Queue) {
+        return;
+    }
+    let links = Adjacency::of(p);
     for (i, q) in p.elements.iter().enumerate() {
         if q.role != Role::Queue {
             continue;
@@ -55,7 +59,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         // What it feeds: the first element downstream that does more than
         // convert or parse.
         let factory = |e: &Element, list: &[&str]| e.factory.as_deref().is_some_and(|f| list.contains(&f));
-        let path = downstream(p, i, |e| {
+        let path = links.downstream(p, i, |e| {
             !passes_through(e) || factory(e, FILE_SINKS) || factory(e, ENCODERS)
         });
         let Some(fed) = path.last() else { continue };
@@ -73,7 +77,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
                 out,
             );
-        } else if reaches(&|e| e.role == Role::Infer(Stage::Primary)) && after_mux(p, i) {
+        } else if reaches(&|e| e.role == Role::Infer(Stage::Primary))
+            && links.upstream(p, i).any(|e| e.role == Role::Streammux)
+        {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
             let want = i64::from(fb) * 4;
             judge(
@@ -94,23 +100,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// queue feeds (converters, parsers, caps filters, muxers into a file).
 fn passes_through(e: &Element) -> bool {
     matches!(&e.role, Role::Other(_))
-}
-
-/// Whether the streammux is upstream of element `at` (along single links).
-fn after_mux(p: &Pipeline, mut at: usize) -> bool {
-    let mut steps = 0;
-    loop {
-        let up: Vec<usize> = p.links.iter().filter(|l| l.to == at).map(|l| l.from).collect();
-        let [one] = up.as_slice() else { return false };
-        if p.elements[*one].role == Role::Streammux {
-            return true;
-        }
-        steps += 1;
-        if steps > p.elements.len() {
-            return false;
-        }
-        at = *one;
-    }
 }
 
 /// One finding for a queue whose properties differ from `want`, with one

@@ -37,8 +37,8 @@ pub struct Mapped {
     /// For each byte of `text`: its byte in the file, or `None` when the
     /// reader adds it (the space joining two arguments, a placeholder).
     pub origin: Vec<Option<usize>>,
-    /// The placeholders: where in `text`, the file bytes they stand for, and
-    /// what they are (`$VAR`).
+    /// The placeholders, in text order: where in `text`, the file bytes
+    /// they stand for, and what they are (`$VAR`).
     pub unknown: Vec<(Span, Span, String)>,
     /// Offsets of `text` where one argument ends and the next begins
     /// (gst-launch joins its arguments with a space), with the file offset
@@ -94,11 +94,17 @@ impl Mapped {
         (source.get(span.clone())? == text && self.origin[range.clone()].iter().all(Option::is_some)).then_some(span)
     }
 
+    /// The placeholders inside `range` (they are kept in text order).
+    pub fn unknowns_at(&self, range: &Span) -> &[(Span, Span, String)] {
+        let from = self.unknown.partition_point(|(at, _, _)| at.start < range.start);
+        let to = self.unknown.partition_point(|(at, _, _)| at.start < range.end);
+        &self.unknown[from..to.max(from)]
+    }
+
     /// What the placeholders inside `range` stand for, if any.
     pub fn unknowns_in(&self, range: &Span) -> Vec<&str> {
-        self.unknown
+        self.unknowns_at(range)
             .iter()
-            .filter(|(at, _, _)| at.start >= range.start && at.end <= range.end)
             .map(|(_, _, what)| what.as_str())
             .collect()
     }
@@ -109,8 +115,12 @@ impl Mapped {
     /// right after the byte itself inside a string the reader does not
     /// escape.
     pub fn insertion_after(&self, end: usize, source: &str) -> Option<usize> {
-        if let Some((_, file_end)) = self.word_ends.iter().find(|(at, _)| *at == end) {
-            return Some(*file_end);
+        // Word ends are kept in text order.
+        let i = self.word_ends.partition_point(|(at, _)| *at < end);
+        if let Some((at, file_end)) = self.word_ends.get(i) {
+            if *at == end {
+                return Some(*file_end);
+            }
         }
         if self.shell_words || end == 0 {
             return None;

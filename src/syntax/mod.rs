@@ -133,14 +133,13 @@ impl Document {
     /// from the text by the front ends (`syntax::shell`, `syntax::python`),
     /// whose trees keep a byte span on every node.
     fn code(text: String, format: Format) -> Document {
-        Document {
-            line_ending: detect_line_ending(&text),
-            has_bom: text.starts_with('\u{feff}'),
-            text,
-            format,
-            groups: Vec::new(),
-            errors: Vec::new(),
-        }
+        let line_ending = detect_line_ending(&text);
+        let has_bom = text.starts_with('\u{feff}');
+        let errors = match format {
+            Format::Python => python::too_deep(&text).into_iter().collect(),
+            _ => Vec::new(),
+        };
+        Document::new(text, format, Vec::new(), errors, has_bom, line_ending)
     }
 
     /// A document from a parser's parts, with its lookups built.

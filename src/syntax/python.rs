@@ -7,12 +7,68 @@
 
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::syntax::SyntaxError;
 use crate::syntax::launch::Mapped;
 
+/// A module is parsed only when its indentation is within CPython's own
+/// limit (`MAXINDENT` in CPython's tokenizer: "too many levels of
+/// indentation"): tree-sitter-python's scanner keeps the indentation stack
+/// in a fixed buffer and aborts the process past ~500 levels.
 pub fn parse_tree(text: &str) -> Option<Tree> {
+    if too_deep(text).is_some() {
+        return None;
+    }
     let mut parser = Parser::new();
     parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
     parser.parse(text, None)
+}
+
+/// CPython refuses this many nested indentation levels.
+pub const MAX_INDENT_LEVELS: usize = 100;
+
+/// Where the module's indentation first nests deeper than CPython allows,
+/// as a syntax error. Lines inside brackets and strings count too, so this
+/// may only ever overcount levels (a module with 100 strictly deepening
+/// continuation lines is not read).
+pub fn too_deep(text: &str) -> Option<SyntaxError> {
+    let mut stack: Vec<usize> = vec![0];
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let mut col = 0;
+        let mut rest = "";
+        for (i, c) in line.char_indices() {
+            match c {
+                ' ' => col += 1,
+                '\t' => col = (col / 8 + 1) * 8,
+                '\x0c' => col = 0,
+                _ => {
+                    rest = &line[i..];
+                    break;
+                }
+            }
+        }
+        if rest.trim().is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        while stack.last().is_some_and(|&top| col < top) {
+            stack.pop();
+        }
+        if stack.last().is_none_or(|&top| col > top) {
+            stack.push(col);
+        }
+        // The stack holds column 0 under the levels.
+        if stack.len() > MAX_INDENT_LEVELS {
+            return Some(SyntaxError {
+                span: start..start + line.trim_end().len(),
+                message: format!(
+                    "indentation nested {MAX_INDENT_LEVELS} levels deep: Python refuses the module (too many levels of indentation); not read"
+                ),
+            });
+        }
+    }
+    None
 }
 
 /// The text of a node.
@@ -113,10 +169,18 @@ fn fields(inner: &Mapped, m: &mut Mapped, field: fn(&str) -> Option<usize>) {
             }
         }
     }
-    m.unknown.extend(inner.unknown.iter().cloned());
 }
 
+/// Copy bytes `r` of `from`, with the placeholders among them.
 fn copy(from: &Mapped, to: &mut Mapped, r: std::ops::Range<usize>) {
+    let shift = to.text.len();
+    for (at, source, what) in from.unknowns_at(&r) {
+        to.unknown.push((
+            at.start - r.start + shift..at.end - r.start + shift,
+            source.clone(),
+            what.clone(),
+        ));
+    }
     to.text.push_str(&from.text[r.clone()]);
     to.origin.extend_from_slice(&from.origin[r]);
 }
@@ -132,7 +196,9 @@ fn percent_field(s: &str) -> Option<usize> {
     }
     let mut i = 1;
     if b.get(i) == Some(&b'(') {
-        i += s[i..].find(')')? + 1;
+        // A mapping key is short; looking further would make a string of
+        // `%(` quadratic.
+        i += s[i..].bytes().take(FIELD_MAX).position(|c| c == b')')? + 1;
     }
     while b.get(i).is_some_and(|c| b"#0- +*.0123456789hlL".contains(c)) {
         i += 1;
@@ -150,8 +216,11 @@ fn brace_field(s: &str) -> Option<usize> {
     if !s.starts_with('{') {
         return None;
     }
-    s.find('}').map(|i| i + 1)
+    s.bytes().take(FIELD_MAX).position(|c| c == b'}').map(|i| i + 1)
 }
+
+/// The longest format field looked for (`%(name)s`, `{name!r:>10}`).
+const FIELD_MAX: usize = 256;
 
 /// One string literal (`"…"`, `'…'`, triple-quoted, `r`/`f`/`u` prefixes;
 /// bytes are not text).
@@ -261,28 +330,34 @@ fn escape(esc: &str, at: usize, m: &mut Mapped) {
     m.push_char(c, at);
 }
 
-/// An integer literal's value (`1_000`, `0x10`, `-3`).
-pub fn int(n: Node, src: &str) -> Option<i64> {
-    match n.kind() {
-        "integer" => {
-            let t = text(n, src).replace('_', "");
-            let lower = t.to_ascii_lowercase();
-            if let Some(h) = lower.strip_prefix("0x") {
-                i64::from_str_radix(h, 16).ok()
-            } else if let Some(o) = lower.strip_prefix("0o") {
-                i64::from_str_radix(o, 8).ok()
-            } else if let Some(b) = lower.strip_prefix("0b") {
-                i64::from_str_radix(b, 2).ok()
-            } else {
-                t.parse().ok()
+/// An integer literal's value (`1_000`, `0x10`, `-3`, `(-(4))`). Signs and
+/// parentheses are unwrapped in a loop: a hostile `- - - … 1` must not
+/// exhaust the stack.
+pub fn int(mut n: Node, src: &str) -> Option<i64> {
+    let mut negative = false;
+    loop {
+        match n.kind() {
+            "unary_operator" if text(n.child(0)?, src) == "-" => {
+                negative = !negative;
+                n = n.child_by_field_name("argument")?;
             }
+            "parenthesized_expression" => n = n.named_child(0)?,
+            "integer" => break,
+            _ => return None,
         }
-        "unary_operator" if text(n.child(0)?, src) == "-" => {
-            int(n.child_by_field_name("argument")?, src)?.checked_neg()
-        }
-        "parenthesized_expression" => int(n.named_child(0)?, src),
-        _ => None,
     }
+    let t = text(n, src).replace('_', "");
+    let lower = t.to_ascii_lowercase();
+    let v: i64 = if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()?
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()?
+    } else {
+        t.parse().ok()?
+    };
+    if negative { v.checked_neg() } else { Some(v) }
 }
 
 #[cfg(test)]

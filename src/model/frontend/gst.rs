@@ -20,7 +20,7 @@
 //!   from it reach the mux. When some part of the pipeline is not known (an
 //!   element from a `$VAR`, a bin), no count is.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::base::{FileId, Span};
 use crate::model::frontend::app::uri_kind;
@@ -152,14 +152,36 @@ pub fn role(factory: &str, props: &[Property]) -> Role {
     }
 }
 
-/// Add a setting to a property list (a repeated property: the last wins).
-pub fn push(props: &mut Vec<Property>, name: &str, setting: Setting) {
-    match props.iter_mut().find(|p| same_name(&p.name, name)) {
-        Some(p) => p.settings.push(setting),
-        None => props.push(Property {
-            name: name.to_string(),
-            settings: vec![setting],
-        }),
+/// The properties an element's code sets, in order; a repeated one keeps
+/// every setting (the last wins). Found by name through an index, so an
+/// element with many properties stays linear.
+#[derive(Debug, Default)]
+pub struct Props {
+    list: Vec<Property>,
+    index: HashMap<String, usize>,
+}
+
+/// A property name as GStreamer compares them (`_` is `-`).
+fn canonical(name: &str) -> String {
+    name.replace('_', "-")
+}
+
+impl Props {
+    pub fn push(&mut self, name: &str, setting: Setting) {
+        match self.index.get(&canonical(name)) {
+            Some(&i) => self.list[i].settings.push(setting),
+            None => {
+                self.index.insert(canonical(name), self.list.len());
+                self.list.push(Property {
+                    name: name.to_string(),
+                    settings: vec![setting],
+                });
+            }
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<Property> {
+        self.list
     }
 }
 
@@ -253,6 +275,8 @@ fn follow(
 fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Property> {
     let doc = &ws.files[config].doc;
     let mut props = crate::model::frontend::group_props(doc, config, "property", Layer::ConfigFile);
+    // The file's names, as GStreamer compares them, to its spelling.
+    let in_file: HashMap<String, String> = props.iter().map(|c| (canonical(&c.name), c.name.clone())).collect();
     let mut upper = Vec::new();
     for mut p in element {
         let wins = NVINFER_WINS.iter().find(|(prop, _)| same_name(prop, &p.name));
@@ -261,7 +285,7 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
                 p.name = key.to_string();
                 upper.push(p);
             }
-            None if props.iter().any(|c| same_name(&c.name, &p.name)) => {
+            None if in_file.contains_key(&canonical(&p.name)) => {
                 // Set in both: whichever nvinfer reads last wins.
                 if let Some(last) = p.settings.last().cloned() {
                     p.settings.push(Setting {
@@ -278,8 +302,8 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
     // Property names compare with `_` and `-` alike; overlay matches exact
     // names, so spell the element's as the file does.
     for p in &mut upper {
-        if let Some(c) = props.iter().find(|c| same_name(&c.name, &p.name)) {
-            p.name = c.name.clone();
+        if let Some(name) = in_file.get(&canonical(&p.name)) {
+            p.name = name.clone();
         }
     }
     overlay(&mut props, upper);
@@ -305,11 +329,12 @@ pub fn assemble(
     }
     let mut feeds = vec![0u32; n];
     let mut lost = opaque;
+    let mut heads = vec![Head::Unknown; n];
     for l in &links {
         if l.to >= n || elements[l.to].role != Role::Streammux {
             continue;
         }
-        match head(&incoming, l.from) {
+        match head(&incoming, &mut heads, l.from) {
             Some(h) => feeds[h] = feeds[h].saturating_add(1),
             None => lost = true,
         }
@@ -345,39 +370,93 @@ pub fn assemble(
     }
 }
 
-/// The head of the chain that ends at `at`: follow single incoming links
-/// up; `None` at a join or a loop.
-fn head(incoming: &[Vec<usize>], mut at: usize) -> Option<usize> {
-    let mut seen = HashSet::new();
-    loop {
-        if !seen.insert(at) {
-            return None;
-        }
-        match incoming[at].as_slice() {
-            [] => return Some(at),
-            [one] => at = *one,
-            _ => return None,
-        }
-    }
+/// What is known of an element's chain head.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Head {
+    Unknown,
+    /// Being followed now (met again: a loop).
+    Visiting,
+    Found(Option<usize>),
 }
 
-/// The elements downstream of `from` along single links, up to the next
-/// element `stop` accepts (not included), in order.
-pub fn downstream(p: &Pipeline, from: usize, stop: impl Fn(&Element) -> bool) -> Vec<&Element> {
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut at = from;
-    loop {
-        let next: Vec<usize> = p.links.iter().filter(|l| l.from == at).map(|l| l.to).collect();
-        let [one] = next.as_slice() else { return out };
-        if !seen.insert(*one) || *one >= p.elements.len() {
-            return out;
+/// The head of the chain that ends at `at`: follow single incoming links
+/// up; `None` at a join or a loop. Every element's answer is kept, so
+/// chains that share a long upstream part are followed once.
+fn head(incoming: &[Vec<usize>], heads: &mut [Head], at: usize) -> Option<usize> {
+    let mut path = Vec::new();
+    let mut cur = at;
+    let found = loop {
+        match heads[cur] {
+            Head::Found(h) => break h,
+            Head::Visiting => break None,
+            Head::Unknown => {}
         }
-        let e = &p.elements[*one];
-        out.push(e);
-        if stop(e) {
-            return out;
+        heads[cur] = Head::Visiting;
+        path.push(cur);
+        match incoming[cur].as_slice() {
+            [] => break Some(cur),
+            [one] => cur = *one,
+            _ => break None,
         }
-        at = *one;
+    };
+    for p in path {
+        heads[p] = Head::Found(found);
+    }
+    found
+}
+
+/// Each element's links: where its output goes, and where its input comes
+/// from.
+pub struct Adjacency {
+    pub out: Vec<Vec<usize>>,
+    pub into: Vec<Vec<usize>>,
+}
+
+impl Adjacency {
+    pub fn of(p: &Pipeline) -> Adjacency {
+        let n = p.elements.len();
+        let mut a = Adjacency {
+            out: vec![Vec::new(); n],
+            into: vec![Vec::new(); n],
+        };
+        for l in p.links.iter().filter(|l| l.from < n && l.to < n) {
+            a.out[l.from].push(l.to);
+            a.into[l.to].push(l.from);
+        }
+        a
+    }
+
+    /// The elements downstream of `from` along single links, up to and
+    /// including the first one `stop` accepts, in order.
+    pub fn downstream<'p>(&self, p: &'p Pipeline, from: usize, stop: impl Fn(&Element) -> bool) -> Vec<&'p Element> {
+        self.walk(&self.out, from)
+            .map(|i| &p.elements[i])
+            .scan(false, |stopped, e| {
+                (!*stopped).then(|| {
+                    *stopped = stop(e);
+                    e
+                })
+            })
+            .collect()
+    }
+
+    /// The elements upstream of `from` along single links, in order.
+    pub fn upstream<'a>(&'a self, p: &'a Pipeline, from: usize) -> impl Iterator<Item = &'a Element> + 'a {
+        self.walk(&self.into, from).map(move |i| &p.elements[i])
+    }
+
+    /// Follow single links from `from` (not included) until a fork, a join's
+    /// other side, the end or a loop.
+    fn walk<'a>(&'a self, next: &'a [Vec<usize>], from: usize) -> impl Iterator<Item = usize> + 'a {
+        let mut seen = HashSet::new();
+        let mut at = from;
+        std::iter::from_fn(move || {
+            let [one] = next.get(at)?.as_slice() else { return None };
+            if !seen.insert(*one) {
+                return None;
+            }
+            at = *one;
+            Some(at)
+        })
     }
 }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use crate::base::FileId;
 use crate::model::frontend::gst::{self, Found};
-use crate::model::graph::{Home, Layer, Link, Pipeline, Property, Setting, Site, Value};
+use crate::model::graph::{Home, Layer, Link, Pipeline, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::launch::{self, End, Mapped, PLACEHOLDER};
 
@@ -50,13 +50,13 @@ pub fn build(ws: &mut Workspace, file: FileId, mapped: &Mapped) -> Option<Pipeli
         } else {
             name.clone()
         };
-        let mut props: Vec<Property> = Vec::new();
+        let mut props = gst::Props::default();
         for a in &e.assignments {
             if a.key == "name" {
                 continue;
             }
             if let Some(s) = setting(file, &shown, a, mapped, &source) {
-                gst::push(&mut props, &a.key, s);
+                props.push(&a.key, s);
             }
         }
         let home = mapped
@@ -66,7 +66,7 @@ pub fn build(ws: &mut Workspace, file: FileId, mapped: &Mapped) -> Option<Pipeli
         found.push(Found {
             factory: (!unknown_factory).then(|| e.factory.clone()),
             name: shown,
-            props,
+            props: props.into_vec(),
             home,
         });
     }

@@ -30,7 +30,7 @@ use tree_sitter::Node;
 use crate::base::{FileId, Span};
 use crate::model::frontend::gst::{self, Found};
 use crate::model::frontend::launch;
-use crate::model::graph::{Home, Layer, Link, Pipeline, Property, Role, Setting, Site, Value};
+use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::launch::Mapped;
 use crate::syntax::python::{self, text};
@@ -61,16 +61,19 @@ pub fn build(ws: &mut Workspace, file: FileId) -> Vec<Pipeline> {
     out
 }
 
-/// The module's top level, every function body and every method body.
-fn collect_scopes<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) {
-    if matches!(n.kind(), "module" | "block")
-        && (n.kind() == "module" || n.parent().is_some_and(|p| p.kind() == "function_definition"))
-    {
-        out.push(n);
-    }
-    let mut c = n.walk();
-    for child in n.named_children(&mut c) {
-        collect_scopes(child, out);
+/// The module's top level, every function body and every method body, in
+/// file order.
+fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let body = n.kind() == "module"
+            || (n.kind() == "block" && n.parent().is_some_and(|p| p.kind() == "function_definition"));
+        if body {
+            out.push(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
     }
 }
 
@@ -129,6 +132,10 @@ impl<'t> Module<'t> {
     }
 }
 
+/// Blocks nested deeper than this (or calls chained longer) are not read:
+/// no app needs it, and a hostile file must not exhaust the stack.
+const MAX_NESTING: u16 = 64;
+
 /// Where a statement runs.
 #[derive(Debug, Clone, Copy, Default)]
 struct Cond {
@@ -136,6 +143,8 @@ struct Cond {
     conditional: bool,
     /// How many times it runs, through literal loops; `None`: not known.
     times: Option<u32>,
+    /// How deep its block is nested.
+    depth: u16,
 }
 
 impl Cond {
@@ -159,7 +168,7 @@ struct Made {
     make: Span,
     certain: bool,
     times: Option<u32>,
-    props: Vec<Property>,
+    props: gst::Props,
     /// The block it was made in, and where a new statement goes.
     block: usize,
     anchor: Option<(usize, String)>,
@@ -182,6 +191,8 @@ struct Scope<'m, 't> {
     launches: Vec<Mapped>,
     /// The quote the file's `set_property` keys use.
     quote: char,
+    /// How many elements of each factory were made so far.
+    made_per_factory: HashMap<String, usize>,
 }
 
 impl<'m, 't> Scope<'m, 't> {
@@ -189,13 +200,15 @@ impl<'m, 't> Scope<'m, 't> {
         let mut locals = Vec::new();
         let mut assigned_once = Vec::new();
         if body.kind() == "block" {
-            let mut stack = vec![body];
+            // Each node with its parent: `Node::parent` walks down from the
+            // root, so asking it of every identifier would be quadratic in
+            // the nesting.
+            let mut stack = vec![(body, body.parent())];
             if let Some(params) = body.parent().and_then(|f| f.child_by_field_name("parameters")) {
-                stack.push(params);
+                stack.push((params, body.parent()));
             }
-            while let Some(n) = stack.pop() {
+            while let Some((n, parent)) = stack.pop() {
                 if n.kind() == "identifier" {
-                    let parent = n.parent();
                     let kind = parent.map(|p| p.kind()).unwrap_or("");
                     if matches!(kind, "parameters" | "default_parameter" | "typed_parameter")
                         || parent.and_then(|p| p.child_by_field_name("left")) == Some(n)
@@ -212,13 +225,17 @@ impl<'m, 't> Scope<'m, 't> {
                     continue;
                 }
                 let mut c = n.walk();
-                stack.extend(n.named_children(&mut c));
+                stack.extend(n.named_children(&mut c).map(|child| (child, Some(n))));
             }
         }
         let quote = if m.src.contains("set_property('") { '\'' } else { '"' };
+        let mut bound: HashMap<&str, usize> = HashMap::new();
+        for l in &locals {
+            *bound.entry(l).or_default() += 1;
+        }
         let local_constants = assigned_once
             .into_iter()
-            .filter(|(name, _)| locals.iter().filter(|l| *l == name).count() == 1)
+            .filter(|(name, _)| bound.get(name) == Some(&1))
             .collect();
         Scope {
             m,
@@ -230,6 +247,7 @@ impl<'m, 't> Scope<'m, 't> {
             links: Vec::new(),
             launches: Vec::new(),
             quote,
+            made_per_factory: HashMap::new(),
         }
     }
 
@@ -249,6 +267,13 @@ impl<'m, 't> Scope<'m, 't> {
     }
 
     fn block(&mut self, block: Node<'t>, cond: Cond) {
+        if cond.depth > MAX_NESTING {
+            return;
+        }
+        let cond = Cond {
+            depth: cond.depth + 1,
+            ..cond
+        };
         let mut c = block.walk();
         let stmts: Vec<Node> = block.named_children(&mut c).collect();
         for s in stmts {
@@ -313,12 +338,13 @@ impl<'m, 't> Scope<'m, 't> {
                 let body: Vec<Node> = s.child_by_field_name("body").into_iter().collect();
                 let inner = match count {
                     Some(n) if n >= 1 => Cond {
-                        conditional: cond.conditional,
                         times: cond.times().and_then(|t| t.checked_mul(n)),
+                        ..cond
                     },
                     _ => Cond {
                         conditional: true,
                         times: None,
+                        ..cond
                     },
                 };
                 // The names the body binds: the last iteration's, or none.
@@ -331,6 +357,7 @@ impl<'m, 't> Scope<'m, 't> {
                     Cond {
                         conditional: true,
                         times: None,
+                        ..cond
                     },
                     false,
                 );
@@ -481,7 +508,7 @@ impl<'m, 't> Scope<'m, 't> {
                 // pyservicemaker: pipeline.add("factory", "name", {…}), chainable.
                 let o = object?;
                 let on_pipeline = self.env.get(text(o, self.src())) == Some(&Bind::ServiceMaker)
-                    || (o.kind() == "call" && self.value_bind(o, stmt, block, cond) == Some(Bind::ServiceMaker));
+                    || (o.kind() == "call" && self.bind_of(o, stmt, block, cond) == Some(Bind::ServiceMaker));
                 let factory = argv.first().and_then(|a| self.string(*a));
                 if on_pipeline && factory.is_some() {
                     let name = argv.get(1).and_then(|a| self.string(*a));
@@ -537,10 +564,17 @@ impl<'m, 't> Scope<'m, 't> {
     }
 
     /// What a name or a call (`decoder.get_static_pad("src")`) stands for.
+    /// Calls chained deeper than `MAX_NESTING` are not followed.
     fn bind_of(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
         match n.kind() {
             "identifier" => self.env.get(text(n, self.src())).cloned(),
-            "call" => self.value_bind(n, stmt, block, cond),
+            "call" if cond.depth <= MAX_NESTING => {
+                let inner = Cond {
+                    depth: cond.depth + 1,
+                    ..cond
+                };
+                self.value_bind(n, stmt, block, inner)
+            }
             _ => None,
         }
     }
@@ -579,15 +613,18 @@ impl<'m, 't> Scope<'m, 't> {
         block: Node<'t>,
         cond: Cond,
     ) -> usize {
-        let n = self.elements.iter().filter(|e| e.factory == factory).count();
-        let name = name.unwrap_or_else(|| format!("{factory}{n}"));
+        // GStreamer names an unnamed element after its factory and how many
+        // of that factory were made before it.
+        let made = self.made_per_factory.entry(factory.clone()).or_default();
+        let name = name.unwrap_or_else(|| format!("{factory}{made}"));
+        *made += 1;
         self.elements.push(Made {
             certain: !cond.conditional,
             times: cond.times,
             factory,
             name,
             make: call.byte_range(),
-            props: Vec::new(),
+            props: gst::Props::default(),
             block: block.id(),
             anchor: None,
             receiver: None,
@@ -605,20 +642,26 @@ impl<'m, 't> Scope<'m, 't> {
             return;
         }
         let src = self.m.src;
-        let line_start = src[..stmt.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        let indent = &src[line_start..stmt.start_byte()];
+        // The line's start from the statement's column (tree-sitter counts
+        // it in bytes): searching back would cost a whole line per
+        // statement on a long line of `a; b; …`.
+        let line_start = stmt.start_byte().saturating_sub(stmt.start_position().column);
+        let indent = src.get(line_start..stmt.start_byte()).unwrap_or("x");
         if !indent.chars().all(|c| c == ' ' || c == '\t') {
             // Not on a line of its own (`a = 1; b = 2`).
             m.anchor = None;
             return;
         }
-        m.anchor = src[stmt.end_byte()..]
-            .find('\n')
-            .filter(|i| {
-                src[stmt.end_byte()..stmt.end_byte() + i].trim().is_empty()
-                    || src[stmt.end_byte()..stmt.end_byte() + i].trim_start().starts_with('#')
-            })
-            .map(|i| (stmt.end_byte() + i + 1, indent.to_string()));
+        // The rest of the line must be blank or a comment; the scan stops
+        // at the first other character.
+        let rest = &src[stmt.end_byte()..];
+        let first = rest.find(|c: char| c != ' ' && c != '\t' && c != '\r');
+        m.anchor = match first.map(|i| (i, rest.as_bytes()[i])) {
+            Some((i, b'\n')) => Some(i),
+            Some((i, b'#')) => rest[i..].find('\n').map(|j| i + j),
+            _ => None,
+        }
+        .map(|i| (stmt.end_byte() + i + 1, indent.to_string()));
     }
 
     fn request(&mut self, id: usize, cond: Cond) {
@@ -654,7 +697,7 @@ impl<'m, 't> Scope<'m, 't> {
                 derived: None,
             }
         };
-        gst::push(&mut self.elements[id].props, key, setting);
+        self.elements[id].props.push(key, setting);
         self.anchor(id, stmt, block);
     }
 
@@ -732,7 +775,7 @@ impl<'m, 't> Scope<'m, 't> {
             if cond.conditional && self.elements[id].certain {
                 s.value = Value::Unknown("set under a condition".into());
             }
-            gst::push(&mut self.elements[id].props, &key, s);
+            self.elements[id].props.push(&key, s);
         }
     }
 
@@ -799,7 +842,7 @@ impl<'m, 't> Scope<'m, 't> {
             found.push(Found {
                 factory: Some(m.factory),
                 name: m.name,
-                props: m.props,
+                props: m.props.into_vec(),
                 home,
             });
         }
