@@ -5,6 +5,11 @@
 #
 # Inputs, from action.yml:
 #   DSLINT_PATHS            files or folders, one per line (default: .)
+#   DSLINT_CHANGED_SINCE    a git revision (the pull request's base): check
+#                           only the files changed since, with their
+#                           pipelines (`--changed-since`); fetched from
+#                           origin when the checkout is shallow. Empty:
+#                           check the paths whole
 #   DSLINT_REPORTER         annotations: workflow commands (`--format github`),
 #                           shown on the pull request's files;
 #                           reviewdog: review comments on the changed lines,
@@ -29,25 +34,43 @@ case "$fail" in
   *) echo "::error title=dslint::fail-on-findings must be true or false, not '$fail'"; exit 2 ;;
 esac
 
+# Pull requests: the files changed since the base, with their pipelines.
+since=()
+if [[ -n "${DSLINT_CHANGED_SINCE:-}" ]]; then
+  base="$DSLINT_CHANGED_SINCE"
+  if [[ "$base" == -* ]]; then
+    echo "::error title=dslint::changed-since must be a git revision, not '$base'"
+    exit 2
+  fi
+  # actions/checkout fetches one commit: the base is fetched when absent.
+  if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
+    if ! git fetch --quiet --no-tags --depth=1 origin "$base" >&2; then
+      echo "::error title=dslint::cannot fetch the base revision '$base' from origin"
+      exit 2
+    fi
+  fi
+  since=(--changed-since "$base")
+fi
+
 # The counts per code, for the job summary.
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
   {
     echo '### dslint'
     echo '```text'
-    dslint check "${paths[@]}" "${extra[@]}" --statistics 2>&1
+    dslint check "${paths[@]}" "${since[@]}" "${extra[@]}" --statistics 2>&1
     echo '```'
   } >> "$GITHUB_STEP_SUMMARY"
 fi
 
 case "${DSLINT_REPORTER:-annotations}" in
   annotations)
-    dslint check "${paths[@]}" "${extra[@]}" --format github
+    dslint check "${paths[@]}" "${since[@]}" "${extra[@]}" --format github
     rc=$?
     ;;
   reviewdog)
     out="$(mktemp)"
     trap 'rm -f "$out"' EXIT
-    dslint check "${paths[@]}" "${extra[@]}" --format rdjson > "$out"
+    dslint check "${paths[@]}" "${since[@]}" "${extra[@]}" --format rdjson > "$out"
     rc=$?
     if [[ $rc -le 1 ]]; then
       level=none

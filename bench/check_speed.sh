@@ -14,39 +14,14 @@ BIN=$PWD/target/release/dslint
 TREE=$(mktemp -d)
 trap 'rm -rf "$TREE"' EXIT
 
-# Every config of testdata/ (rule cases and examples) is a template; each
-# copy lands in its own folder with the data files it references, so the
-# references resolve as in the original.
-mapfile -t TEMPLATES < <(find testdata/rules -mindepth 2 -maxdepth 2 -type d | sort; echo testdata/examples)
-COUNTS=()
-for t in "${TEMPLATES[@]}"; do
-  COUNTS+=("$(find "$t" -maxdepth 1 -type f \( -name '*.txt' -o -name '*.yml' \) | wc -l)")
-done
-made=0; i=0
-while [ "$made" -lt "$N" ]; do
-  src=${TEMPLATES[$((i % ${#TEMPLATES[@]}))]}
-  dst=$TREE/p$i
-  mkdir -p "$dst"
-  find "$src" -maxdepth 1 -type f -exec cp {} "$dst"/ \;
-  made=$((made + COUNTS[$((i % ${#TEMPLATES[@]}))]))
-  i=$((i + 1))
-done
+source bench/common.sh
+make_config_tree "$TREE" "$N"
+i=$TREE_FOLDERS
 CONFIGS=$(find "$TREE" -type f \( -name '*.txt' -o -name '*.yml' \) | wc -l)
 YAMLS=$(find "$TREE" -type f -name '*.yml' | wc -l)
 echo "tree: $CONFIGS config files ($YAMLS YAML) in $i pipelines, $(du -sh "$TREE" | cut -f1)"
 
 python3 -m yamllint --version >/dev/null 2>&1 || python3 -m pip install --quiet yamllint
-
-best_of() { # best_of RUNS CMD...: the fastest wall time in seconds
-  local runs=$1; shift; local best=
-  for _ in $(seq "$runs"); do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc -l)
-    if [ -z "$best" ] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
-  done
-  printf '%.3f' "$best"
-}
 
 find "$TREE" -type f \( -name '*.txt' -o -name '*.yml' \) -print0 > "$TREE.list"
 yaml_list() { find "$TREE" -type f -name '*.yml' -print0 | xargs -0 python3 -m yamllint -d relaxed; }

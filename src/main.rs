@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use dslint::base::diagnostic::Severity;
 use dslint::base::rule as registry;
+use dslint::context::Context;
 use dslint::files::root::ProjectRoot;
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
@@ -98,6 +99,11 @@ struct Common {
     /// written; their content is never shown).
     #[arg(long)]
     follow_outside: bool,
+    /// Check the files changed since REF instead (`git diff --name-only
+    /// REF` plus untracked files, under PATHS; deleted files left out),
+    /// each with the pipelines around it, as if named.
+    #[arg(long, value_name = "REF", allow_hyphen_values = true)]
+    changed_since: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -135,6 +141,10 @@ enum Command {
         /// Also apply fixes that may change results.
         #[arg(long)]
         unsafe_fixes: bool,
+        /// With files named: also apply fixes that edit other files of
+        /// their pipelines (the app of a named nvinfer config).
+        #[arg(long)]
+        fix_related: bool,
         /// `bench`: write NAME.bench.txt/.yml beside each app config with R6
         /// applied, leaving the display config as it is.
         #[arg(long)]
@@ -351,6 +361,7 @@ fn main() -> ExitCode {
             write,
             diff: _,
             unsafe_fixes,
+            fix_related,
             variant,
             show_fixes,
             format,
@@ -360,6 +371,7 @@ fn main() -> ExitCode {
             FixRun {
                 write,
                 unsafe_fixes,
+                fix_related,
                 variant,
                 show_fixes,
                 format,
@@ -459,6 +471,9 @@ fn color(c: ColorArg) -> bool {
 
 /// Command-line options merged with the project configuration.
 struct Resolved {
+    /// The paths to check: the command line's, or the files changed since
+    /// `--changed-since`'s revision.
+    paths: Vec<PathBuf>,
     root: ProjectRoot,
     facts: Option<Facts>,
     profile: Profile,
@@ -495,7 +510,13 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
         _ => Profile::Display,
     };
     let settings = cfg.selection(&common.select, &common.ignore).map_err(fail)?;
+    let paths = match &common.changed_since {
+        Some(rev) => dslint::context::changed::changed_files(rev, &common.paths)
+            .map_err(|e| fail(output::escape_controls(&e).into_owned()))?,
+        None => common.paths.clone(),
+    };
     Ok(Resolved {
+        paths,
         root,
         facts,
         profile,
@@ -520,7 +541,8 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
         eprintln!("dslint: --statistics and --show-files print as human (default) or json");
         return ExitCode::from(2);
     }
-    let mut ws = Workspace::load_in(&common.paths, Some(r.root.clone()), Default::default());
+    let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
+    Context::find(&ws).load(&mut ws);
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
     let diags = result.diagnostics;
     let problems: Vec<_> = output::file_problems(&ws)
@@ -553,7 +575,13 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
             }
         );
     } else {
-        let summary = || human::summary(&totals, ws.skipped.len(), ws.missing_args.len());
+        let summary = || match &common.changed_since {
+            Some(rev) if r.paths.is_empty() => format!(
+                "Nothing checked: no config changed since {}.\n",
+                output::escape_controls(rev)
+            ),
+            _ => human::summary(&totals, ws.skipped.len(), ws.missing_args.len()),
+        };
         match how.format {
             Format::Human => {
                 let style = human::Style {
@@ -599,6 +627,7 @@ fn report_unchecked_arguments(ws: &Workspace) {
 struct FixRun {
     write: bool,
     unsafe_fixes: bool,
+    fix_related: bool,
     variant: Option<String>,
     show_fixes: bool,
     format: TextOrJson,
@@ -616,7 +645,7 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
             return ExitCode::from(2);
         }
         return dslint::fix::variant::write_bench_variants(
-            &common.paths,
+            &r.paths,
             &r.root,
             r.facts.as_ref(),
             how.write,
@@ -629,8 +658,9 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
         unsafe_fixes: how.unsafe_fixes,
         selection: r.settings,
         root: Some(r.root.clone()),
+        fix_related: how.fix_related,
     };
-    let outcome = engine::run(&common.paths, &opts);
+    let outcome = engine::run(&r.paths, &opts);
     report_unchecked_arguments(&outcome.final_ws);
     let mut failed = false;
     if how.write {
@@ -662,6 +692,21 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
         }
         if !how.quiet {
             eprint!("{}", dslint::fix::diff::summary(&outcome, how.write));
+            if !outcome.related_left.is_empty() {
+                eprintln!(
+                    "{} left: {} files that were not named; --fix-related applies {}:",
+                    output::plural(outcome.related_left.len(), "fix"),
+                    if outcome.related_left.len() == 1 {
+                        "it edits"
+                    } else {
+                        "they edit"
+                    },
+                    if outcome.related_left.len() == 1 { "it" } else { "them" },
+                );
+                for left in &outcome.related_left {
+                    eprintln!("  {}", output::escape_controls(&left.to_string()));
+                }
+            }
         }
     }
     if failed || !outcome.final_ws.missing_args.is_empty() {

@@ -91,6 +91,7 @@ fn action_and_example_workflow_parse_and_agree() {
     );
     for var in [
         "DSLINT_PATHS",
+        "DSLINT_CHANGED_SINCE",
         "DSLINT_REPORTER",
         "DSLINT_ARGS",
         "DSLINT_FAIL_ON_FINDINGS",
@@ -126,9 +127,15 @@ fn action_and_example_workflow_parse_and_agree() {
     assert!(readme.contains(&example), "README: paste examples/github-action.yml");
 }
 
-/// Run the action's script in `dir` with `env`; a stand-in `reviewdog` that
-/// writes its arguments and input into `dir` comes first on PATH.
+/// Run the action's script in the repository with `env`; a stand-in
+/// `reviewdog` that writes its arguments and input into `dir` comes first
+/// on PATH.
 fn run_action(dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
+    run_action_in(Path::new(env!("CARGO_MANIFEST_DIR")), dir, env)
+}
+
+/// `run_action` from the folder `cwd` (a checkout).
+fn run_action_in(cwd: &Path, dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let fake = bin.join("reviewdog");
@@ -151,7 +158,8 @@ fn run_action(dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
         .env("NO_COLOR", "1")
         .env("RECORD", dir)
         .env_remove("GITHUB_STEP_SUMMARY")
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
+        .env_remove("DSLINT_CHANGED_SINCE")
+        .current_dir(cwd);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -271,6 +279,89 @@ fn the_action_script_feeds_reviewdog_rdjson_with_suggestions() {
     );
     assert_eq!(rc, 2);
     assert!(!tmp.path().join("args").exists());
+}
+
+/// `git` in a folder with an identity; its stdout, trimmed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    support::git_ok(dir, args).trim().to_string()
+}
+
+/// A pull request as the action sees it: a base commit whose pipeline
+/// agrees with itself (4 streams, batch 4), a head commit that changes only
+/// the nvinfer config to batch 1, and a shallow clone of the head (as
+/// actions/checkout makes), which lacks the base commit until the script
+/// fetches it.
+#[test]
+fn the_action_checks_the_files_a_pull_request_changes_against_their_pipelines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let origin = tmp.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    support::agreeing_pipeline(&origin);
+    let edit = |file: &str, from: &str, to: &str| support::replace_in(&origin.join(file), from, to);
+    git(&origin, &["init", "-q"]);
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-qm", "base"]);
+    let base = git(&origin, &["rev-parse", "HEAD"]);
+    edit("pgie.txt", "\nbatch-size=4\n", "\nbatch-size=1\n");
+    git(&origin, &["commit", "-qam", "nvinfer batch 1"]);
+    let checkout = tmp.path().join("checkout");
+    let url = format!("file://{}", origin.display());
+    git(
+        tmp.path(),
+        &["clone", "-q", "--depth=1", &url, checkout.to_str().unwrap()],
+    );
+    let has_base = || {
+        Command::new("git")
+            .args(["cat-file", "-e", &format!("{base}^{{commit}}")])
+            .current_dir(&checkout)
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(!has_base(), "a shallow clone lacks the base");
+    let record = tmp.path().join("record");
+    std::fs::create_dir_all(&record).unwrap();
+    let (rc, out, err) = run_action_in(
+        &checkout,
+        &record,
+        &[
+            ("DSLINT_CHANGED_SINCE", base.as_str()),
+            ("DSLINT_REPORTER", "annotations"),
+        ],
+    );
+    assert!(has_base(), "the script fetched the base: {err}");
+    assert_eq!(rc, 1, "{err}");
+    let (want_rc, want, _) = dslint_in(
+        &checkout,
+        &["check", ".", "--changed-since", &base, "--format", "github"],
+    );
+    assert_eq!((rc, out.as_str()), (want_rc, want.as_str()));
+    // Annotations on the changed file only: its engine name (DS207), its
+    // batch against the streams (DS201) and against the app's (DS701).
+    let located: Vec<&str> = out.lines().map(|l| l.split("::").nth(1).unwrap()).collect();
+    assert_eq!(
+        located,
+        [
+            "error file=pgie.txt,line=5,col=19,endLine=5,endColumn=49,title=DS207 engine-name-mismatch",
+            "warning file=pgie.txt,line=7,col=12,endLine=7,endColumn=13,title=DS201 primary-batch-size",
+            "error file=pgie.txt,line=7,col=12,endLine=7,endColumn=13,title=DS701 batch-mismatch",
+        ]
+    );
+    // Without a base (a push), the paths are checked whole: the app's own
+    // finding comes too.
+    let (rc, out, _) = run_action_in(&checkout, &record, &[("DSLINT_REPORTER", "annotations")]);
+    let (_, whole, _) = dslint_in(&checkout, &["check", ".", "--format", "github"]);
+    assert_eq!((rc, out.as_str()), (1, whole.as_str()));
+    assert!(out.contains("file=app.txt,line=18"), "{out}");
+    // A base that is an option is refused before anything runs.
+    let (rc, out, _) = run_action_in(&checkout, &record, &[("DSLINT_CHANGED_SINCE", "--upload-pack=x")]);
+    assert_eq!(
+        (rc, out.as_str()),
+        (
+            2,
+            "::error title=dslint::changed-since must be a git revision, not '--upload-pack=x'\n"
+        )
+    );
 }
 
 #[test]

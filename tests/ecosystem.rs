@@ -183,14 +183,8 @@ fn git(dir: &Path, args: &[&str]) -> (bool, String) {
 
 /// `git` with more environment (a commit that runs pre-commit's hook).
 fn git_env(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(dir)
+    let o = support::git_command(dir, args)
         .envs(env.iter().copied())
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
         .output()
         .unwrap();
     (
@@ -310,9 +304,11 @@ fn pre_commit_system_hook_blocks_a_bad_config() {
 /// With the real pre-commit: the `language: rust` hook, as a user gets it.
 /// pre-commit clones the hook repository (here a git repository holding the
 /// files `cargo package` ships, so the working tree under test) and builds
-/// dslint in it with `cargo install --path .`; the hook then blocks a commit
-/// that breaks a batch (4 streams at batch 4, nvinfer batch-size 1) and lets
-/// the fixed commit through.
+/// dslint in it with `cargo install --path .`. A pipeline that agrees with
+/// itself is committed; then a commit that changes only the nvinfer config
+/// to batch 1 (its app, unchanged and committed, runs 4 streams at batch 4)
+/// is blocked, though pre-commit passes dslint that one file; a change that
+/// keeps the batch goes in.
 #[test]
 fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() {
     if !have_pre_commit() {
@@ -397,34 +393,10 @@ fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() 
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // The app config runs 4 streams at batch 4; its nvinfer config says 1.
-    copy_case("testdata/rules/DS701/fires", &work);
-    let edit = |file: &str, from: &str, to: &str| {
-        let p = work.join(file);
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert!(text.contains(from), "{file}: {from}");
-        std::fs::write(&p, text.replace(from, to)).unwrap();
-    };
-    edit("app.txt", "num-sources=2", "num-sources=4");
-    edit("pgie.txt", "\nbatch-size=2\n", "\nbatch-size=1\n");
-    git(&work, &["add", "."]);
-    let (ok, out) = commit("pipeline");
-    assert!(!ok, "the commit must be blocked:\n{out}");
-    assert!(
-        out.contains("app.txt:18:12") && out.contains("streammux batch-size 4 != primary nvinfer batch-size 1"),
-        "{out}"
-    );
-    assert!(
-        !git(&work, &["rev-parse", "-q", "--verify", "HEAD"]).0,
-        "nothing was committed"
-    );
-    // The nvinfer config fixed (batch 4, its engine for batch 4): it goes in.
-    edit("pgie.txt", "\nbatch-size=1\n", "\nbatch-size=4\n");
-    edit(
-        "pgie.txt",
-        "model.onnx_b2_gpu0_fp16.engine",
-        "model.onnx_b4_gpu0_fp16.engine",
-    );
+    // A pipeline that agrees with itself goes in: the app runs 4 streams at
+    // batch 4, its nvinfer config batches 4 (with the engine for 4).
+    support::agreeing_pipeline(&work);
+    let edit = |file: &str, from: &str, to: &str| support::replace_in(&work.join(file), from, to);
     git(&work, &["add", "."]);
     let (ok, out) = commit("pipeline");
     assert!(ok, "{out}");
@@ -432,4 +404,30 @@ fn pre_commit_rust_hook_builds_dslint_and_blocks_a_commit_that_breaks_a_batch() 
         out.contains("dslint (DeepStream config lint)") && out.contains("Passed"),
         "{out}"
     );
+    let (_, first) = git(&work, &["rev-parse", "HEAD"]);
+    // A commit that changes only the nvinfer config, to batch 1: pre-commit
+    // passes dslint that one file, which finds the app that loads it and
+    // blocks the commit at the nvinfer config's batch-size.
+    edit("pgie.txt", "\nbatch-size=4\n", "\nbatch-size=1\n");
+    git(&work, &["add", "pgie.txt"]);
+    assert_eq!(git(&work, &["diff", "--cached", "--name-only"]).1, "pgie.txt\n");
+    let (ok, out) = commit("nvinfer batch 1");
+    assert!(!ok, "the commit must be blocked:\n{out}");
+    assert!(
+        out.contains("pgie.txt:7:12")
+            && out.contains("primary nvinfer batch-size 1 != streammux batch-size 4 (app.txt:18)")
+            && out.contains("= see: app.txt:18:12"),
+        "{out}"
+    );
+    assert_eq!(git(&work, &["rev-parse", "HEAD"]).1, first, "nothing was committed");
+    // A change to the nvinfer config that keeps the batch goes in.
+    edit(
+        "pgie.txt",
+        "\nbatch-size=1\n",
+        "\n# batch of the app's 4 streams\nbatch-size=4\n",
+    );
+    git(&work, &["add", "pgie.txt"]);
+    let (ok, out) = commit("nvinfer comment");
+    assert!(ok, "{out}");
+    assert!(out.contains("Passed"), "{out}");
 }

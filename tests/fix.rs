@@ -19,6 +19,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         unsafe_fixes,
         selection: Default::default(),
         root: None,
+        fix_related: false,
     };
     engine::run(&[dir.to_path_buf()], &opts)
 }
@@ -101,19 +102,22 @@ fn copy_tree(from: &Path, to: &Path) {
 fn end_to_end_check_fix_write_check() {
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(Path::new("testdata/examples"), tmp.path());
-    // The 4-camera pipeline (the facts describe its workload).
+    // The 4-camera pipeline's two files (the facts describe its workload):
+    // both named, so the findings and fixes of both are in scope.
     let app_path = tmp.path().join("deepstream_app_4cam.txt");
-    let dir = app_path.to_str().unwrap();
+    let pgie_path = tmp.path().join("config_infer_primary.txt");
+    let (app_arg, pgie_arg) = (app_path.to_str().unwrap(), pgie_path.to_str().unwrap());
     let facts = Path::new("testdata/facts/example_h200.json").canonicalize().unwrap();
     let facts = facts.to_str().unwrap();
-    let (rc, out, _) = dslint(&["check", dir, "--facts", facts]);
+    let dslint = |args: &[&str]| dslint(&[&args[..1], &[app_arg, pgie_arg], &args[1..]].concat());
+    let (rc, out, _) = dslint(&["check", "--facts", facts]);
     assert_eq!(rc, 1);
     for code in ["DS101", "DS701", "DS006", "DS103"] {
         assert!(out.contains(&format!("[{code}]")), "{code} missing:\n{out}");
     }
     // Preview: a diff, exit 1, nothing written.
     let before = std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap();
-    let (rc, diff_out, _) = dslint(&["fix", dir, "--facts", facts]);
+    let (rc, diff_out, _) = dslint(&["fix", "--facts", facts]);
     assert_eq!(rc, 1);
     assert!(diff_out.contains("+batch-size=8"), "{diff_out}");
     assert_eq!(
@@ -121,10 +125,10 @@ fn end_to_end_check_fix_write_check() {
         std::fs::read_to_string(tmp.path().join("deepstream_app_4cam.txt")).unwrap()
     );
     // Apply, keeping permissions.
-    let (rc, _, err) = dslint(&["fix", dir, "--facts", facts, "--write"]);
+    let (rc, _, err) = dslint(&["fix", "--facts", facts, "--write"]);
     assert_eq!(rc, 0, "{err}");
     assert!(err.contains("fixed"), "{err}");
-    let (rc, out, _) = dslint(&["check", dir, "--facts", facts, "--format", "json"]);
+    let (rc, out, _) = dslint(&["check", "--facts", facts, "--format", "json"]);
     let left: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     for d in &left {
         assert!(
@@ -145,7 +149,7 @@ fn end_to_end_check_fix_write_check() {
     assert!(app.contains("\nbatch-size=8\n"), "{app}");
     assert!(pgie.contains("\nbatch-size=8\n"), "{pgie}");
     // A second fix changes nothing.
-    let (rc, out, err) = dslint(&["fix", dir, "--facts", facts]);
+    let (rc, out, err) = dslint(&["fix", "--facts", facts]);
     assert_eq!((rc, out.as_str()), (0, ""), "{err}");
 }
 

@@ -39,6 +39,10 @@ pub struct Diagnostic {
     pub why: Option<String>,
     /// Other places this finding involves (DS701 names two files).
     pub related: Vec<(FileId, Span)>,
+    /// The message as it reads at the first related place, for when the
+    /// finding is reported there (a cross-file finding shown on the side of
+    /// the file named on the command line); `None`: it reads the same.
+    pub message_at_related: Option<String>,
     pub fix: Option<Fix>,
 }
 
@@ -54,6 +58,7 @@ impl Diagnostic {
             expected: None,
             why: None,
             related: Vec::new(),
+            message_at_related: None,
             fix: None,
         }
     }
@@ -84,6 +89,11 @@ impl Diagnostic {
     }
     pub fn related(mut self, file: FileId, span: Span) -> Self {
         self.related.push((file, span));
+        self
+    }
+    /// How the message reads at the first related place (see the field).
+    pub fn message_at_related(mut self, m: impl Into<String>) -> Self {
+        self.message_at_related = Some(m.into());
         self
     }
     pub fn fix(mut self, fix: Option<Fix>) -> Self {

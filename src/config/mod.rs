@@ -252,6 +252,7 @@ impl ProjectConfig {
             per_file_ignores: per_file,
             per_file_base,
             bench_sink_type: self.bench_sink_type,
+            whole_pipelines: false,
         })
     }
 }

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::edit::Applicability;
+use crate::base::edit::{Applicability, Fix};
+use crate::context::{Context, edits_outside};
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::model::facts::Facts;
@@ -24,6 +25,10 @@ pub struct FixOptions<'a> {
     pub selection: Settings,
     /// The project root (`None`: discovered from the paths).
     pub root: Option<ProjectRoot>,
+    /// Also apply the fixes of named files' findings that edit other files
+    /// (the app of a named nvinfer config); without it, only fixes whose
+    /// edits all lie in the named files are applied.
+    pub fix_related: bool,
 }
 
 #[derive(Default)]
@@ -36,9 +41,39 @@ pub struct FixOutcome {
     pub passes: usize,
     /// Every fix applied, in the order applied.
     pub log: Vec<AppliedFix>,
+    /// Fixes not applied because they edit files that were not named (no
+    /// `--fix-related`).
+    pub related_left: Vec<RelatedLeft>,
     /// What is left after fixing.
     pub remaining: Vec<Diagnostic>,
     pub final_ws: Workspace,
+}
+
+/// A fix left because it edits files that were not named: where its
+/// finding is, its code and title, and the files it would edit besides.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RelatedLeft {
+    pub file: PathBuf,
+    pub line: usize,
+    pub code: &'static str,
+    pub title: String,
+    /// The files it would edit that were not named.
+    pub edits: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for RelatedLeft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let edits: Vec<String> = self.edits.iter().map(|p| p.display().to_string()).collect();
+        write!(
+            f,
+            "{}:{}: {} {} (edits {})",
+            self.file.display(),
+            self.line,
+            self.code,
+            self.title,
+            edits.join(", ")
+        )
+    }
 }
 
 /// One fix applied: where (the line in the text that pass fixed), which
@@ -68,14 +103,17 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
     let root = opts.root.clone().or_else(|| ProjectRoot::for_paths(paths, None).ok());
+    // The pipelines around named files, found once (fixes do not move
+    // references).
+    let mut context: Option<Context> = None;
     loop {
         let mut ws = Workspace::load_in(paths, root.clone(), overlay.clone());
+        context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
-        let wanted = |d: &&Diagnostic| {
-            d.fix
-                .as_ref()
-                .is_some_and(|f| f.applicability == Applicability::Safe || opts.unsafe_fixes)
-        };
+        let covered = opts.selection.scope(&ws).covered(&ws);
+        let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
+        let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
+        let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f));
         let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
         if fixable.is_empty() || out.passes >= MAX_PASSES {
             out.unsafe_left.clear();
@@ -84,6 +122,24 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                     *out.unsafe_left.entry(d.code()).or_default() += 1;
                 }
             }
+            out.related_left = result
+                .diagnostics
+                .iter()
+                .filter_map(|d| {
+                    let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
+                    let edits = edits_outside(&covered, f)
+                        .into_iter()
+                        .map(|file| ws.files[file].path.clone())
+                        .collect();
+                    Some(RelatedLeft {
+                        file: ws.files[d.file].path.clone(),
+                        line: ws.files[d.file].position(d.span.start).0,
+                        code: d.code(),
+                        title: f.title.clone(),
+                        edits,
+                    })
+                })
+                .collect();
             out.remaining = result.diagnostics;
             out.final_ws = ws;
             break;

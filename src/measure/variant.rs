@@ -132,9 +132,11 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
             ]
             .map(String::from)
             .to_vec(),
+            whole_pipelines: true,
             ..Default::default()
         },
         root: None,
+        fix_related: true,
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     // Every file that differs from the original, edited or not by the engine.
@@ -208,9 +210,11 @@ pub fn decode_variant_text(config: &Path, streams: u32) -> Result<String, String
         unsafe_fixes: false,
         selection: crate::rules::Settings {
             select: DECODE_ONLY_CODES.iter().map(|c| c.to_string()).collect(),
+            whole_pipelines: true,
             ..Default::default()
         },
         root: None,
+        fix_related: true,
     };
     let outcome = engine::run_with(&paths, &opts, start.clone());
     let text = outcome

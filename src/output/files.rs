@@ -4,7 +4,7 @@
 //! ```text
 //! app.txt: deepstream-app config (key-file)
 //! models/pgie.txt: nvinfer config (key-file), referenced
-//! labels.txt: skipped: read as key-file, but no group or key of a DeepStream config dslint reads
+//! labels.txt: skipped (not-a-config): read as key-file, with no groups
 //! logo.yml: unreadable (DS005): file is binary (contains NUL bytes); skipped
 //! ```
 
@@ -18,7 +18,8 @@ use crate::model::workspace::Workspace;
 #[derive(Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FileEntry {
     pub file: String,
-    /// `checked`, `skipped` or `unreadable`.
+    /// `checked`, `context` (read for the pipeline of a named file; its own
+    /// findings are not reported), `skipped` or `unreadable`.
     pub status: &'static str,
     /// What it was read as (`nvinfer config`), when checked.
     pub kind: Option<&'static str>,
@@ -28,20 +29,26 @@ pub struct FileEntry {
     pub referenced: bool,
     /// Why it was not checked.
     pub reason: Option<String>,
+    /// Why it was skipped, machine-readable (`custom-app`, `nvinferserver`,
+    /// `parallel-inference-fragment`, …: `SkipReason::code`).
+    pub skip: Option<&'static str>,
 }
 
 pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
     let name = |p: &Path| p.display().to_string();
+    let covered = crate::context::Scope::of(ws).covered(ws);
     let mut out: Vec<FileEntry> = ws
         .files
         .iter()
-        .map(|f| FileEntry {
+        .zip(covered)
+        .map(|(f, covered)| FileEntry {
             file: name(&f.path),
-            status: "checked",
+            status: if covered { "checked" } else { "context" },
             kind: f.kind.map(|k| k.describe()),
             syntax: Some(f.doc.format.describe()),
             referenced: !f.walked,
             reason: None,
+            skip: None,
         })
         .collect();
     out.extend(ws.skipped.iter().map(|s| FileEntry {
@@ -51,6 +58,7 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
         syntax: None,
         referenced: false,
         reason: Some(s.reason.clone()),
+        skip: Some(s.code.code()),
     }));
     out.extend(ws.file_problems.iter().map(|(p, rule, msg)| FileEntry {
         file: name(p),
@@ -59,6 +67,7 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
         syntax: None,
         referenced: false,
         reason: Some(format!("{}: {msg}", rule.code())),
+        skip: None,
     }));
     out.sort();
     out
@@ -72,9 +81,16 @@ pub fn text(entries: &[FileEntry]) -> String {
                 out,
                 "{}: {kind} ({syntax}){}",
                 e.file,
-                if e.referenced { ", referenced" } else { "" }
+                match (e.status, e.referenced) {
+                    ("context", _) => ", pipeline context (its own findings are not reported)",
+                    (_, true) => ", referenced",
+                    _ => "",
+                }
             ),
-            (_, _, reason) => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+            (_, _, reason) => match e.skip {
+                Some(code) => writeln!(out, "{}: skipped ({code}): {}", e.file, reason.as_deref().unwrap_or("")),
+                None => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+            },
         };
     }
     out

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
+use crate::context::edits_outside;
 use crate::model::workspace::Workspace;
 use crate::output::{FileProblem, Totals, escape_controls as esc, locate, plural};
 
@@ -48,6 +49,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
         let _ = writeln!(out, "  --> {}\n", esc(&p.path.display().to_string()));
     }
+    let covered = crate::context::Scope::of(ws).covered(ws);
     for d in diags {
         let l = locate(ws, d);
         let f = &ws.files[d.file];
@@ -100,8 +102,24 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
             );
         }
         let fix = match &d.fix {
-            Some(fx) if fx.applicability == Applicability::Safe => format!("safe, `dslint fix`: {}", esc(&fx.title)),
-            Some(fx) => format!("unsafe, `dslint fix --unsafe-fixes`: {}", esc(&fx.title)),
+            Some(fx) => {
+                let (kind, mut command) = match fx.applicability {
+                    Applicability::Safe => ("safe", "dslint fix".to_string()),
+                    Applicability::Unsafe => ("unsafe", "dslint fix --unsafe-fixes".to_string()),
+                };
+                // A named file's finding whose fix edits files not named.
+                let others: Vec<String> = edits_outside(&covered, fx)
+                    .into_iter()
+                    .map(|f| esc(&ws.files[f].path.display().to_string()).into_owned())
+                    .collect();
+                let also = if others.is_empty() {
+                    String::new()
+                } else {
+                    command.push_str(" --fix-related");
+                    format!(" (it edits {})", others.join(", "))
+                };
+                format!("{kind}, `{command}`{also}: {}", esc(&fx.title))
+            }
             None => "none".to_string(),
         };
         let _ = writeln!(out, "{pad} = fix: {fix}\n");
@@ -113,13 +131,26 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
 /// nothing was checked it says so, and why, instead of "All checks passed".
 pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
     let not_found = plural(missing, "path");
+    let files = if t.context > 0 {
+        format!(
+            "{}, {} more read as pipeline context",
+            plural(t.files, "file"),
+            t.context
+        )
+    } else {
+        plural(t.files, "file")
+    };
     if t.findings > 0 {
         format!(
-            "Found {} in {}; {} fixable with `dslint fix`, {} more with `--unsafe-fixes`.\n",
+            "Found {} in {files}; {} fixable with `dslint fix`, {} more with `--unsafe-fixes`{}.\n",
             t.by_severity(),
-            plural(t.files, "file"),
             t.fixable_safe,
             t.fixable_unsafe,
+            if t.fixable_related > 0 {
+                format!(", {} more with `--fix-related`", t.fixable_related)
+            } else {
+                String::new()
+            }
         )
     } else if t.files == 0 && missing > 0 {
         format!("Nothing checked: {not_found} not found.\n")
@@ -131,11 +162,8 @@ pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
     } else if t.files == 0 {
         "Nothing checked: no DeepStream config found.\n".to_string()
     } else if missing > 0 {
-        format!(
-            "No findings in {}, but {not_found} not found.\n",
-            plural(t.files, "file")
-        )
+        format!("No findings in {files}, but {not_found} not found.\n")
     } else {
-        format!("All checks passed ({}).\n", plural(t.files, "file"))
+        format!("All checks passed ({files}).\n")
     }
 }

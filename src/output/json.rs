@@ -124,6 +124,9 @@ struct FixReport<'a> {
     changed: Vec<ChangedFile>,
     fixes: &'a [crate::fix::engine::AppliedFix],
     unsafe_left: &'a std::collections::BTreeMap<&'static str, usize>,
+    /// Fixes left because they edit files that were not named (no
+    /// `--fix-related`).
+    related_left: &'a [crate::fix::engine::RelatedLeft],
     remaining: Vec<JsonDiagnostic>,
 }
 
@@ -146,6 +149,7 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
             .collect(),
         fixes: &o.log,
         unsafe_left: &o.unsafe_left,
+        related_left: &o.related_left,
         remaining: items(&o.final_ws, &o.remaining, problems),
     };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"

@@ -46,9 +46,13 @@ pub struct FileProblem<'a> {
     pub message: &'a str,
 }
 
+/// The problems of the files in the run's scope (a file read only as
+/// pipeline context reports none).
 pub fn file_problems(ws: &Workspace) -> Vec<FileProblem<'_>> {
+    let scope = crate::context::Scope::of(ws);
     ws.file_problems
         .iter()
+        .filter(|(p, _, _)| scope.covers(p))
         .map(|(p, rule, m)| FileProblem {
             path: p,
             code: rule.code(),
@@ -79,8 +83,14 @@ pub struct Totals {
     /// Findings `dslint fix` fixes, and those only `--unsafe-fixes` fixes.
     pub fixable_safe: usize,
     pub fixable_unsafe: usize,
+    /// Findings of named files whose fix edits files not named: only
+    /// `--fix-related` fixes them (counted in neither of the above).
+    pub fixable_related: usize,
     /// Files checked: configs read, plus files reported unreadable (DS005).
     pub files: usize,
+    /// Files read only as the pipeline context of named files (their own
+    /// findings are not reported).
+    pub context: usize,
 }
 
 impl Totals {
@@ -99,14 +109,18 @@ impl Totals {
                 Severity::Info => t.info += 1,
             }
         }
+        let covered = crate::context::Scope::of(ws).covered(ws);
         for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
             match f.applicability {
+                _ if !crate::context::edits_outside(&covered, f).is_empty() => t.fixable_related += 1,
                 Applicability::Safe => t.fixable_safe += 1,
                 Applicability::Unsafe => t.fixable_unsafe += 1,
             }
         }
         let unreadable: std::collections::BTreeSet<&Path> = problems.iter().map(|p| p.path).collect();
-        t.files = ws.files.len() + unreadable.len();
+        let checked = covered.iter().filter(|&&c| c).count();
+        t.files = checked + unreadable.len();
+        t.context = ws.files.len() - checked;
         t
     }
 

@@ -43,6 +43,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Fix::unsafe_(format!("set the primary batch-size={target} (streammux's)"), edits)
                 };
                 let (line, _) = ws.files[gl.file].position(gl.value_span.start);
+                let (mux_line, _) = ws.files[ml.file].position(ml.value_span.start);
                 out.push(
                     Diagnostic::new(Rule::BatchMismatch, ml.file,
                         ml.value_span.clone(),
@@ -51,6 +52,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .expected(target.to_string())
                     .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
                     .related(gl.file, gl.value_span.clone())
+                    .message_at_related(format!("BATCH_MISMATCH: primary nvinfer batch-size {} != streammux batch-size {} ({}:{mux_line})", g.value, m.value, ws.files[ml.file].path.display()))
                     .fix(Some(fix)),
                 );
             }
@@ -81,6 +83,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                             "the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch",
                         )
                         .related(shape.at().0, shape.at().1)
+                        .message_at_related(format!(
+                            "nvdspreprocess network-input-shape batch {first} != primary nvinfer batch-size {} ({}:{})",
+                            g.value,
+                            ws.files[gl.file].path.display(),
+                            ws.files[gl.file].position(gl.value_span.start).0
+                        ))
                         .fix(Some(Fix::safe(
                             format!("set batch-size={first}"),
                             vec![ctx.set_value(gl, &first.to_string())],

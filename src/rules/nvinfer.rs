@@ -202,6 +202,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             continue;
         };
         let (line, _) = ws.files[over.file].position(over.key_span.start);
+        let (inner_line, _) = ws.files[inner.file].position(inner.key_span.start);
         out.push(
             Diagnostic::new(
                 Rule::DuplicateSourceOfTruth,
@@ -216,7 +217,13 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             )
             .expected("one source of truth: remove one of the two")
             .why("the app sets the key on the element after loading this file, so this line is silently ignored")
-            .related(over.file, over.key_span.clone()),
+            .related(over.file, over.key_span.clone())
+            .message_at_related(format!(
+                "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
+                prop.name,
+                inner.group,
+                ws.files[inner.file].path.display()
+            )),
         );
     }
 }

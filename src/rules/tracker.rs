@@ -58,12 +58,27 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 &v[..v.len() - v.rsplit('/').next().unwrap_or(v).len()],
                 MAX_PERF_PRESET
             );
-            out.push(
-                Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
-                    .expected(MAX_PERF_PRESET)
-                    .why("the accuracy and ReID presets run a re-identification network per object; the NvDCF max-perf preset or IOU do not")
-                    .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(loc, &new)]))),
-            );
+            let mut d = Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
+                .expected(MAX_PERF_PRESET)
+                .why("the accuracy and ReID presets run a re-identification network per object; the NvDCF max-perf preset or IOU do not")
+                .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(loc, &new)])));
+            // The preset the element loads, when dslint read it: its first
+            // section, where the finding reads when that file is the one
+            // named (a pull request that changes the preset).
+            let preset = at.config.as_ref().and_then(|c| {
+                let f = &ws.files[c.file];
+                let g = f.doc.groups.iter().find(|g| !g.name.is_empty())?;
+                Some((c.file, g.name_span.clone()))
+            });
+            if let Some((file, span)) = preset {
+                let (line, _) = ws.files[loc.file].position(loc.value_span.start);
+                d = d.related(file, span).message_at_related(format!(
+                    "this tracker preset favours accuracy over throughput ([{}] ll-config-file in {}:{line} loads it)",
+                    loc.group,
+                    ws.files[loc.file].path.display()
+                ));
+            }
+            out.push(d);
         }
     }
     // DS404: the low-level library exists.

@@ -150,3 +150,47 @@ pub fn dslint_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
 pub fn dslint_env(args: &[&str], envs: &[(&str, String)]) -> (i32, String, String) {
     dslint_with(args, None, envs)
 }
+
+/// `git ARGS` run in `dir` as a fixed author and committer (tests commit).
+pub fn git_command(dir: &Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new("git");
+    c.args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t");
+    c
+}
+
+/// `git ARGS` in `dir`: its stdout; panics with git's stderr when it fails.
+pub fn git_ok(dir: &Path, args: &[&str]) -> String {
+    let o = git_command(dir, args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Replace the first `from` in the file at `path` by `to`; panics when
+/// the file does not hold `from`.
+pub fn replace_in(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{}: {from}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// The DS701 case made to agree with itself in `dir`: the app runs 4
+/// streams at batch 4, its nvinfer config (`pgie.txt`) batches 4, with the
+/// engine built for 4. The base of the "change only the nvinfer config"
+/// scenarios.
+pub fn agreeing_pipeline(dir: &Path) {
+    for f in files_under(Path::new("testdata/rules/DS701/fires")) {
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    replace_in(&dir.join("app.txt"), "num-sources=2", "num-sources=4");
+    replace_in(&dir.join("pgie.txt"), "\nbatch-size=2\n", "\nbatch-size=4\n");
+    replace_in(&dir.join("pgie.txt"), "_b2_gpu0_fp16", "_b4_gpu0_fp16");
+}
