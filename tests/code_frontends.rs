@@ -88,6 +88,7 @@ fn fix(files: &[(&str, &str)], profile: Profile) -> (tempfile::TempDir, Vec<(Str
         unsafe_fixes: false,
         selection: Default::default(),
         root: None,
+        fix_related: false,
     };
     let o = engine::run(&[dir.path().to_path_buf()], &opts);
     let mut out = Vec::new();

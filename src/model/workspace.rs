@@ -98,7 +98,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "sh", "bash", "py"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt", "sh", "bash", "py"];
 
 /// Whether a directory walk looks at this file (by its extension).
 pub fn is_candidate(path: &Path) -> bool {
@@ -581,19 +581,11 @@ fn bad_ignore_file(dir: &Path) -> Option<String> {
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return if detect::looks_like_protobuf(&text) {
-            Loaded::Skipped(
-                SkipReason::NvInferServer,
-                "protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet".into(),
-                Vec::new(),
-            )
-        } else {
-            Loaded::Skipped(
-                SkipReason::NotAConfig,
-                "neither a key-file nor YAML (by its extension and first line)".into(),
-                Vec::new(),
-            )
-        };
+        return Loaded::Skipped(
+            SkipReason::NotAConfig,
+            "neither a key-file, YAML nor protobuf text (by its extension and first lines)".into(),
+            Vec::new(),
+        );
     };
     let doc = Document::parse(text, format);
     let mut verdict = match referenced_as {
@@ -631,7 +623,8 @@ fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kin
                 Vec::new()
             };
             // What the file held says more than "not a config".
-            let reason = if code == SkipReason::NotAConfig {
+            // (A script's or module's verdict already says what it lacks.)
+            let reason = if code == SkipReason::NotAConfig && !matches!(format, Format::Shell | Format::Python) {
                 skip_reason(&doc)
             } else {
                 detail
@@ -672,11 +665,6 @@ fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kin
 /// Why a parsed file is not a config dslint checks, naming what it found.
 fn skip_reason(doc: &Document) -> String {
     let text = &doc.text;
-    match doc.format {
-        Format::Shell => return "a shell script with no gst-launch-1.0 line naming a DeepStream element".into(),
-        Format::Python => return "a Python module that builds no DeepStream pipeline".into(),
-        Format::KeyFile | Format::Yaml => {}
-    }
     if doc.format == Format::KeyFile && text.contains('\r') && !text.contains('\n') {
         return "its lines end in a bare CR, which GLib does not split on: the file reads as one line".into();
     }

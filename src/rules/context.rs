@@ -94,4 +94,8 @@ impl<'a> Ctx<'a> {
     pub fn set_or_insert(&self, elem: &Element, key: &str, value: &str) -> Option<Edit> {
         self.ws.set_or_insert(elem, key, value)
     }
+
+    pub fn set_or_insert_all(&self, elem: &Element, keys: &[(&str, String)]) -> Option<Vec<Edit>> {
+        self.ws.set_or_insert_all(elem, keys)
+    }
 }

@@ -13,7 +13,7 @@
 //! `max-size-bytes` 10485760, `max-size-time` 1000000000 ns, `leaky` 0 (no).
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::edit::{Edit, Fix};
+use crate::base::edit::Fix;
 use crate::base::rule::Rule;
 use crate::model::frontend::gst::{Adjacency, ENCODERS, FILE_SINKS};
 use crate::model::graph::{Element, Pipeline, Role, Stage};
@@ -128,10 +128,8 @@ fn judge(ctx: &Ctx, q: &Element, rule: Rule, want: &[(&str, i64)], why: String, 
         .collect();
     let expected: Vec<String> = want.iter().map(|(k, w)| format!("{k}={w}")).collect();
     let set: Vec<String> = differ.iter().map(|(k, _, w)| format!("{k}={w}")).collect();
-    let edits: Option<Vec<Edit>> = differ
-        .iter()
-        .map(|(k, _, w)| ctx.set_or_insert(q, k, &w.to_string()))
-        .collect();
+    let keys: Vec<(&str, String)> = differ.iter().map(|(k, _, w)| (*k, w.to_string())).collect();
+    let edits = ctx.set_or_insert_all(q, &keys);
     out.push(
         Diagnostic::new(rule, file, span, format!("[{}] has {}", q.name, have.join(", ")))
             .expected(expected.join(", "))

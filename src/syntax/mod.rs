@@ -5,10 +5,12 @@
 pub mod glib;
 pub mod keyfile;
 pub mod launch;
+pub mod pbtxt;
 pub mod python;
 mod render;
 pub mod shell;
 pub mod yaml;
+pub mod yaml_tree;
 
 use std::collections::HashMap;
 
@@ -22,6 +24,8 @@ pub enum Format {
     Shell,
     /// A Python module (`syntax::python`).
     Python,
+    /// Protobuf text format (nvinferserver).
+    Protobuf,
 }
 
 impl Format {
@@ -31,19 +35,22 @@ impl Format {
             Format::Yaml => "YAML",
             Format::Shell => "shell script",
             Format::Python => "Python",
+            Format::Protobuf => "protobuf text",
         }
     }
 }
 
-/// One `key=value` line (key-file) or `key: value` pair (YAML).
+/// One `key=value` line (key-file), `key: value` pair (YAML) or scalar
+/// field (protobuf text).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub key: String,
     pub key_span: Span,
     /// The value as the reader sees it before typing: for key-files the raw
     /// text after `=` (leading whitespace dropped, trailing kept, as GLib
-    /// does); for YAML the scalar after unquoting. `None` for a nested YAML
-    /// sequence or map.
+    /// does); for YAML the scalar after unquoting; for protobuf text the
+    /// token (a string unescaped, adjacent strings joined). `None` for a
+    /// nested YAML sequence or map, or a protobuf list.
     pub value: Option<String>,
     /// Bytes of the value in the source (for a quoted YAML scalar: including
     /// the quotes).
@@ -53,11 +60,13 @@ pub struct Entry {
     /// For a key-file key written `key[locale]`: a translation, which GLib
     /// hides from `get_keys`.
     pub localized: bool,
-    /// For a nested YAML sequence or map: how many items it holds.
+    /// For a nested YAML sequence or map, or a protobuf list: how many
+    /// items it holds.
     pub children: usize,
 }
 
-/// A `[group]` (key-file) or a top-level `name:` map (YAML).
+/// A `[group]` (key-file), a top-level `name:` map (YAML), or one message
+/// of a protobuf text, named by its path (`infer_config.backend`).
 #[derive(Debug, Clone)]
 pub struct Group {
     pub name: String,
@@ -126,6 +135,7 @@ impl Document {
             Format::KeyFile => keyfile::parse(text),
             Format::Yaml => yaml::parse(text),
             Format::Shell | Format::Python => Document::code(text, format),
+            Format::Protobuf => pbtxt::parse(text),
         }
     }
 

@@ -23,6 +23,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::base::{FileId, Span};
+use crate::model::detect::Kind;
 use crate::model::frontend::app::uri_kind;
 use crate::model::frontend::config::config_file;
 use crate::model::frontend::overlay;
@@ -266,7 +267,12 @@ fn follow(
             is_config: true,
         });
     }
-    let id = ws.load_reference(root, raw)?;
+    // nvinfer reads it as its config, whatever its content suggests
+    // (Precision 1: the reference beats content).
+    // Outside the root, only `--follow-outside` reads it (as content says).
+    let id = ws
+        .load_reference_as(root, raw, Kind::NvInfer)
+        .or_else(|| ws.load_reference(root, raw))?;
     (id != root).then(|| config_file(ws, id))
 }
 

@@ -2,5 +2,6 @@
 
 pub mod keyfile;
 pub mod launch;
+pub mod pbtxt;
 pub mod shell;
 pub mod yaml;
