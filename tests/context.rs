@@ -333,3 +333,33 @@ fn changed_since_refuses_what_is_not_a_revision() {
     assert_eq!(rc, 2);
     assert!(err.starts_with("dslint: fatal: not a git repository"), "{err}");
 }
+
+/// Hang guards with a generous bound (each run takes well under a second
+/// in a release build): one file with 100k distinct paths after reference
+/// keys, another with 100k spellings of the named file's path (every one
+/// placed against the root, the file read once as context).
+#[test]
+fn the_reference_index_stays_linear_on_hostile_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("dslint.toml"), "").unwrap();
+    std::fs::write(
+        dir.join("pgie.txt"),
+        "[property]\ngie-unique-id=1\nnetwork-type=0\nbatch-size=1\n",
+    )
+    .unwrap();
+    let distinct: String = (0..100_000).map(|i| format!("config-file=m{i}.txt\n")).collect();
+    std::fs::write(dir.join("distinct.txt"), format!("[application]\n{distinct}")).unwrap();
+    let same: String = (0..100_000)
+        .map(|i| format!("config-file={}sub{i}/../pgie.txt\n", "./".repeat(i % 50)))
+        .collect();
+    std::fs::write(dir.join("same.txt"), format!("[application]\n[primary-gie]\n{same}")).unwrap();
+    let limit = std::time::Duration::from_secs(60);
+    let (rc, out, err) = run_bounded(dir, &["check", "pgie.txt", "--show-files"], &[], limit);
+    assert_eq!((rc, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "pgie.txt: nvinfer config (key-file)\n\
+         same.txt: deepstream-app config (key-file), pipeline context (its own findings are not reported)\n"
+    );
+}

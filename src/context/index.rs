@@ -23,7 +23,7 @@
 //! extension in the workspace's walk (`model::workspace::is_candidate`),
 //! which the index shares.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -116,14 +116,15 @@ impl Index {
     /// written path against the root.
     pub fn referrers_of<'i>(&'i self, root: &ProjectRoot, target: &Path, names: &[&OsStr]) -> Vec<&'i Path> {
         let mut out: Vec<&Path> = Vec::new();
+        let mut found: HashSet<usize> = HashSet::new();
         for name in names {
             for (id, written) in self.by_name.get(*name).into_iter().flatten() {
-                let referrer = self.referrers[*id].as_path();
-                if out.contains(&referrer) {
+                if found.contains(id) {
                     continue;
                 }
                 if matches!(root.place(written), Place::Inside(real) if real == target) {
-                    out.push(referrer);
+                    found.insert(*id);
+                    out.push(self.referrers[*id].as_path());
                 }
             }
         }
@@ -161,17 +162,18 @@ fn is_name_byte(b: u8) -> bool {
 /// value gives both the rest of its line (a key-file value may hold
 /// spaces) and its first word (YAML, gst-launch and Python stop there);
 /// `file://` is dropped as the workspace's resolver drops it.
-fn referenced_paths(keys: &AhoCorasick, text: &[u8]) -> Vec<PathBuf> {
+fn referenced_paths<'t>(keys: &AhoCorasick, text: &'t [u8]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    let mut push = |raw: &[u8]| {
+    // A set, not `out.contains`: a file of 100k distinct paths stays linear.
+    let mut seen: HashSet<&[u8]> = HashSet::new();
+    let mut push = |raw: &'t [u8]| {
         let raw = raw.strip_prefix(b"file://").unwrap_or(raw);
         let raw = raw.trim_ascii();
         if raw.is_empty() || raw.windows(3).any(|w| w == b"://") {
             return;
         }
-        let p = PathBuf::from(OsStr::from_bytes(raw));
-        if !out.contains(&p) {
-            out.push(p);
+        if seen.insert(raw) {
+            out.push(PathBuf::from(OsStr::from_bytes(raw)));
         }
     };
     for m in keys.find_iter(text) {
