@@ -121,10 +121,14 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     big.set_len(50 * 1024 * 1024).unwrap();
     std::fs::write(
         d.join("dangling.txt"),
-        "[primary-gie]\nenable=1\nconfig-file=nowhere/pgie.txt\n",
+        "[application]\nenable-perf-measurement=1\n[primary-gie]\nenable=1\nconfig-file=nowhere/pgie.txt\n",
     )
     .unwrap();
-    std::fs::write(d.join("self.txt"), "[primary-gie]\nenable=1\nconfig-file=self.txt\n").unwrap();
+    std::fs::write(
+        d.join("self.txt"),
+        "[application]\nenable-perf-measurement=1\n[primary-gie]\nenable=1\nconfig-file=self.txt\n",
+    )
+    .unwrap();
     std::os::unix::fs::symlink("/nonexistent/dslint-target", d.join("broken-link.txt")).unwrap();
     std::fs::create_dir(d.join("loop")).unwrap();
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();

@@ -237,7 +237,14 @@ fn changed_since_checks_the_changed_files_with_their_pipelines() {
     std::fs::write(dir.join("models/labels.txt"), "car\nbus\n").unwrap();
     std::fs::write(dir.join("media/video.mp4"), "changed").unwrap();
     std::fs::remove_file(dir.join("apps/unrelated.txt")).unwrap();
-    std::fs::write(dir.join("models/new.txt"), "[property]\nbatch-size=1\nnetwork-mode=0\n").unwrap();
+    // A model source makes it nvinfer's (without one, nvinfer could not load
+    // it and it is skipped as an nvdspostprocess-shaped config).
+    std::fs::write(dir.join("models/new.onnx"), "onnx").unwrap();
+    std::fs::write(
+        dir.join("models/new.txt"),
+        "[property]\nbatch-size=1\nnetwork-mode=0\nonnx-file=new.onnx\n",
+    )
+    .unwrap();
     let (rc, out, err) = dslint_in(dir, &["check", "--changed-since", &head, "--format", "concise"]);
     assert_eq!(
         err,

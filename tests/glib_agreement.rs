@@ -188,3 +188,84 @@ fn fixes_leave_untouched_keys_as_glib_reads_them() {
         }
     }
 }
+
+/// Bytes that are not UTF-8 only in comment lines: GLib loads the file
+/// (`g_key_file_parse_line` skips comments before any UTF-8 check), so dslint
+/// lints it (no DS005), reads the same values, and never rewrites it.
+#[test]
+fn invalid_utf8_in_comments_is_read_like_glib() {
+    if !glib_available() {
+        eprintln!("python3-gi absent: skipped");
+        return;
+    }
+    let dir = Path::new("testdata/rules/DS005/clean-invalid-utf8-in-comment");
+    let pgie = dir.join("pgie.txt");
+    assert!(std::str::from_utf8(&std::fs::read(&pgie).unwrap()).is_err());
+    let answers = oracle(std::slice::from_ref(&pgie));
+    let glib: Groups = serde_json::from_value(answers[pgie.display().to_string()]["groups"].clone()).unwrap();
+    let ws = dslint::model::workspace::Workspace::load(std::slice::from_ref(&pgie));
+    assert!(ws.file_problems.is_empty(), "{:?}", ws.file_problems);
+    let f = &ws.files[0];
+    assert!(f.lossy && !f.refused);
+    assert_eq!(f.kind, Some(dslint::model::detect::Kind::NvInfer));
+    let mut ours: Groups = BTreeMap::new();
+    for g in &f.doc.groups {
+        for e in &g.entries {
+            ours.entry(g.name.clone())
+                .or_default()
+                .insert(e.key.clone(), e.value.clone().unwrap_or_default());
+        }
+    }
+    assert_eq!(glib, ours);
+    // A finding's fix would rewrite the comment bytes: it is withheld.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("pgie.txt");
+    let mut bytes = std::fs::read(&pgie).unwrap();
+    bytes.extend_from_slice(b"[class-attrs-1]\nborder-color=1;0;0;1 # red\n");
+    std::fs::write(&copy, &bytes).unwrap();
+    let mut ws = dslint::model::workspace::Workspace::load(std::slice::from_ref(&copy));
+    let r = dslint::rules::check(&mut ws, None, dslint::rules::context::Profile::Display);
+    let ds003: Vec<_> = r.diagnostics.iter().filter(|d| d.code() == "DS003").collect();
+    assert_eq!(ds003.len(), 1);
+    assert!(ds003[0].fix.is_none());
+}
+
+/// The DS001 and DS003 comment fixes give files GLib loads, with the values
+/// the comments hid.
+#[test]
+fn comment_fixes_give_files_glib_reads() {
+    if !glib_available() {
+        eprintln!("python3-gi absent: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut fixed = Vec::new();
+    for case in ["DS001/fires-group-header-comment", "DS003/fires-trailing-comment"] {
+        let dir = Path::new("testdata/rules").join(case);
+        let opts = dslint::fix::engine::FixOptions {
+            facts: None,
+            profile: dslint::rules::context::Profile::Display,
+            unsafe_fixes: false,
+            selection: Default::default(),
+            root: None,
+            fix_related: false,
+        };
+        let o = dslint::fix::engine::run(std::slice::from_ref(&dir), &opts);
+        let (_, new) = &o.changed[&dir.join("pgie.txt")];
+        let p = tmp.path().join(format!("{}.txt", case.replace('/', "_")));
+        std::fs::write(&p, new).unwrap();
+        fixed.push(p);
+    }
+    let answers = oracle(&fixed);
+    let groups = |p: &PathBuf| -> Groups {
+        let a = &answers[p.display().to_string()];
+        assert!(a.get("error").is_none(), "{}: {}", p.display(), a["error"]);
+        serde_json::from_value(a["groups"].clone()).unwrap()
+    };
+    let header = groups(&fixed[0]);
+    assert_eq!(header["class-attrs-all"]["pre-cluster-threshold"], "0.2");
+    assert_eq!(header["class-attrs-0"]["pre-cluster-threshold"], "0.4");
+    let number = groups(&fixed[1]);
+    assert_eq!(number["property"]["net-scale-factor"], "0.0039215697906911373");
+    assert_eq!(number["class-attrs-0"]["border-color"], "1;0;0;1");
+}

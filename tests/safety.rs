@@ -24,7 +24,9 @@ fn app(pgie: &str) -> String {
 /// An nvinfer config with findings whose messages would echo its values:
 /// a trailing comment in a path (DS006), an odd batch (DS701), a line
 /// that is no key (DS001), an unknown key (DS002).
-const SECRET_PGIE: &str = "[property]\ngpu-id=0\nnet-scale-factor=0.0039\nonnx-file=SECRET-onnx-name.onnx\nmodel-engine-file=SECRET-engine.engine # SECRET-comment\nbatch-size=29\nnetwork-mode=2\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\nSECRET-line-without-equals\nsecret-unknown-key=SECRET-value\n";
+const SECRET_PGIE: &str = "[property]\ngpu-id=0\nnet-scale-factor=0.0039\nonnx-file=SECRET-onnx-name.onnx\nmodel-engine-file=SECRET-engine.engine # SECRET-comment\nbatch-size=29\nnetwork-mode=2\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\nsecret-unknown-key=SECRET-value\n";
+/// A file GLib refuses: its one finding (DS001) would quote the line.
+const SECRET_REFUSED: &str = "[property]\ngie-unique-id=1\nonnx-file=m.onnx\nSECRET-line-without-equals\n";
 
 /// A repository (`top/repo`, with `.git`) and a folder beside it.
 struct Layout {
@@ -113,14 +115,18 @@ fn outside_content_is_never_echoed() {
     let l = layout();
     std::fs::write(l.elsewhere.join("pgie.txt"), SECRET_PGIE).unwrap();
     std::fs::write(l.repo.join("app.txt"), app("../elsewhere/pgie.txt")).unwrap();
+    std::fs::write(l.elsewhere.join("refused.txt"), SECRET_REFUSED).unwrap();
+    std::fs::write(l.repo.join("app2.txt"), app("../elsewhere/refused.txt")).unwrap();
     symlink(l.elsewhere.join("pgie.txt"), l.repo.join("linked_pgie.txt")).unwrap();
     // The control: inside the tree, the same file's values are shown.
     let (_, inside, _) = {
         std::fs::create_dir_all(l.repo.join("control")).unwrap();
         std::fs::write(l.repo.join("control/pgie.txt"), SECRET_PGIE).unwrap();
-        run(&l.repo, &["check", "control/pgie.txt"])
+        std::fs::write(l.repo.join("control/refused.txt"), SECRET_REFUSED).unwrap();
+        run(&l.repo, &["check", "control/pgie.txt", "control/refused.txt"])
     };
-    assert!(inside.contains("SECRET"), "{inside}");
+    assert!(inside.contains("SECRET-comment"), "{inside}");
+    assert!(inside.contains("SECRET-line-without-equals"), "{inside}");
     std::fs::remove_dir_all(l.repo.join("control")).unwrap();
     for extra in [&[][..], &["--follow-outside"][..]] {
         for format in ["human", "json", "sarif", "github", "rdjson"] {
@@ -258,11 +264,21 @@ fn huge_inputs_finish() {
     let groups: String = (0..100_000)
         .map(|i| format!("[property]\ngie-unique-id=1\nbatch-size={}\n", i % 7 + 1))
         .collect();
+    // (A model source makes them nvinfer configs, detect.rs.)
+    let groups = format!("[property]\nonnx-file=m.onnx\n{groups}");
     std::fs::write(l.repo.join("groups.txt"), groups).unwrap();
     let keys: String = (0..100_000).map(|i| format!("custom-key-{i}={i}\n")).collect();
-    std::fs::write(l.repo.join("keys.txt"), format!("[property]\ngie-unique-id=1\n{keys}")).unwrap();
+    std::fs::write(
+        l.repo.join("keys.txt"),
+        format!("[property]\ngie-unique-id=1\nonnx-file=m.onnx\n{keys}"),
+    )
+    .unwrap();
     let dups: String = (0..100_000).map(|i| format!("batch-size={}\n", i % 7 + 1)).collect();
-    std::fs::write(l.repo.join("dups.txt"), format!("[property]\ngie-unique-id=1\n{dups}")).unwrap();
+    std::fs::write(
+        l.repo.join("dups.txt"),
+        format!("[property]\ngie-unique-id=1\nonnx-file=m.onnx\n{dups}"),
+    )
+    .unwrap();
     // groups.txt repeats two keys 100k times each: 2 × 99,999 ignored lines.
     for (f, code, n) in [
         ("groups.txt", "DS004", 199_998),

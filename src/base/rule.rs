@@ -28,6 +28,9 @@ pub enum When {
     ConfigFile,
     /// DS101's streammux batch also differs from the primary nvinfer's.
     PrimaryBatchDiffers,
+    /// DS002's key is one a later release stopped reading (the releases
+    /// before it still honour it; which one runs the config is unknown).
+    RemovedKey,
     /// The path leaves the project root: not looked at (DS704).
     OutsideRoot,
 }
@@ -39,6 +42,7 @@ impl When {
             When::BenchProfile => "in the bench profile",
             When::ConfigFile => "for config files",
             When::PrimaryBatchDiffers => "when it also differs from the primary nvinfer's batch-size",
+            When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
         }
     }
@@ -197,19 +201,19 @@ macro_rules! registry {
 registry! {
     SyntaxError = "DS001", "syntax-error" {
         severity: Error, also: [],
-        fix: FixSpec::Sometimes(Safe, "for a byte-order mark"),
+        fix: FixSpec::Sometimes(Safe, "for a byte-order mark or a comment after a group header"),
         status: Status::Emitted,
         summary: "the file's reader refuses it",
     }
     UnknownKey = "DS002", "unknown-key" {
-        severity: Warning, also: [],
+        severity: Warning, also: [(When::RemovedKey, Info)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "unknown group or key for that element",
     }
     InvalidValue = "DS003", "invalid-value" {
         severity: Error, also: [],
-        fix: FixSpec::None,
+        fix: FixSpec::Sometimes(Safe, "for a comment after a number"),
         status: Status::Emitted,
         summary: "value of the wrong type or out of range",
     }

@@ -1,14 +1,19 @@
-//! What a file is, decided from its content: a repository holds many YAML
-//! and `.txt` files that are not DeepStream configs, and those are skipped
-//! without a word.
+//! What a file is, decided by the reader that loads it (Precision 1): a
+//! reference from a loading config is the strongest evidence (see
+//! `Workspace::classify_by_reference`), the content next, the name last. A
+//! file no reader dslint models claims with confidence is skipped, with a
+//! reason a person (or `--show-files`) can read, never linted as the
+//! closest guess.
 
+use crate::model::keys::{self, Schema};
 use crate::syntax::{Document, Format};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// deepstream-app (and deepstream-test5) config, key-file or YAML.
     App,
-    /// A test app's YAML (`streammux:`, `primary-gie:` with `config-file-path`, …).
+    /// A test app's YAML read with `nvds_yml_parser` (`streammux:`,
+    /// `primary-gie:` with `config-file-path`, …).
     TestApp,
     /// nvinfer config (`[property]`).
     NvInfer,
@@ -33,30 +38,168 @@ impl Kind {
     }
 }
 
+/// Why a file that could be a config is not linted. `code` is stable and
+/// machine-readable (`dslint check --show-files` lists it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Labels, plain text, CI or compose YAML, a `[property]` file of an
+    /// element dslint does not model (msgconv, dewarper…).
+    NotAConfig,
+    /// nvinferserver's protobuf text (`infer_config { … }`).
+    NvInferServer,
+    /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
+    /// `meta-mux`) or its metamux key-file.
+    ParallelInferenceApp,
+    /// A YAML read by deepstream-parallel-infer's own parsers
+    /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
+    ParallelInferenceFragment,
+    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    ServiceMaker,
+    /// nvdsanalytics config (`[property] config-width`, `[roi-filtering-stream-N]`…).
+    NvDsAnalytics,
+    /// The new nvstreammux's config (`[property] algorithm-type`, …).
+    NewStreammux,
+    /// nvdspostprocess config (`property:` with clustering or blob keys and
+    /// no model source).
+    NvDsPostprocess,
+    /// An audio app's config (`[audio-classifier]`, an ASR app's `.cfg`).
+    AudioApp,
+    /// deepstream-app or test-app group names beside groups or keys their
+    /// readers do not read: a custom app with its own parser.
+    CustomApp,
+    /// A test-app YAML with no inference config: which elements it builds
+    /// is decided in the app's C code.
+    TestAppWithoutInference,
+    /// A part of a config (only `[primary-gie]`, only secondary GIEs…):
+    /// no reader builds a pipeline from it alone.
+    Fragment,
+}
+
+impl SkipReason {
+    pub fn code(self) -> &'static str {
+        match self {
+            SkipReason::NotAConfig => "not-a-config",
+            SkipReason::NvInferServer => "nvinferserver",
+            SkipReason::ParallelInferenceApp => "parallel-inference-app",
+            SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
+            SkipReason::ServiceMaker => "service-maker",
+            SkipReason::NvDsAnalytics => "nvdsanalytics",
+            SkipReason::NewStreammux => "new-streammux",
+            SkipReason::NvDsPostprocess => "nvdspostprocess",
+            SkipReason::AudioApp => "audio-app",
+            SkipReason::CustomApp => "custom-app",
+            SkipReason::TestAppWithoutInference => "test-app-without-inference",
+            SkipReason::Fragment => "fragment",
+        }
+    }
+}
+
+/// The outcome of classifying one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Linted as this kind; the evidence in words.
+    Lint(Kind, String),
+    /// Not linted; why, and the evidence in words.
+    Skip(SkipReason, String),
+}
+
+impl Verdict {
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            Verdict::Lint(k, _) => Some(*k),
+            Verdict::Skip(..) => None,
+        }
+    }
+}
+
+/// Groups both of deepstream-app's readers take: the key-file one
+/// (`parse_config_file`, deepstream_app_config_parser.c) and the YAML one
+/// (`parse_config_file_yaml`, deepstream_app_config_parser_yaml.cpp), DS 9.1;
+/// `*` ends a prefix. Any other group they silently ignore.
 const APP_GROUPS: &[&str] = &[
     "application",
-    "tiled-display",
-    "source-list",
-    "source-attr-all",
-    "tests",
-    "primary-gie",
+    "streammux",
     "osd",
-    "streammux",
-    "img-save",
-    "message-converter",
-    "nvds-analytics",
-];
-const TEST_APP_GROUPS: &[&str] = &[
-    "streammux",
+    "segvisual",
+    "pre-process",
     "primary-gie",
     "tracker",
+    "replay",
+    "secondary-gie*",
+    "sink*",
+    "message-consumer*",
+    "tiled-display",
+    "img-save",
+    "nvds-analytics",
+    "ds-example",
+    "message-converter",
+    "tests",
+    "dewarper*",
+];
+/// Groups only the key-file reader takes (`[sourceN]` too, numbered; any
+/// other `[source…]` makes it fail).
+const APP_KEYFILE_ONLY: &[&str] = &[
     "source-list",
+    "source-attr-all",
+    "visionencoder",
+    "text-embedder",
+    "secondary-pre-process*",
+];
+/// The YAML reader's sources: `source:` with a `csv-file-path` (no
+/// `source-list`, no `sourceN`).
+const APP_YAML_ONLY: &[&str] = &["source"];
+
+fn app_group(format: Format, name: &str) -> bool {
+    let extra = match format {
+        Format::KeyFile => APP_KEYFILE_ONLY,
+        Format::Yaml => APP_YAML_ONLY,
+    };
+    in_list(APP_GROUPS, name) || in_list(extra, name)
+}
+
+fn app_near_miss(format: Format, name: &str) -> bool {
+    let extra: &[&str] = match format {
+        Format::KeyFile => &["source"],
+        Format::Yaml => APP_YAML_ONLY,
+    };
+    near_miss(APP_GROUPS, name)
+        || near_miss(extra, name)
+        || (format == Format::KeyFile && near_miss(APP_KEYFILE_ONLY, name))
+}
+
+/// Groups only deepstream-app has (a test app names its own).
+const APP_ONLY_GROUPS: &[&str] = &[
+    "application",
+    "tiled-display",
+    "source-attr-all",
+    "message-consumer*",
+    "tests",
+];
+/// Group names NVIDIA's test apps pass to `nvds_parse_*` (nvds_yml_parser.h)
+/// for the elements they build.
+const TEST_APP_GROUPS: &[&str] = &[
     "source",
-    "sink",
-    "tiler",
-    "osd",
+    "source-list",
+    "streammux",
+    "primary-gie",
+    "secondary-gie*",
     "pgie",
-    "sgie",
+    "sgie*",
+    "tracker",
+    "osd",
+    "tiler",
+    "sink",
+    "eglsink",
+    "filesink",
+    "fakesink",
+    "msgconv",
+    "msgbroker",
+    "analytics",
+    "encoder",
+    "preprocess",
+    "postprocess",
+    "secondary-preprocess*",
+    "secondary-postprocess*",
 ];
 const TRACKER_LL_SECTIONS: &[&str] = &[
     "BaseConfig",
@@ -91,6 +234,19 @@ const NVINFER_MARKERS: &[&str] = &[
     "model-color-format",
     "cluster-mode",
 ];
+/// Where nvinfer gets a model from (`NvDsInferContextImpl::initialize` →
+/// `buildModel`/`deserializeEngineAndBackend`): without one of them it has
+/// nothing to run.
+const NVINFER_MODEL_SOURCES: &[&str] = &[
+    "onnx-file",
+    "model-engine-file",
+    "tlt-encoded-model",
+    "uff-file",
+    "model-file",
+    "proto-file",
+    "custom-network-config",
+    "engine-create-func-name",
+];
 
 /// `source0`, `sink12`: a group name made of `prefix` and a number.
 pub fn numbered(name: &str, prefix: &str) -> bool {
@@ -98,55 +254,282 @@ pub fn numbered(name: &str, prefix: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+fn in_list(list: &[&str], name: &str) -> bool {
+    list.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => *p == name,
+    })
+}
+
+/// A group name one typo away from a known one (DS002 "did you mean"
+/// territory), rather than another app's group.
+fn near_miss(list: &[&str], name: &str) -> bool {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    list.iter().any(|p| {
+        let p = p.trim_end_matches('*');
+        keys::edit_distance(p, base) <= 2.max(p.len() / 6)
+    })
+}
+
+fn quote(names: &[&str], format: Format) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(4)
+        .map(|n| match format {
+            Format::KeyFile => format!("[{n}]"),
+            Format::Yaml => format!("`{n}:`"),
+        })
+        .collect();
+    let more = names.len().saturating_sub(4);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
 /// Classify a parsed document. `None`: not a DeepStream config we read.
 pub fn classify(doc: &Document) -> Option<Kind> {
-    let names = doc.group_names();
+    verdict(doc).kind()
+}
+
+/// Classify a parsed document by its content, saying why.
+pub fn verdict(doc: &Document) -> Verdict {
+    // YAML scalars at the top level land in a group with no name: they are
+    // not groups of any reader.
+    let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
     let has = |g: &str| names.contains(&g);
+    let skip = |r: SkipReason, why: String| Verdict::Skip(r, why);
     // deepstream-parallel-infer's config looks like deepstream-app's but has
-    // its own reader (`primary-gie0`, `branch0`, `meta-mux`): not ours.
+    // its own reader (`primary-gie0`, `branch0`, `meta-mux`).
     if names
         .iter()
         .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
     {
-        return None;
+        return skip(
+            SkipReason::ParallelInferenceApp,
+            "`primary-gieN`/`branchN`/`meta-mux` groups: deepstream-parallel-infer's own reader".into(),
+        );
+    }
+    if doc.format == Format::Yaml && has("deepstream") {
+        return skip(
+            SkipReason::ServiceMaker,
+            "`deepstream:` pipeline: a Service Maker app".into(),
+        );
+    }
+    if doc.format == Format::Yaml && has("NvDCF") {
+        return skip(
+            SkipReason::NotAConfig,
+            "`NvDCF:`: the tracker library config of DeepStream 5 and older".into(),
+        );
     }
     if doc.format == Format::Yaml && names.iter().any(|n| TRACKER_LL_SECTIONS.contains(n)) {
-        return Some(Kind::TrackerLowLevel);
+        return Verdict::Lint(
+            Kind::TrackerLowLevel,
+            "NvMultiObjectTracker sections (`BaseConfig:` …)".into(),
+        );
     }
     if has("property") {
-        if doc.get("property", "network-input-shape").is_some() {
-            return Some(Kind::Preprocess);
-        }
-        let prop_keys = doc.groups_named("property").flat_map(|g| &g.entries);
-        if prop_keys.into_iter().any(|e| NVINFER_MARKERS.contains(&e.key.as_str())) {
-            return Some(Kind::NvInfer);
-        }
-        return None;
+        return property_verdict(doc);
     }
-    // deepstream-app's own groups; a test app names its inference config
-    // `config-file-path` where deepstream-app says `config-file`.
-    let test_app_gie = ["primary-gie", "pgie"]
+    if names
         .iter()
-        .any(|g| doc.get(g, "config-file-path").is_some() && doc.get(g, "config-file").is_none());
-    let strong = names.iter().any(|n| {
-        matches!(*n, "application" | "tiled-display" | "source-list" | "source-attr-all")
-            || numbered(n, "source")
-            || numbered(n, "sink")
-            || numbered(n, "secondary-gie")
-    });
-    let weak = names
+        .any(|n| n.starts_with("roi-filtering-stream-") || n.starts_with("line-crossing-stream-"))
+    {
+        return skip(SkipReason::NvDsAnalytics, "nvdsanalytics stream groups".into());
+    }
+    if has("audio-classifier") {
+        return skip(
+            SkipReason::AudioApp,
+            "[audio-classifier]: deepstream-audio's reader, not deepstream-app's".into(),
+        );
+    }
+    match doc.format {
+        Format::KeyFile => keyfile_verdict(doc, &names),
+        Format::Yaml => yaml_verdict(doc, &names),
+    }
+}
+
+/// `[property]` keys that name another element's config, and what it is.
+const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
+    (
+        &["config-width", "config-height"],
+        SkipReason::NvDsAnalytics,
+        "[property] config-width: nvdsanalytics",
+    ),
+    (
+        &["algorithm-type", "adaptive-batching", "overall-max-fps-n"],
+        SkipReason::NewStreammux,
+        "[property] algorithm-type: the new nvstreammux",
+    ),
+    (
+        &["active-pad", "pts-tolerance"],
+        SkipReason::ParallelInferenceApp,
+        "[property] active-pad: deepstream-parallel-infer's metamux",
+    ),
+];
+
+fn property_verdict(doc: &Document) -> Verdict {
+    let prop = |k: &str| doc.get("property", k).is_some();
+    if prop("network-input-shape") {
+        return Verdict::Lint(
+            Kind::Preprocess,
+            "[property] network-input-shape: nvdspreprocess".into(),
+        );
+    }
+    for (keys, reason, why) in PROPERTY_READERS {
+        if keys.iter().any(|k| prop(k)) {
+            return Verdict::Skip(*reason, (*why).into());
+        }
+    }
+    let keys: Vec<&str> = doc
+        .groups_named("property")
+        .flat_map(|g| &g.entries)
+        .map(|e| e.key.as_str())
+        .collect();
+    if !keys.iter().any(|k| NVINFER_MARKERS.contains(k)) {
+        return Verdict::Skip(
+            SkipReason::NotAConfig,
+            "[property] without nvinfer keys: an element dslint does not model".into(),
+        );
+    }
+    if !keys.iter().any(|k| NVINFER_MODEL_SOURCES.contains(k)) {
+        return Verdict::Skip(
+            SkipReason::NvDsPostprocess,
+            "nvinfer-like keys but no model source (onnx-file, model-engine-file, …): nvinfer could not \
+             load it; nvdspostprocess reads configs of this shape"
+                .into(),
+        );
+    }
+    Verdict::Lint(Kind::NvInfer, "[property] with nvinfer keys and a model source".into())
+}
+
+fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
+    if names == ["tracker"] {
+        return Verdict::Lint(Kind::Tracker, "only [tracker]: a test app's tracker config".into());
+    }
+    let numbered_source = |n: &str| numbered(n, "source");
+    let known = |n: &str| app_group(Format::KeyFile, n) || numbered_source(n);
+    if !names.iter().any(|n| known(n)) {
+        return Verdict::Skip(SkipReason::NotAConfig, "no group deepstream-app reads".into());
+    }
+    let foreign: Vec<&str> = names
         .iter()
-        .any(|n| APP_GROUPS.contains(n) || TEST_APP_GROUPS.contains(n) || numbered(n, "secondary-gie"));
-    if strong && !test_app_gie {
-        return Some(Kind::App);
+        .copied()
+        .filter(|n| !known(n) && !app_near_miss(Format::KeyFile, n))
+        .collect();
+    if !foreign.is_empty() {
+        return Verdict::Skip(
+            SkipReason::CustomApp,
+            format!(
+                "{} {} not read by deepstream-app (parse_config_file): a custom app's config",
+                quote(&foreign, Format::KeyFile),
+                if foreign.len() == 1 { "is" } else { "are" }
+            ),
+        );
     }
-    if doc.format == Format::KeyFile && has("tracker") && names.len() == 1 {
-        return Some(Kind::Tracker);
+    if let Some(v) = mostly_unknown_keys(doc, names) {
+        return v;
     }
-    if weak || strong {
-        return Some(Kind::TestApp);
+    let anchor = names
+        .iter()
+        .any(|n| in_list(APP_ONLY_GROUPS, n) || *n == "source-list" || numbered_source(n) || n.starts_with("sink"));
+    if anchor {
+        return Verdict::Lint(Kind::App, "deepstream-app groups".into());
     }
-    None
+    if names.is_empty() {
+        return Verdict::Skip(SkipReason::NotAConfig, "no [group]".into());
+    }
+    Verdict::Skip(
+        SkipReason::Fragment,
+        format!(
+            "only {}: no source or sink, so no pipeline (an override or include file)",
+            quote(names, Format::KeyFile)
+        ),
+    )
+}
+
+/// A config whose keys are mostly not the reader's is another app's, even
+/// when it borrows the group names (an ASR app's `[sink0] enable_playback`).
+fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
+    let (mut known, mut unknown) = (0, 0);
+    for g in &doc.groups {
+        if !keys::group_has_key_table(Schema::App, &g.name) {
+            continue;
+        }
+        for e in &g.entries {
+            match keys::lookup(Schema::App, &g.name, &e.key) {
+                Some(_) => known += 1,
+                None => unknown += 1,
+            }
+        }
+    }
+    let _ = names;
+    (unknown >= 2 && unknown >= known).then(|| {
+        Verdict::Skip(
+            SkipReason::CustomApp,
+            format!(
+                "{unknown} of {} keys are not deepstream-app's: a custom app's config",
+                known + unknown
+            ),
+        )
+    })
+}
+
+fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
+    if names.is_empty() {
+        return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
+    }
+    let app_known = |n: &str| app_group(Format::Yaml, n) || app_near_miss(Format::Yaml, n);
+    let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
+    let csv_source = doc.get("source", "csv-file-path").is_some();
+    let app_anchor = csv_source || names.iter().any(|n| in_list(APP_ONLY_GROUPS, n) || numbered(n, "sink"));
+    if app_anchor && names.iter().all(|n| app_known(n)) {
+        return Verdict::Lint(Kind::App, "deepstream-app YAML groups".into());
+    }
+    let foreign: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !test_known(n) && !app_group(Format::Yaml, n))
+        .collect();
+    let only_fragments = names
+        .iter()
+        .all(|n| n.starts_with("secondary-gie") || *n == "tracker" || n.starts_with("sgie"));
+    if only_fragments {
+        return Verdict::Skip(
+            SkipReason::Fragment,
+            format!("only {}: no source or sink, so no pipeline", quote(names, Format::Yaml)),
+        );
+    }
+    if !foreign.is_empty() {
+        // Not a config of any reader we know, unless it at least looks
+        // like one (then it is a custom app reusing the names).
+        let ours = names.iter().any(|n| test_known(n) || app_group(Format::Yaml, n));
+        if !ours {
+            return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
+        }
+        return Verdict::Skip(
+            SkipReason::CustomApp,
+            format!(
+                "{} {} read by neither deepstream-app nor NVIDIA's test apps: a custom app's config",
+                quote(&foreign, Format::Yaml),
+                if foreign.len() == 1 { "is" } else { "are" }
+            ),
+        );
+    }
+    let gie_config = ["primary-gie", "pgie"]
+        .iter()
+        .any(|g| doc.get(g, "config-file-path").is_some() || doc.get(g, "config-file").is_some());
+    if !gie_config {
+        return Verdict::Skip(
+            SkipReason::TestAppWithoutInference,
+            "a test-app YAML without a primary-gie config file: the app's C code decides its elements".into(),
+        );
+    }
+    Verdict::Lint(
+        Kind::TestApp,
+        "test-app YAML groups with a primary-gie config file".into(),
+    )
 }
 
 /// Which syntax to read a file with. Extensions decide first; a file with
@@ -196,12 +579,10 @@ pub fn yaml_looks_like_ours(text: &str) -> bool {
             return false;
         };
         !l.starts_with([' ', '\t', '#', '-'])
-            && (APP_GROUPS.contains(&key)
-                || TEST_APP_GROUPS.contains(&key)
+            && (app_group(Format::Yaml, key)
+                || in_list(TEST_APP_GROUPS, key)
                 || TRACKER_LL_SECTIONS.contains(&key)
-                || key == "property"
-                || numbered(key, "source")
-                || numbered(key, "sink"))
+                || key == "property")
     })
 }
 
@@ -213,55 +594,149 @@ mod tests {
         classify(&Document::parse(text.to_string(), format))
     }
 
+    fn skip(text: &str, format: Format) -> Option<SkipReason> {
+        match verdict(&Document::parse(text.to_string(), format)) {
+            Verdict::Skip(r, _) => Some(r),
+            Verdict::Lint(..) => None,
+        }
+    }
+
     #[test]
     fn kinds_by_content() {
+        use Format::{KeyFile, Yaml};
         assert_eq!(
-            kind("[application]\n[streammux]\nbatch-size=1\n", Format::KeyFile),
-            Some(Kind::App)
-        );
-        assert_eq!(
-            kind(
-                "[streammux]\nbatch-size=1\n[primary-gie]\nconfig-file-path=p.txt\n",
-                Format::KeyFile
-            ),
-            Some(Kind::TestApp)
-        );
-        assert_eq!(
-            kind("[property]\ngie-unique-id=1\n", Format::KeyFile),
-            Some(Kind::NvInfer)
-        );
-        assert_eq!(
-            kind("[property]\nnetwork-input-shape=8;3;544;960\n", Format::KeyFile),
-            Some(Kind::Preprocess)
-        );
-        assert_eq!(kind("[property]\nconfig-width=1920\n", Format::KeyFile), None);
-        assert_eq!(
-            kind("[tracker]\ntracker-width=640\n", Format::KeyFile),
-            Some(Kind::Tracker)
-        );
-        assert_eq!(kind("car\nbus\n", Format::KeyFile), None);
-        assert_eq!(
-            kind("application:\n  a: 1\nsource0:\n  enable: 1\n", Format::Yaml),
+            kind("[application]\n[streammux]\nbatch-size=1\n", KeyFile),
             Some(Kind::App)
         );
         assert_eq!(
             kind(
                 "streammux:\n  batch-size: 1\nprimary-gie:\n  config-file-path: p.yml\n",
-                Format::Yaml
+                Yaml
             ),
             Some(Kind::TestApp)
         );
         assert_eq!(
-            kind("%YAML:1.0\nBaseConfig:\n  minDetectorConfidence: 0.1\n", Format::Yaml),
-            Some(Kind::TrackerLowLevel)
+            kind("[property]\ngie-unique-id=1\nonnx-file=m.onnx\n", KeyFile),
+            Some(Kind::NvInfer)
         );
         assert_eq!(
-            kind(
-                "application:\n  a: 1\nprimary-gie0:\n  enable: 1\nbranch0:\n  pgie-id: 1\n",
-                Format::Yaml
-            ),
-            None
+            kind("[property]\nnetwork-input-shape=8;3;544;960\n", KeyFile),
+            Some(Kind::Preprocess)
         );
-        assert_eq!(kind("on: push\njobs:\n  x: 1\n", Format::Yaml), None);
+        assert_eq!(kind("[tracker]\ntracker-width=640\n", KeyFile), Some(Kind::Tracker));
+        assert_eq!(
+            kind("application:\n  a: 1\nsink0:\n  enable: 1\n", Yaml),
+            Some(Kind::App)
+        );
+        assert_eq!(
+            kind("source:\n  csv-file-path: s.csv\nstreammux:\n  batch-size: 1\n", Yaml),
+            Some(Kind::App)
+        );
+        assert_eq!(
+            kind("%YAML:1.0\nBaseConfig:\n  minDetectorConfidence: 0.1\n", Yaml),
+            Some(Kind::TrackerLowLevel)
+        );
+        // A typo of a deepstream-app group stays deepstream-app's (DS002
+        // reports it), and so does YAML's `source0:` (its reader reads only
+        // `source:`).
+        assert_eq!(kind("[application]\n[streamux]\n[source0]\n", KeyFile), Some(Kind::App));
+        assert_eq!(
+            kind("application:\n  a: 1\nsource0:\n  uri: x\nsink0:\n  type: 1\n", Yaml),
+            Some(Kind::App)
+        );
+    }
+
+    /// Files no modelled reader claims with confidence (Precision 1).
+    #[test]
+    fn skipped_with_a_reason() {
+        use Format::{KeyFile, Yaml};
+        use SkipReason::*;
+        assert_eq!(skip("[property]\nconfig-width=1920\n", KeyFile), Some(NvDsAnalytics));
+        assert_eq!(
+            skip("[property]\nalgorithm-type=1\nbatch-size=4\n", KeyFile),
+            Some(NewStreammux)
+        );
+        assert_eq!(skip("car\nbus\n", KeyFile), Some(NotAConfig));
+        assert_eq!(skip("on: push\njobs:\n  x: 1\n", Yaml), Some(NotAConfig));
+        assert_eq!(
+            skip(
+                "application:\n  a: 1\nprimary-gie0:\n  enable: 1\nbranch0:\n  pgie-id: 1\n",
+                Yaml
+            ),
+            Some(ParallelInferenceApp)
+        );
+        assert_eq!(
+            skip("deepstream:\n  nodes:\n  - type: nvinfer\n", Yaml),
+            Some(ServiceMaker)
+        );
+        // nvdspostprocess: nvinfer-like keys, no model source.
+        assert_eq!(
+            skip(
+                "%YAML:1.0\nproperty:\n  gpu-id: 0\n  cluster-mode: 2\n  output-blob-names: a\n",
+                Yaml
+            ),
+            Some(NvDsPostprocess)
+        );
+        // deepstream-nmos: [receiverN] is not deepstream-app's.
+        assert_eq!(
+            skip(
+                "[application]\nseed=x\n[receiver0]\nenable=1\n[primary-gie]\nenable=1\n",
+                KeyFile
+            ),
+            Some(CustomApp)
+        );
+        // An ASR app's .cfg: deepstream-app's group names, its own keys.
+        assert_eq!(
+            skip(
+                "[source0]\nuri=file://a.wav\n[sink0]\nenable_playback=1\nasr_output_file_name=a.txt\nsync=1\n",
+                KeyFile
+            ),
+            Some(CustomApp)
+        );
+        assert_eq!(
+            skip("[application]\n[source0]\n[audio-classifier]\n", KeyFile),
+            Some(AudioApp)
+        );
+        // The multi-GPU test's `nvxfer:`; a YAML with source-list but no GIE.
+        assert_eq!(
+            skip(
+                "source-list:\n  list: a\nstreammux:\n  batch-size: 2\nnvxfer:\n  gpu-id: 1\n",
+                Yaml
+            ),
+            Some(CustomApp)
+        );
+        assert_eq!(
+            skip(
+                "source-list:\n  list: a\nstreammux:\n  batch-size: 2\nsink:\n  sync: 0\n",
+                Yaml
+            ),
+            Some(TestAppWithoutInference)
+        );
+        // The parallel app's secondary-gieN.yml; deepstream-test5's OTA override.
+        assert_eq!(
+            skip("secondary-gie0:\n  enable: 1\nsecondary-gie1:\n  enable: 1\n", Yaml),
+            Some(Fragment)
+        );
+        assert_eq!(
+            skip("[primary-gie]\nmodel-engine-file=m.engine\n", KeyFile),
+            Some(Fragment)
+        );
+        // Custom-app YAML groups beside test-app ones (deepstream-lpr-app).
+        assert_eq!(
+            skip(
+                "source-list:\n  list: a\noutput:\n  type: 1\nprimary-gie:\n  config-file-path: p.yml\n",
+                Yaml
+            ),
+            Some(CustomApp)
+        );
+    }
+
+    #[test]
+    fn reasons_have_stable_codes() {
+        assert_eq!(
+            SkipReason::ParallelInferenceFragment.code(),
+            "parallel-inference-fragment"
+        );
+        assert_eq!(SkipReason::NvDsPostprocess.code(), "nvdspostprocess");
     }
 }

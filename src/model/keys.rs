@@ -26,9 +26,67 @@ pub struct KeySpec {
     /// Key name, or a prefix when it ends in `*`.
     pub key: String,
     pub ty: ValueType,
-    pub min: Option<i64>,
-    pub max: Option<i64>,
-    pub legacy: bool,
+    /// The values the reader accepts: a union of inclusive ranges, each
+    /// end open when `None` (`network-type`: 0..3 and 100). Empty: any.
+    pub ranges: Vec<(Option<i64>, Option<i64>)>,
+    /// The first release whose parser reads the key (`None`: 6.0 or older).
+    pub since: Option<&'static str>,
+    /// The first release whose parser no longer reads it (`None`: 9.1 does).
+    pub until: Option<&'static str>,
+    /// A note from the table (`renamed config-file-path`).
+    pub note: &'static str,
+}
+
+/// The DeepStream releases whose parsers the table was checked against, in
+/// order (8.0's sources were not available).
+pub const CHECKED_RELEASES: &[&str] = &[
+    "6.0", "6.0.1", "6.1", "6.1.1", "6.2", "6.3", "6.4", "7.0", "7.1", "9.0", "9.1",
+];
+
+impl KeySpec {
+    /// Whether `n` lies in one of the accepted ranges.
+    pub fn accepts(&self, n: i64) -> bool {
+        self.ranges.is_empty()
+            || self
+                .ranges
+                .iter()
+                .any(|(lo, hi)| lo.is_none_or(|l| n >= l) && hi.is_none_or(|h| n <= h))
+    }
+
+    /// The accepted values in words (`0..3 or 100`, `1 or more`).
+    pub fn describe_range(&self) -> String {
+        let one = |(lo, hi): &(Option<i64>, Option<i64>)| match (lo, hi) {
+            (Some(a), Some(b)) if a == b => format!("{a}"),
+            (Some(a), Some(b)) => format!("{a}..{b}"),
+            (Some(a), None) => format!("{a} or more"),
+            (None, Some(b)) => format!("{b} or less"),
+            (None, None) => "any".to_string(),
+        };
+        self.ranges.iter().map(one).collect::<Vec<_>>().join(" or ")
+    }
+
+    /// For a key a release stopped reading: which releases read it, in
+    /// words ("removed in DS 6.3: DS 6.0–6.2 read it").
+    pub fn removal(&self) -> Option<String> {
+        let until = self.until?;
+        let at = CHECKED_RELEASES.iter().position(|r| *r == until)?;
+        if at == 0 {
+            return Some(format!("no DeepStream release since {until} reads it"));
+        }
+        let last = CHECKED_RELEASES[at - 1];
+        let first = self.since.unwrap_or(CHECKED_RELEASES[0]);
+        let read = if first == last {
+            format!("DS {last} reads it")
+        } else {
+            format!("DS {first}–{last} read it")
+        };
+        // 8.0 was not checked: between 7.1 and 9.0 say only what is known.
+        Some(if last == "7.1" && until == "9.0" {
+            format!("{read}, DS 9.0 does not")
+        } else {
+            format!("removed in DS {until}: {read}")
+        })
+    }
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -52,18 +110,24 @@ pub fn table() -> &'static [KeySpec] {
                     "tracker" => Schema::Tracker,
                     _ => return None,
                 };
-                let (min, max) = match cols.get(4).copied().unwrap_or("").split_once("..") {
-                    Some((a, b)) => (a.parse().ok(), b.parse().ok()),
-                    None => (None, None),
-                };
+                let ranges = cols
+                    .get(4)
+                    .copied()
+                    .unwrap_or("")
+                    .split(',')
+                    .filter_map(|r| r.split_once(".."))
+                    .map(|(a, b)| (a.parse().ok(), b.parse().ok()))
+                    .collect();
+                let version = |i: usize| cols.get(i).copied().filter(|v| !v.is_empty());
                 Some(KeySpec {
                     schema,
                     group: cols.get(1)?.to_string(),
                     key: cols.get(2)?.to_string(),
                     ty: ValueType::parse(cols.get(3)?)?,
-                    min,
-                    max,
-                    legacy: cols.get(5).is_some_and(|n| n.contains("older")),
+                    ranges,
+                    since: version(5),
+                    until: version(6),
+                    note: cols.get(7).copied().unwrap_or(""),
                 })
             })
             .collect()
@@ -244,10 +308,27 @@ mod tests {
     fn table_lookups() {
         let k = lookup(Schema::App, "source0", "type").unwrap();
         assert_eq!(k.ty, ValueType::Int);
+        let mode = lookup(Schema::NvInfer, "property", "network-mode").unwrap();
+        assert!(mode.accepts(3) && !mode.accepts(4));
+        // NvDsInferNetworkType (nvdsinfer_context.h): 0..3, and 100 (Other);
+        // gst_nvinfer_parse_props rejects anything else.
+        let ty = lookup(Schema::NvInfer, "property", "network-type").unwrap();
+        assert!(ty.accepts(0) && ty.accepts(3) && ty.accepts(100));
+        assert!(!ty.accepts(4) && !ty.accepts(99) && !ty.accepts(101) && !ty.accepts(-1));
+        assert_eq!(ty.describe_range(), "0..3 or 100");
+        // parse_tracker reads enable-batch-process in DS 6.0-6.2 only.
+        let ebp = lookup(Schema::App, "tracker", "enable-batch-process").unwrap();
+        assert_eq!(ebp.removal().unwrap(), "removed in DS 6.3: DS 6.0–6.2 read it");
+        let mux = lookup(Schema::App, "streammux", "config-file").unwrap();
+        assert_eq!(mux.removal().unwrap(), "DS 6.0–7.1 read it, DS 9.0 does not");
         assert_eq!(
-            lookup(Schema::NvInfer, "property", "network-mode").unwrap().max,
-            Some(3)
+            lookup(Schema::NvInfer, "property", "parse-func")
+                .unwrap()
+                .removal()
+                .unwrap(),
+            "no DeepStream release since 6.0 reads it"
         );
+        assert!(lookup(Schema::App, "sink0", "sync").unwrap().removal().is_none());
         assert_eq!(
             lookup(Schema::NvInfer, "class-attrs-all", "pre-cluster-threshold")
                 .unwrap()

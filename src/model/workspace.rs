@@ -13,7 +13,7 @@ use crate::base::FileId;
 use crate::base::rule::Rule;
 use crate::files::read::{self, ReadError};
 use crate::files::root::{Place, ProjectRoot};
-use crate::model::detect::{self, Kind};
+use crate::model::detect::{self, Kind, SkipReason, Verdict};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
 pub use crate::files::read::MAX_FILE_BYTES;
@@ -30,6 +30,13 @@ pub struct SourceFile {
     /// Outside the project root (read only with `--follow-outside`): never
     /// written, and no finding shows its content.
     pub outside: bool,
+    /// Bytes that are not UTF-8 sat in comment lines (which GLib does not
+    /// check) and were read as `?`, one for one: the file is linted, but
+    /// never rewritten, since writing it back would change those bytes.
+    pub lossy: bool,
+    /// The reader refuses the file (a syntax error, DS001): nothing else
+    /// about it is true, so its groups are emptied after classification.
+    pub refused: bool,
 }
 
 impl SourceFile {
@@ -55,6 +62,10 @@ pub enum Target {
 pub struct Workspace {
     pub files: Vec<SourceFile>,
     by_path: HashMap<PathBuf, FileId>,
+    /// Files a skipped reader loads as fragments of its own config
+    /// (deepstream-parallel-infer's `cfg-file-path`): canonical path → the
+    /// place that references it.
+    fragments: HashMap<PathBuf, String>,
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
     pub file_problems: Vec<(PathBuf, Rule, String)>,
@@ -77,7 +88,11 @@ pub struct Workspace {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     pub path: PathBuf,
+    /// Why, in words.
     pub reason: String,
+    /// Why, machine-readable (Precision 1: a file no modelled reader
+    /// claims with confidence is skipped, never linted as the closest guess).
+    pub code: SkipReason,
     /// Named on the command line (rather than found by a walk).
     pub named: bool,
 }
@@ -124,7 +139,41 @@ impl Workspace {
             let found = ws.walk(arg);
             ws.read_files(&found, false);
         }
+        ws.classify_by_reference();
         ws
+    }
+
+    /// A reference from a loading config beats content (Precision 1): a
+    /// file that deepstream-parallel-infer reads as a fragment of its own
+    /// config is that app's, whatever it looks like (its `secondary-gieN.yml`
+    /// reuses deepstream-app group names).
+    fn classify_by_reference(&mut self) {
+        if self.fragments.is_empty() {
+            return;
+        }
+        for s in &mut self.skipped {
+            if let Some(from) = self.fragments.get(&canonical(&s.path)) {
+                s.code = SkipReason::ParallelInferenceFragment;
+                s.reason = format!("read by deepstream-parallel-infer's own parser ({from})");
+            }
+        }
+        let files = std::mem::take(&mut self.files);
+        self.by_path.clear();
+        for f in files {
+            let key = canonical(&f.path);
+            match self.fragments.get(&key) {
+                Some(from) => self.skipped.push(Skipped {
+                    named: self.roots.contains(&f.path),
+                    path: f.path,
+                    reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                    code: SkipReason::ParallelInferenceFragment,
+                }),
+                None => {
+                    self.by_path.insert(key, self.files.len());
+                    self.files.push(f);
+                }
+            }
+        }
     }
 
     fn place(&self, path: &Path) -> Place {
@@ -162,12 +211,20 @@ impl Workspace {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let loaded = self.load_placed(path, &key, walked, explicit);
+        let loaded = self.load_placed(path, &key, walked, explicit, None);
         self.insert(path, key, loaded)
     }
 
     /// Place a path against the root, then read it (or say why not).
-    fn load_placed(&self, path: &Path, key: &Path, walked: bool, explicit: bool) -> Loaded {
+    /// `referenced_as`: the kind a loading config's reference makes it.
+    fn load_placed(
+        &self,
+        path: &Path,
+        key: &Path,
+        walked: bool,
+        explicit: bool,
+        referenced_as: Option<Kind>,
+    ) -> Loaded {
         let (real, outside) = match self.place(path) {
             Place::Inside(real) => (real, false),
             Place::Missing(_) => return Loaded::Problem("cannot read: no such file; skipped".into()),
@@ -179,7 +236,7 @@ impl Workspace {
             }
         };
         let text = self.overlay.get(key).cloned();
-        match load_one(&real, path, text, walked, explicit) {
+        match load_one(&real, path, text, walked, explicit, referenced_as) {
             Loaded::File(mut f) => {
                 f.outside = outside;
                 Loaded::File(f)
@@ -195,7 +252,7 @@ impl Workspace {
             .par_iter()
             .map(|p| {
                 let key = canonical(p);
-                let l = self.load_placed(p, &key, true, explicit);
+                let l = self.load_placed(p, &key, true, explicit, None);
                 (key, l)
             })
             .collect();
@@ -210,12 +267,22 @@ impl Workspace {
 
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
-            Loaded::Skipped(reason) => {
-                self.skipped.push(Skipped {
-                    path: path.to_path_buf(),
-                    reason,
-                    named: self.roots.iter().any(|r| r == path),
-                });
+            Loaded::Skipped(code, reason, refs) => {
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                for (raw, line) in refs {
+                    let target = canonical(&normalize(&dir.join(raw.trim())));
+                    self.fragments
+                        .entry(target)
+                        .or_insert_with(|| format!("{}:{line} cfg-file-path", path.display()));
+                }
+                if !self.skipped.iter().any(|s| s.path == path) {
+                    self.skipped.push(Skipped {
+                        path: path.to_path_buf(),
+                        reason,
+                        code,
+                        named: self.roots.iter().any(|r| r == path),
+                    });
+                }
                 None
             }
             Loaded::Problem(msg) => {
@@ -234,7 +301,7 @@ impl Workspace {
     /// Add a file from a text in memory (the bench variant's passes).
     pub fn read_text(&mut self, path: &Path, text: String) -> Option<FileId> {
         let key = canonical(path);
-        let loaded = parse_text(path, text, true);
+        let loaded = parse_text(path, text, true, None);
         self.insert(path, key, loaded)
     }
 
@@ -264,6 +331,31 @@ impl Workspace {
         })
     }
 
+    /// Load a config that a loading config's key names as a `kind` (an
+    /// nvinfer config through `[primary-gie] config-file`, …): the
+    /// reference beats content (Precision 1), so a file content alone
+    /// skipped or took for another kind is read as `kind`. Outside the root
+    /// nothing is read this way.
+    pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
+        let p = match self.resolve(from, raw)? {
+            Target::Exists(p) if p.is_file() => p,
+            _ => return None,
+        };
+        let key = canonical(&p);
+        if let Some(&id) = self.by_path.get(&key) {
+            // A file naming itself stays what it is (DS704 reports it).
+            if id != from {
+                self.files[id].kind = Some(kind);
+            }
+            return Some(id);
+        }
+        // A file the walk found and skipped keeps the path the walk gave it.
+        let walked = self.skipped.iter().position(|s| canonical(&s.path) == key);
+        let path = walked.map_or(p, |i| self.skipped.remove(i).path);
+        let loaded = self.load_placed(&path, &key, walked.is_some(), false, Some(kind));
+        self.insert(&path, key, loaded)
+    }
+
     /// Load a referenced config (not walked) and return its id.
     pub fn load_reference(&mut self, from: FileId, raw: &str) -> Option<FileId> {
         match self.resolve(from, raw)? {
@@ -274,7 +366,7 @@ impl Workspace {
                     return Some(id);
                 }
                 // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, false, false) {
+                match self.load_placed(&p, &key, false, false, None) {
                     loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
                     _ => None,
                 }
@@ -363,8 +455,10 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
 
 /// The outcome of reading one file.
 enum Loaded {
-    /// Not a DeepStream config (or empty): no finding, only a record of why.
-    Skipped(String),
+    /// Not linted: why (machine-readable, in words), and for
+    /// deepstream-parallel-infer's config the `cfg-file-path` values it
+    /// reads as its own fragments, with their lines.
+    Skipped(SkipReason, String, Vec<(String, usize)>),
     /// Unreadable (DS005), with the reason.
     Problem(String),
     File(Box<SourceFile>),
@@ -372,10 +466,18 @@ enum Loaded {
 
 /// Read, check and parse one file; no shared state, so files load in
 /// parallel. `real` is where the bytes are read from, `shown` the path as
-/// the user sees it.
-fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, explicit: bool) -> Loaded {
+/// the user sees it; `referenced_as`, the kind a loading config's reference
+/// makes the file, which beats what its content says (Precision 1).
+fn load_one(
+    real: &Path,
+    shown: &Path,
+    overlay: Option<String>,
+    walked: bool,
+    explicit: bool,
+    referenced_as: Option<Kind>,
+) -> Loaded {
     if let Some(text) = overlay {
-        return parse_text(shown, text, walked);
+        return parse_text(shown, text, walked, referenced_as);
     }
     let bytes = match read::read_regular(real, MAX_FILE_BYTES) {
         Ok(b) => b,
@@ -388,19 +490,69 @@ fn load_one(real: &Path, shown: &Path, overlay: Option<String>, walked: bool, ex
         return if explicit {
             Loaded::Problem("file is empty; skipped".into())
         } else {
-            Loaded::Skipped("empty file".into())
+            Loaded::Skipped(SkipReason::NotAConfig, "empty file".into(), Vec::new())
         };
     }
     if bytes.contains(&0) {
         return Loaded::Problem("file is binary (contains NUL bytes); skipped".into());
     }
     match String::from_utf8(bytes) {
-        Ok(text) => parse_text(shown, text, walked),
+        Ok(text) => parse_text(shown, text, walked, referenced_as),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped"))
+            let bytes = e.into_bytes();
+            let keyfile = detect::format_for(shown, &String::from_utf8_lossy(&bytes)) == Some(Format::KeyFile);
+            match keyfile.then(|| comments_only_lossy(&bytes)).flatten() {
+                Some(text) => {
+                    let mut loaded = parse_text(shown, text, walked, referenced_as);
+                    if let Loaded::File(f) = &mut loaded {
+                        f.lossy = true;
+                    }
+                    loaded
+                }
+                None => Loaded::Problem(format!("file is not UTF-8 (invalid byte at offset {at}); skipped")),
+            }
         }
     }
+}
+
+/// A key-file whose only invalid UTF-8 is inside comment lines still loads:
+/// GLib's `g_key_file_parse_line` skips a line whose first non-space byte is
+/// `#` before any UTF-8 check (groups and keys are checked, values when
+/// read). Returns the text with each invalid byte read as `?` (so every
+/// offset stays the same), or `None` when an invalid byte is elsewhere.
+fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        match std::str::from_utf8(line) {
+            Ok(_) => out.extend_from_slice(line),
+            Err(_) => {
+                let first = line
+                    .iter()
+                    .find(|&&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+                if first != Some(&b'#') {
+                    return None;
+                }
+                let mut rest = line;
+                while !rest.is_empty() {
+                    match std::str::from_utf8(rest) {
+                        Ok(_) => {
+                            out.extend_from_slice(rest);
+                            break;
+                        }
+                        Err(e) => {
+                            let good = e.valid_up_to();
+                            let bad = e.error_len().unwrap_or(rest.len() - good);
+                            out.extend_from_slice(&rest[..good]);
+                            out.extend(std::iter::repeat_n(b'?', bad));
+                            rest = &rest[good + bad..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
@@ -427,30 +579,83 @@ fn bad_ignore_file(dir: &Path) -> Option<String> {
 }
 
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
-fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
+fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return Loaded::Skipped(if detect::looks_like_protobuf(&text) {
-            "protobuf text (an nvinferserver config?), which dslint does not read".into()
+        return if detect::looks_like_protobuf(&text) {
+            Loaded::Skipped(
+                SkipReason::NvInferServer,
+                "protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet".into(),
+                Vec::new(),
+            )
         } else {
-            "neither a key-file nor YAML (by its extension and first line)".into()
-        });
+            Loaded::Skipped(
+                SkipReason::NotAConfig,
+                "neither a key-file nor YAML (by its extension and first line)".into(),
+                Vec::new(),
+            )
+        };
     };
     let doc = Document::parse(text, format);
-    let mut kind = detect::classify(&doc);
-    if kind.is_none() && format == Format::Yaml && !doc.errors.is_empty() && detect::yaml_looks_like_ours(&doc.text) {
+    let mut verdict = match referenced_as {
+        Some(kind) => Verdict::Lint(kind, "referenced as such by a loading config".into()),
+        None => detect::verdict(&doc),
+    };
+    if verdict.kind().is_none()
+        && format == Format::Yaml
+        && !doc.errors.is_empty()
+        && detect::yaml_looks_like_ours(&doc.text)
+    {
         // A broken YAML file that still looks like a DeepStream config:
         // worth its DS001. Its kind is guessed from the text.
-        kind = Some(
-            if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
-                Kind::NvInfer
+        let kind = if doc.text.contains("\nproperty:") || doc.text.starts_with("property:") {
+            Kind::NvInfer
+        } else {
+            Kind::TestApp
+        };
+        verdict = Verdict::Lint(kind, "a YAML file the parser refuses".into());
+    }
+    let kind = match verdict {
+        Verdict::Lint(kind, _) => kind,
+        Verdict::Skip(code, detail) => {
+            let refs = if code == SkipReason::ParallelInferenceApp {
+                doc.groups
+                    .iter()
+                    .flat_map(|g| &g.entries)
+                    .filter(|e| e.key == "cfg-file-path")
+                    .filter_map(|e| {
+                        let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
+                        Some((e.value.clone()?, line))
+                    })
+                    .collect()
             } else {
-                Kind::TestApp
-            },
-        );
-    }
-    if kind.is_none() {
-        return Loaded::Skipped(skip_reason(&doc));
-    }
+                Vec::new()
+            };
+            // What the file held says more than "not a config".
+            let reason = if code == SkipReason::NotAConfig {
+                skip_reason(&doc)
+            } else {
+                detail
+            };
+            return Loaded::Skipped(code, reason, refs);
+        }
+    };
+    let kind = Some(kind);
+    // Precision 2: a file its reader refuses has one finding, DS001. GLib
+    // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none
+    // of its keys is read: keep the errors and the text, drop the groups.
+    let refused = !doc.errors.is_empty();
+    let doc = if refused {
+        Document::new(
+            doc.text,
+            doc.format,
+            Vec::new(),
+            doc.errors,
+            doc.has_bom,
+            doc.line_ending,
+        )
+    } else {
+        doc
+    };
     let lines = LineIndex::new(&doc.text);
     Loaded::File(Box::new(SourceFile {
         path: path.to_path_buf(),
@@ -459,6 +664,8 @@ fn parse_text(path: &Path, text: String, walked: bool) -> Loaded {
         lines,
         walked,
         outside: false,
+        lossy: false,
+        refused,
     }))
 }
 

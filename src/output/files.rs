@@ -4,7 +4,7 @@
 //! ```text
 //! app.txt: deepstream-app config (key-file)
 //! models/pgie.txt: nvinfer config (key-file), referenced
-//! labels.txt: skipped: read as key-file, but no group or key of a DeepStream config dslint reads
+//! labels.txt: skipped (not-a-config): read as key-file, with no groups
 //! logo.yml: unreadable (DS005): file is binary (contains NUL bytes); skipped
 //! ```
 
@@ -29,6 +29,9 @@ pub struct FileEntry {
     pub referenced: bool,
     /// Why it was not checked.
     pub reason: Option<String>,
+    /// Why it was skipped, machine-readable (`custom-app`, `nvinferserver`,
+    /// `parallel-inference-fragment`, …: `SkipReason::code`).
+    pub skip: Option<&'static str>,
 }
 
 pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
@@ -45,6 +48,7 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
             syntax: Some(f.doc.format.describe()),
             referenced: !f.walked,
             reason: None,
+            skip: None,
         })
         .collect();
     out.extend(ws.skipped.iter().map(|s| FileEntry {
@@ -54,6 +58,7 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
         syntax: None,
         referenced: false,
         reason: Some(s.reason.clone()),
+        skip: Some(s.code.code()),
     }));
     out.extend(ws.file_problems.iter().map(|(p, rule, msg)| FileEntry {
         file: name(p),
@@ -62,6 +67,7 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
         syntax: None,
         referenced: false,
         reason: Some(format!("{}: {msg}", rule.code())),
+        skip: None,
     }));
     out.sort();
     out
@@ -81,7 +87,10 @@ pub fn text(entries: &[FileEntry]) -> String {
                     _ => "",
                 }
             ),
-            (_, _, reason) => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+            (_, _, reason) => match e.skip {
+                Some(code) => writeln!(out, "{}: skipped ({code}): {}", e.file, reason.as_deref().unwrap_or("")),
+                None => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+            },
         };
     }
     out

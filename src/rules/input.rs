@@ -1,36 +1,21 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
 use crate::base::FileId;
+use crate::base::Span;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Edit, Fix};
-use crate::base::rule::Rule;
+use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::keys::{self, Schema};
 use crate::rules::context::Ctx;
-use crate::syntax::{Format, glib};
+use crate::syntax::{Document, Format, glib};
 
 const MAX_SUGGESTIONS_PER_FILE: usize = 1000;
 
 pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     let f = &ctx.ws.files[file];
     let doc = &f.doc;
-    for err in &doc.errors {
-        let mut d = Diagnostic::new(Rule::SyntaxError, file, err.span.clone(), err.message.clone());
-        if doc.format == Format::KeyFile {
-            d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");
-            if err.span == (0..3) && doc.has_bom {
-                d = d.fix(Some(Fix::safe(
-                    "drop the byte-order mark",
-                    vec![Edit {
-                        file,
-                        range: 0..3,
-                        text: String::new(),
-                    }],
-                )));
-            }
-        }
-        out.push(d);
-    }
+    check_syntax(file, doc, out);
     let schema = match f.kind {
         Some(Kind::App) => Some(Schema::App),
         Some(Kind::NvInfer) => Some(Schema::NvInfer),
@@ -61,6 +46,10 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 out.push(d);
                 continue;
             }
+        }
+        if group.name.is_empty() && schema == Some(Schema::NvInfer) && doc.format == Format::Yaml {
+            top_level_nvinfer_keys(file, group, out);
+            continue;
         }
         for (i, e) in group.entries.iter().enumerate() {
             if e.localized {
@@ -94,7 +83,26 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             if !keys::group_has_key_table(schema, &group.name) {
                 continue;
             }
-            let Some(spec) = keys::lookup(schema, &group.name, &e.key) else {
+            let spec = keys::lookup(schema, &group.name, &e.key);
+            if let Some(removal) = spec.and_then(keys::KeySpec::removal) {
+                let spec = spec.expect("a removal comes from a spec");
+                // Info: which release runs the config is not known, and the
+                // releases that read the key still honour it.
+                let mut d = Diagnostic::new(
+                    Rule::UnknownKey,
+                    file,
+                    e.key_span.clone(),
+                    format!("`{}` in [{}]: {removal}", e.key, group.name),
+                )
+                .when(When::RemovedKey, true)
+                .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
+                if let Some(new) = spec.note.strip_prefix("renamed ") {
+                    d = d.expected(format!("`{new}`"));
+                }
+                out.push(d);
+                continue;
+            }
+            let Some(spec) = spec else {
                 let mut d = Diagnostic::new(
                     Rule::UnknownKey,
                     file,
@@ -111,19 +119,20 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 out.push(d);
                 continue;
             };
-            check_type(file, e, value, spec, doc.format, out);
+            check_type(file, doc, e, value, spec, out);
         }
     }
 }
 
 fn check_type(
     file: FileId,
+    doc: &Document,
     e: &crate::syntax::Entry,
     value: &str,
     spec: &keys::KeySpec,
-    format: Format,
     out: &mut Vec<Diagnostic>,
 ) {
+    let format = doc.format;
     use glib::ValueType as T;
     // YAML readers convert scalars themselves; for them check the number
     // kinds only, not GLib's whitespace rules.
@@ -141,29 +150,23 @@ fn check_type(
         glib::check(value, spec.ty)
     };
     if let Err(msg) = checked {
-        out.push(
-            Diagnostic::new(
-                Rule::InvalidValue,
-                file,
-                e.value_span.clone(),
-                format!("`{}`: {msg}", e.key),
-            )
-            .expected(spec.ty.describe())
-            .why("DeepStream's parser fails on this value and the pipeline does not start"),
-        );
+        let mut d = Diagnostic::new(
+            Rule::InvalidValue,
+            file,
+            e.value_span.clone(),
+            format!("`{}`: {msg}", e.key),
+        )
+        .expected(spec.ty.describe())
+        .why("DeepStream's parser fails on this value and the pipeline does not start");
+        if format == Format::KeyFile {
+            d = d.fix(trailing_comment_fix(file, doc, e, value, spec.ty));
+        }
+        out.push(d);
         return;
     }
     if matches!(spec.ty, T::Int) {
         if let Some(n) = glib::parse_int(value.trim()) {
-            let low = spec.min.is_some_and(|m| n < m);
-            let high = spec.max.is_some_and(|m| n > m);
-            if low || high {
-                let range = match (spec.min, spec.max) {
-                    (Some(a), Some(b)) => format!("{a}..{b}"),
-                    (Some(a), None) => format!("{a} or more"),
-                    (None, Some(b)) => format!("{b} or less"),
-                    _ => String::new(),
-                };
+            if !spec.accepts(n) {
                 out.push(
                     Diagnostic::new(
                         Rule::InvalidValue,
@@ -171,7 +174,7 @@ fn check_type(
                         e.value_span.clone(),
                         format!("`{}={n}` is out of range", e.key),
                     )
-                    .expected(range)
+                    .expected(spec.describe_range())
                     .why("the element rejects the value or misbehaves"),
                 );
             }
@@ -188,7 +191,7 @@ fn check_trailing_comment(
     group: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(hash) = value.find(" #").or_else(|| value.find("\t#")) else {
+    let Some((hash, kept, edits)) = comment_moved_above(file, &ctx.ws.files[file].doc, e, value) else {
         return;
     };
     let is_string = schema
@@ -197,24 +200,6 @@ fn check_trailing_comment(
     if !is_string {
         return; // integers read past it (DS003 covers doubles and booleans)
     }
-    let kept = value[..hash].trim_end();
-    let comment = value[hash..].trim();
-    let doc = &ctx.ws.files[file].doc;
-    let line_start = e.line_span.start;
-    let indent: String = doc.text[line_start..e.key_span.start].to_string();
-    let mut edits = vec![Edit {
-        file,
-        range: e.value_span.start + kept.len()..e.value_span.end,
-        text: String::new(),
-    }];
-    edits.insert(
-        0,
-        Edit {
-            file,
-            range: line_start..line_start,
-            text: format!("{indent}{comment}{}", doc.line_ending),
-        },
-    );
     out.push(
         Diagnostic::new(
             Rule::TrailingCommentInValue,
@@ -226,4 +211,151 @@ fn check_trailing_comment(
         .why("the key-file reader keeps everything after `=`, so the path or name includes the comment")
         .fix(Some(Fix::safe("move the comment to its own line above", edits))),
     );
+}
+
+/// DS001. GLib's `g_key_file_load_from_file` (and yaml-cpp's `LoadFile`)
+/// stops at the first error and refuses the whole file, so the file gets one
+/// finding, at that error (Precision 2); the other lines it would refuse next
+/// are related notes, and the fix mends every one of them it can: a
+/// byte-order mark, a `# comment` after a `[group]` header.
+fn check_syntax(file: FileId, doc: &Document, out: &mut Vec<Diagnostic>) {
+    let Some(first) = doc.errors.first() else { return };
+    let more = doc.errors.len() - 1;
+    let mut message = first.message.clone();
+    if more > 0 {
+        message.push_str(&format!(
+            " (and {more} more line{} the reader would refuse next)",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    let mut d = Diagnostic::new(Rule::SyntaxError, file, first.span.clone(), message);
+    for e in &doc.errors[1..] {
+        d = d.related(file, e.span.clone());
+    }
+    if doc.format == Format::KeyFile {
+        d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");
+        let mut edits = Vec::new();
+        let mut titles: Vec<&str> = Vec::new();
+        for err in &doc.errors {
+            if err.span == (0..3) && doc.has_bom {
+                edits.push(Edit {
+                    file,
+                    range: 0..3,
+                    text: String::new(),
+                });
+                titles.push("drop the byte-order mark");
+            } else if let Some(e) = header_comment_edits(doc, file, &err.span) {
+                edits.extend(e);
+                titles.push("move the comment after the group header to its own line above");
+            }
+        }
+        titles.dedup();
+        if !edits.is_empty() {
+            d = d.fix(Some(Fix::safe(titles.join("; "), edits)));
+        }
+    }
+    out.push(d);
+}
+
+/// `[class-attrs-0]  # person`: GLib's `g_key_file_line_is_group` accepts
+/// only spaces and tabs after the `]`, so the line is neither a group nor a
+/// key and the file is refused. The edits put the comment on its own line
+/// above the header.
+fn header_comment_edits(doc: &Document, file: FileId, span: &Span) -> Option<Vec<Edit>> {
+    let line = doc.text.get(span.clone())?;
+    let inner = line.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let after = &inner[close + 1..];
+    let comment = after.trim_start_matches([' ', '\t']);
+    if !comment.starts_with('#') || inner[..close].is_empty() {
+        return None;
+    }
+    let header_end = span.start + 1 + close + 1;
+    Some(comment_to_own_line(
+        doc,
+        file,
+        span.start,
+        header_end..span.end,
+        comment.trim_end(),
+    ))
+}
+
+/// Edits that cut `cut` (a trailing `# comment` and the blanks before it)
+/// from the line whose text starts at `text_start`, and write `comment` on a
+/// line of its own above, with the same indentation and line ending.
+fn comment_to_own_line(doc: &Document, file: FileId, text_start: usize, cut: Span, comment: &str) -> Vec<Edit> {
+    let line_start = doc.text[..text_start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &doc.text[line_start..text_start];
+    vec![
+        Edit {
+            file,
+            range: line_start..line_start,
+            text: format!("{indent}{comment}{}", doc.line_ending),
+        },
+        Edit {
+            file,
+            range: cut,
+            text: String::new(),
+        },
+    ]
+}
+
+/// `net-scale-factor=0.0039 #1/255`: GLib has no trailing comments, and
+/// `g_key_file_get_double` (like the boolean and list getters) fails on what
+/// follows the number. When the value without the comment reads, the fix
+/// moves the comment to its own line above, as DS006 does for strings.
+fn trailing_comment_fix(
+    file: FileId,
+    doc: &Document,
+    e: &crate::syntax::Entry,
+    value: &str,
+    ty: glib::ValueType,
+) -> Option<Fix> {
+    let (_, kept, edits) = comment_moved_above(file, doc, e, value)?;
+    glib::check(kept, ty).ok()?;
+    Some(Fix::safe("move the comment to its own line above", edits))
+}
+
+/// A key-file value with a ` # comment` after it: where the comment starts
+/// (in the value), the value without it, and the edits that move it to its
+/// own line above the key.
+fn comment_moved_above<'v>(
+    file: FileId,
+    doc: &Document,
+    e: &crate::syntax::Entry,
+    value: &'v str,
+) -> Option<(usize, &'v str, Vec<Edit>)> {
+    let hash = value.find(" #").or_else(|| value.find("\t#"))?;
+    let kept = value[..hash].trim_end();
+    let edits = comment_to_own_line(
+        doc,
+        file,
+        e.key_span.start,
+        e.value_span.start + kept.len()..e.value_span.end,
+        value[hash..].trim(),
+    );
+    Some((hash, kept, edits))
+}
+
+/// nvinfer's YAML reader (`gst_nvinfer_parse_config_file_yaml`,
+/// gstnvinfer_yaml_parser.cpp) reads only the `property:` map and the
+/// `class-attrs-*:` maps: an nvinfer key written at the top level is never
+/// read. Only keys nvinfer's `[property]` knows are reported (anything else
+/// may be for another reader of the same file).
+fn top_level_nvinfer_keys(file: FileId, group: &crate::syntax::Group, out: &mut Vec<Diagnostic>) {
+    for e in &group.entries {
+        if e.key.starts_with("class-attrs-") || keys::lookup(Schema::NvInfer, "property", &e.key).is_none() {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                Rule::UnknownKey,
+                file,
+                e.key_span.clone(),
+                format!("`{}` is at the top level, where nvinfer does not read it", e.key),
+            )
+            .expected(format!("`{}` under `property:`", e.key))
+            .why("nvinfer's YAML reader reads only the `property:` and `class-attrs-*:` maps; the value has no effect"),
+        );
+    }
 }

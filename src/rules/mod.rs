@@ -14,7 +14,8 @@ pub mod tracker;
 use std::collections::HashSet;
 
 use crate::base::FileId;
-use crate::base::diagnostic::Diagnostic;
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::rule::Rule;
 use crate::model::facts::Facts;
 use crate::model::frontend;
 use crate::model::graph::{Pipeline, Role};
@@ -141,6 +142,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     // A file in several pipelines gets each finding once.
     let mut seen = HashSet::new();
     out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
+    fold_removed_key_notes(ctx.ws, &mut out);
     let mut per_file: std::collections::HashMap<FileId, Vec<&str>> = std::collections::HashMap::new();
     out.retain(|d| {
         let ignored = per_file
@@ -148,7 +150,17 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    // A file read with `?` for bytes that are not UTF-8 (in comments) is
+    // linted but never rewritten: writing it back would change those bytes.
+    for d in &mut out {
+        if d.fix
+            .as_ref()
+            .is_some_and(|f| f.edits.iter().any(|e| ctx.ws.files[e.file].lossy))
+        {
+            d.fix = None;
+        }
+    }
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
     let mut out = sel.scope(ctx.ws).report(ctx.ws, out);
@@ -164,6 +176,34 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         pipelines: graph.pipelines,
         diagnostics: out,
     }
+}
+
+/// One defect on one line is one finding (Precision 10): a key a later
+/// release no longer reads (DS002 at info) that another rule already
+/// reports on the same line becomes a note of that finding.
+fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let line = |d: &Diagnostic| (d.file, ws.files[d.file].position(d.span.start).0);
+    let mut folded = HashSet::new();
+    for i in 0..out.len() {
+        if out[i].rule() != Rule::UnknownKey || out[i].severity() != Severity::Info {
+            continue;
+        }
+        let at = line(&out[i]);
+        if let Some(j) = (0..out.len()).find(|&j| j != i && out[j].rule() != Rule::UnknownKey && line(&out[j]) == at) {
+            let note = out[i].message.clone();
+            let host = &mut out[j];
+            host.why = Some(match host.why.take() {
+                Some(w) => format!("{w}; note: {note}"),
+                None => format!("note: {note}"),
+            });
+            folded.insert(i);
+        }
+    }
+    let mut k = 0;
+    out.retain(|_| {
+        k += 1;
+        !folded.contains(&(k - 1))
+    });
 }
 
 /// Files outside the project root are read only with `--follow-outside`,

@@ -112,9 +112,14 @@ impl Reader<'_> {
     /// Load the config file a group names (the first of `keys` it sets),
     /// and remember it is referenced. A group naming its own file loads
     /// nothing (DS704 reports it).
-    fn follow(&mut self, group: &str, keys: &[&str]) -> Option<FileId> {
+    /// `kind`: what the key makes the file (Precision 1: the reference
+    /// beats content); `None` leaves it to the content.
+    fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
         let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
-        let id = self.ws.load_reference(self.root, &raw)?;
+        let id = match kind {
+            Some(kind) => self.ws.load_reference_as(self.root, &raw, kind)?,
+            None => self.ws.load_reference(self.root, &raw)?,
+        };
         (id != self.root).then(|| {
             self.referenced.insert(id);
             id
@@ -122,7 +127,14 @@ impl Reader<'_> {
     }
 
     fn infer(&mut self, group: &str, stage: Stage) -> Element {
-        let cfg = self.follow(group, &["config-file", "config-file-path"]);
+        // `plugin-type=1` makes the element nvinferserver, whose protobuf
+        // config is not nvinfer's (create_primary_gie_bin).
+        let server = self.str(group, "plugin-type").and_then(glib::parse_int) == Some(1);
+        let cfg = self.follow(
+            group,
+            &["config-file", "config-file-path"],
+            (!server).then_some(Kind::NvInfer),
+        );
         config::infer(self.ws, self.root, group, stage, cfg)
     }
 
@@ -306,11 +318,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     if let Some(name) = tracker {
         let mut t = r.element(Role::Tracker, name);
         t.factory = Some("nvtracker".into());
-        t.config = r.follow(name, &["ll-config-file"]).map(|c| config_file(r.ws, c));
+        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(r.ws, c));
         found.tracker = Some(t);
     }
     if let Some(name) = preprocess {
-        let cfg = r.follow(name, &["config-file"]).map(|c| config_file(r.ws, c));
+        let cfg = r
+            .follow(name, &["config-file"], Some(Kind::Preprocess))
+            .map(|c| config_file(r.ws, c));
         let mut p = r.element(Role::Preprocess, name);
         p.factory = Some("nvdspreprocess".into());
         p.props = layered(r.ws, root, name, cfg.as_ref(), &[], None);

@@ -199,7 +199,8 @@ fn test_app_yaml_sections_are_on_without_enable() {
 
 #[test]
 fn unreferenced_configs_stand_alone() {
-    let sgie = "[property]\nprocess-mode=2\ngie-unique-id=2\n";
+    // (A model source: without one the file is no nvinfer config, detect.rs.)
+    let sgie = "[property]\nprocess-mode=2\ngie-unique-id=2\nonnx-file=m.onnx\n";
     let tracker = "[tracker]\ntracker-width=640\n";
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("sgie.txt"), sgie).unwrap();

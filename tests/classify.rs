@@ -1,0 +1,100 @@
+//! Precision 1: a file is what the reader that loads it says. Every file
+//! under testdata/classify is either linted as the kind its reader gives it
+//! or skipped with the reason that names the reader (or the lack of one),
+//! and a skipped file gets no finding.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use dslint::model::workspace::Workspace;
+
+/// (file under testdata/classify, expected kind or skip-reason code)
+const EXPECTED: &[(&str, &str)] = &[
+    // deepstream-parallel-infer's own reader; its fragment is its, by the
+    // reference (cfg-file-path), although its content looks like deepstream-app's.
+    ("parallel/main.yml", "parallel-inference-app"),
+    ("parallel/secondary-gie0.yml", "parallel-inference-fragment"),
+    // deepstream-nmos's [receiverN]; an ASR app's keys in [sink0];
+    // the multi-GPU test's `nvxfer:`.
+    ("nmos/recv_send_config.txt", "custom-app"),
+    ("asr/deepstream_asr.cfg", "custom-app"),
+    ("multigpu/dsmultigpu_config.yml", "custom-app"),
+    // Test-app YAML: linted with a primary-gie config, skipped without.
+    ("test-app/dstest3_config.yml", "TestApp"),
+    ("test-app/source_list_only.yml", "test-app-without-inference"),
+    ("postprocess/config_detector.yml", "nvdspostprocess"),
+    ("ota/test5_ota_override_config.txt", "fragment"),
+    ("service-maker/pipeline.yaml", "service-maker"),
+    ("audio/ds_audio_config.txt", "audio-app"),
+    // A reference from a loading config beats content.
+    ("referenced/app.txt", "App"),
+    ("referenced/pgie.txt", "NvInfer"),
+    ("referenced/triton.txt", "nvinferserver"),
+];
+
+fn verdicts(ws: &Workspace) -> Vec<(PathBuf, String)> {
+    let mut v: Vec<(PathBuf, String)> = ws
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.path.clone(),
+                format!("{:?}", f.kind.expect("a linted file has a kind")),
+            )
+        })
+        .chain(ws.skipped.iter().map(|s| (s.path.clone(), s.code.code().to_string())))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn files_are_classified_by_their_reader() {
+    let root = Path::new("testdata/classify");
+    let mut ws = Workspace::load(&[root.to_path_buf()]);
+    // References are followed when the pipelines are built.
+    let result = dslint::rules::check(&mut ws, None, dslint::rules::context::Profile::Display);
+    let got = verdicts(&ws);
+    for (file, want) in EXPECTED {
+        let path = root.join(file);
+        let have = got.iter().find(|(p, _)| *p == path).map(|(_, v)| v.as_str());
+        assert_eq!(have, Some(*want), "{file}");
+    }
+    // Every skip has a reason in words.
+    assert!(ws.skipped.iter().all(|s| !s.reason.is_empty()));
+    // Nothing is reported about a skipped file.
+    for d in &result.diagnostics {
+        let path = &ws.files[d.file].path;
+        assert!(
+            !ws.skipped.iter().any(|s| &s.path == path),
+            "{} on skipped {}",
+            d.code(),
+            path.display()
+        );
+    }
+}
+
+/// The reference wins over content whatever the walk order: naming the
+/// fragment before the app that reads it changes nothing.
+#[test]
+fn reference_beats_content_in_any_order() {
+    let root = Path::new("testdata/classify/parallel");
+    let ws = Workspace::load(&[root.join("secondary-gie0.yml"), root.join("main.yml")]);
+    assert!(
+        ws.files.is_empty(),
+        "{:?}",
+        ws.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+    );
+    let fragment = ws
+        .skipped
+        .iter()
+        .find(|s| s.path.ends_with("secondary-gie0.yml"))
+        .expect("the fragment is listed");
+    assert_eq!(fragment.code.code(), "parallel-inference-fragment");
+    assert!(
+        fragment.reason.contains("main.yml:16 cfg-file-path"),
+        "{}",
+        fragment.reason
+    );
+}
