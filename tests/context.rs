@@ -352,7 +352,7 @@ fn the_reference_index_stays_linear_on_hostile_files() {
     std::fs::write(dir.join("dslint.toml"), "").unwrap();
     std::fs::write(
         dir.join("pgie.txt"),
-        "[property]\ngie-unique-id=1\nnetwork-type=0\nbatch-size=1\n",
+        "[property]\ngie-unique-id=1\nnetwork-type=0\nonnx-file=model.onnx\nbatch-size=1\n",
     )
     .unwrap();
     let distinct: String = (0..100_000).map(|i| format!("config-file=m{i}.txt\n")).collect();
