@@ -25,12 +25,14 @@ const EXPECTED: &[(&str, &str)] = &[
     ("test-app/source_list_only.yml", "test-app-without-inference"),
     ("postprocess/config_detector.yml", "nvdspostprocess"),
     ("ota/test5_ota_override_config.txt", "fragment"),
-    ("service-maker/pipeline.yaml", "service-maker"),
+    // A Service Maker pipeline (`deepstream:` with `nodes:`) is linted.
+    ("service-maker/pipeline.yaml", "ServiceMaker"),
     ("audio/ds_audio_config.txt", "audio-app"),
     // A reference from a loading config beats content.
     ("referenced/app.txt", "App"),
     ("referenced/pgie.txt", "NvInfer"),
-    ("referenced/triton.txt", "nvinferserver"),
+    // plugin-type=1 leaves it to content: protobuf text with `infer_config`.
+    ("referenced/triton.txt", "NvInferServer"),
 ];
 
 fn verdicts(ws: &Workspace) -> Vec<(PathBuf, String)> {

@@ -165,6 +165,11 @@ fn show_files_lists_what_was_read_as_what_and_what_was_skipped() {
     copy_to("testdata/rules/DS701/fires", d);
     std::fs::create_dir(d.join("models")).unwrap();
     std::fs::write(d.join("models/classes.txt"), "car\nbus\n").unwrap();
+    std::fs::write(
+        d.join("models/config.pbtxt"),
+        "name: \"m\"\nmax_batch_size: 8\ninput [ { name: \"x\" } ]\n",
+    )
+    .unwrap();
     std::fs::write(d.join("triton.txt"), "infer_config {\n  unique_id: 1\n}\n").unwrap();
     std::fs::write(d.join("ci.yml"), "on: push\njobs:\n  x: 1\n").unwrap();
     std::fs::write(d.join("logo.yml"), b"\x89PNG\x00").unwrap();
@@ -177,8 +182,9 @@ fn show_files_lists_what_was_read_as_what_and_what_was_skipped() {
          ./labels.txt: skipped (not-a-config): read as key-file, with no groups\n\
          ./logo.yml: unreadable: DS005: file is binary (contains NUL bytes); skipped\n\
          ./models/classes.txt: skipped (not-a-config): read as key-file, with no groups\n\
+         ./models/config.pbtxt: skipped (protobuf-not-nvinferserver): protobuf text without `infer_config`: not an nvinferserver config (Triton's own model config?)\n\
          ./pgie.txt: nvinfer config (key-file)\n\
-         ./triton.txt: skipped (nvinferserver): protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet\n"
+         ./triton.txt: nvinferserver config (protobuf text)\n"
     );
     // A config found by following a reference from a named file is read
     // for the pipeline, and says so; a folder's are checked.

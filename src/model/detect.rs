@@ -23,6 +23,10 @@ pub enum Kind {
     Tracker,
     /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
     TrackerLowLevel,
+    /// nvinferserver config (protobuf text, `infer_config { … }`).
+    NvInferServer,
+    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    ServiceMaker,
 }
 
 impl Kind {
@@ -34,6 +38,8 @@ impl Kind {
             Kind::Preprocess => "nvdspreprocess config",
             Kind::Tracker => "tracker config",
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+            Kind::NvInferServer => "nvinferserver config",
+            Kind::ServiceMaker => "Service Maker pipeline",
         }
     }
 }
@@ -45,15 +51,17 @@ pub enum SkipReason {
     /// Labels, plain text, CI or compose YAML, a `[property]` file of an
     /// element dslint does not model (msgconv, dewarper…).
     NotAConfig,
-    /// nvinferserver's protobuf text (`infer_config { … }`).
-    NvInferServer,
+    /// Protobuf text without `infer_config`: Triton's own model config, not
+    /// a DeepStream element's.
+    NotNvInferServer,
     /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
     /// `meta-mux`) or its metamux key-file.
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
     /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
     ParallelInferenceFragment,
-    /// A Service Maker pipeline (`deepstream:` with `nodes:`).
+    /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
+    /// dslint can build.
     ServiceMaker,
     /// nvdsanalytics config (`[property] config-width`, `[roi-filtering-stream-N]`…).
     NvDsAnalytics,
@@ -79,7 +87,7 @@ impl SkipReason {
     pub fn code(self) -> &'static str {
         match self {
             SkipReason::NotAConfig => "not-a-config",
-            SkipReason::NvInferServer => "nvinferserver",
+            SkipReason::NotNvInferServer => "protobuf-not-nvinferserver",
             SkipReason::ParallelInferenceApp => "parallel-inference-app",
             SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
             SkipReason::ServiceMaker => "service-maker",
@@ -153,6 +161,7 @@ fn app_group(format: Format, name: &str) -> bool {
     let extra = match format {
         Format::KeyFile => APP_KEYFILE_ONLY,
         Format::Yaml => APP_YAML_ONLY,
+        Format::Protobuf => return false,
     };
     in_list(APP_GROUPS, name) || in_list(extra, name)
 }
@@ -161,6 +170,7 @@ fn app_near_miss(format: Format, name: &str) -> bool {
     let extra: &[&str] = match format {
         Format::KeyFile => &["source"],
         Format::Yaml => APP_YAML_ONLY,
+        Format::Protobuf => return false,
     };
     near_miss(APP_GROUPS, name)
         || near_miss(extra, name)
@@ -278,6 +288,7 @@ fn quote(names: &[&str], format: Format) -> String {
         .map(|n| match format {
             Format::KeyFile => format!("[{n}]"),
             Format::Yaml => format!("`{n}:`"),
+            Format::Protobuf => format!("`{n}`"),
         })
         .collect();
     let more = names.len().saturating_sub(4);
@@ -295,6 +306,23 @@ pub fn classify(doc: &Document) -> Option<Kind> {
 
 /// Classify a parsed document by its content, saying why.
 pub fn verdict(doc: &Document) -> Verdict {
+    // nvinferserver reads its config as protobuf text; the `PluginControl`
+    // message (`nvdsinferserver_plugin.proto`) holds `infer_config`.
+    // Triton's own model config (`name:`, `platform:`, `input [...]`) is
+    // no DeepStream element's config.
+    if doc.format == Format::Protobuf {
+        return if doc.has_group("infer_config") {
+            Verdict::Lint(
+                Kind::NvInferServer,
+                "protobuf text with `infer_config`: nvinferserver's".into(),
+            )
+        } else {
+            Verdict::Skip(
+                SkipReason::NotNvInferServer,
+                "protobuf text without `infer_config`: not an nvinferserver config (Triton's own model config?)".into(),
+            )
+        };
+    }
     // YAML scalars at the top level land in a group with no name: they are
     // not groups of any reader.
     let names: Vec<&str> = doc.group_names().into_iter().filter(|n| !n.is_empty()).collect();
@@ -312,9 +340,15 @@ pub fn verdict(doc: &Document) -> Verdict {
         );
     }
     if doc.format == Format::Yaml && has("deepstream") {
+        if crate::model::frontend::service_maker::is_pipeline(doc) {
+            return Verdict::Lint(
+                Kind::ServiceMaker,
+                "`deepstream:` with `nodes:`: a Service Maker pipeline".into(),
+            );
+        }
         return skip(
             SkipReason::ServiceMaker,
-            "`deepstream:` pipeline: a Service Maker app".into(),
+            "`deepstream:` without `nodes:`: no Service Maker pipeline to build".into(),
         );
     }
     if doc.format == Format::Yaml && has("NvDCF") {
@@ -347,6 +381,7 @@ pub fn verdict(doc: &Document) -> Verdict {
     match doc.format {
         Format::KeyFile => keyfile_verdict(doc, &names),
         Format::Yaml => yaml_verdict(doc, &names),
+        Format::Protobuf => unreachable!("protobuf text is classified above"),
     }
 }
 
@@ -532,17 +567,17 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     )
 }
 
-/// Which syntax to read a file with. Extensions decide first; a file with
-/// none that looks like YAML is read as YAML. nvinferserver's protobuf text
-/// (often named `.txt`) is neither.
+/// Which syntax to read a file with. Protobuf text (nvinferserver's, often
+/// named `.txt` or `.yml`) is known by its content; then extensions decide;
+/// a file with none that looks like YAML is read as YAML.
 pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if looks_like_protobuf(text) {
-        return None;
+    if ext == "pbtxt" || looks_like_protobuf(text) {
+        return Some(Format::Protobuf);
     }
     match ext.as_str() {
         "yml" | "yaml" => Some(Format::Yaml),
@@ -666,8 +701,17 @@ mod tests {
             Some(ParallelInferenceApp)
         );
         assert_eq!(
-            skip("deepstream:\n  nodes:\n  - type: nvinfer\n", Yaml),
-            Some(ServiceMaker)
+            kind("deepstream:\n  nodes:\n  - type: nvinfer\n", Yaml),
+            Some(Kind::ServiceMaker)
+        );
+        assert_eq!(skip("deepstream:\n  version: 1\n", Yaml), Some(ServiceMaker));
+        assert_eq!(
+            kind("infer_config {\n  unique_id: 1\n}\n", Format::Protobuf),
+            Some(Kind::NvInferServer)
+        );
+        assert_eq!(
+            skip("name: \"m\"\nmax_batch_size: 8\n", Format::Protobuf),
+            Some(NotNvInferServer)
         );
         // nvdspostprocess: nvinfer-like keys, no model source.
         assert_eq!(

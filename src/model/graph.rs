@@ -132,6 +132,13 @@ pub enum Role {
     Other(String),
 }
 
+impl Role {
+    /// nvinfer or nvinferserver.
+    pub fn is_inference(&self) -> bool {
+        matches!(self, Role::Infer(_) | Role::InferServer(_))
+    }
+}
+
 /// Whether an inference element works on whole frames or on objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -202,18 +209,39 @@ pub enum Home {
         /// property the element does not set points.
         header: Span,
     },
+    /// An nvinferserver config (protobuf text): each property has its own
+    /// message and field (`batch-size` is `infer_config { max_batch_size }`,
+    /// `interval` is `input_control { interval }`), where a new one goes.
+    InferServer {
+        file: FileId,
+        /// The `infer_config` name.
+        header: Span,
+    },
+    /// A map nested in a YAML file (a Service Maker node's `properties:`):
+    /// a new `key: value` line goes at `insert_at` with `indent`, after
+    /// `open` (the map's own key line, when the node has no map yet).
+    YamlMap {
+        file: FileId,
+        /// The node's name: where a finding about the element points.
+        header: Span,
+        insert_at: usize,
+        indent: String,
+        open: Option<String>,
+    },
 }
 
 impl Home {
     pub fn file(&self) -> FileId {
         match self {
-            Home::Group { file, .. } => *file,
+            Home::Group { file, .. } | Home::InferServer { file, .. } | Home::YamlMap { file, .. } => *file,
         }
     }
     /// Where to point a finding about the element as a whole.
     pub fn at(&self) -> (FileId, Span) {
         match self {
-            Home::Group { file, header, .. } => (*file, header.clone()),
+            Home::Group { file, header, .. }
+            | Home::InferServer { file, header }
+            | Home::YamlMap { file, header, .. } => (*file, header.clone()),
         }
     }
 }
@@ -393,13 +421,27 @@ impl Pipeline {
         self.elements.iter().filter(|e| matches!(e.role, Role::Source(_)))
     }
 
-    /// nvinfer elements, the primary first.
+    /// Inference elements (nvinfer and nvinferserver), in pipeline order.
     pub fn infers(&self) -> impl Iterator<Item = &Element> {
-        self.elements.iter().filter(|e| matches!(e.role, Role::Infer(_)))
+        self.elements.iter().filter(|e| e.role.is_inference())
     }
 
+    /// The first inference element that works on whole frames (nvinfer or
+    /// nvinferserver).
     pub fn primary(&self) -> Option<&Element> {
-        self.first(&Role::Infer(Stage::Primary))
+        self.elements
+            .iter()
+            .find(|e| matches!(e.role, Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)))
+    }
+
+    /// Inference elements that work on objects.
+    pub fn secondaries(&self) -> impl Iterator<Item = &Element> {
+        self.elements.iter().filter(|e| {
+            matches!(
+                e.role,
+                Role::Infer(Stage::Secondary) | Role::InferServer(Stage::Secondary)
+            )
+        })
     }
 
     /// The streams the config's sources feed the mux: the sum over its

@@ -98,7 +98,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt"];
 
 /// Whether a directory walk looks at this file (by its extension).
 pub fn is_candidate(path: &Path) -> bool {
@@ -581,19 +581,11 @@ fn bad_ignore_file(dir: &Path) -> Option<String> {
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
-        return if detect::looks_like_protobuf(&text) {
-            Loaded::Skipped(
-                SkipReason::NvInferServer,
-                "protobuf text (`infer_config { … }`): an nvinferserver config, which dslint does not read yet".into(),
-                Vec::new(),
-            )
-        } else {
-            Loaded::Skipped(
-                SkipReason::NotAConfig,
-                "neither a key-file nor YAML (by its extension and first line)".into(),
-                Vec::new(),
-            )
-        };
+        return Loaded::Skipped(
+            SkipReason::NotAConfig,
+            "neither a key-file, YAML nor protobuf text (by its extension and first lines)".into(),
+            Vec::new(),
+        );
     };
     let doc = Document::parse(text, format);
     let mut verdict = match referenced_as {

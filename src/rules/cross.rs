@@ -3,7 +3,7 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Element, Pipeline, Role, Stage};
+use crate::model::graph::{Element, Pipeline, Role};
 use crate::model::workspace::Target;
 use crate::rules::context::{Ctx, site};
 use crate::syntax::glib;
@@ -18,6 +18,11 @@ pub fn preprocess_feeds_primary(p: &Pipeline) -> bool {
             let on = |key| g.bool(key).is_some_and(|b| b.value);
             on("input-tensor-meta") || on("input-tensor-from-meta")
         })
+}
+
+/// The primary inference's factory, as messages name it.
+fn primary_factory(p: &Pipeline) -> &str {
+    p.primary().and_then(|g| g.factory.as_deref()).unwrap_or("nvinfer")
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -47,7 +52,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(Rule::BatchMismatch, ml.file,
                         ml.value_span.clone(),
-                        format!("BATCH_MISMATCH: streammux batch-size {} != primary nvinfer batch-size {} ({}:{line})", m.value, g.value, ws.files[gl.file].path.display()),
+                        format!("BATCH_MISMATCH: streammux batch-size {} != primary {} batch-size {} ({}:{line})", m.value, primary_factory(p), g.value, ws.files[gl.file].path.display()),
                     )
                     .expected(target.to_string())
                     .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
@@ -215,7 +220,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ids.push((id, &gie.name));
         }
     }
-    for gie in p.all(&Role::Infer(Stage::Secondary)) {
+    for gie in p.secondaries() {
         let found = gie.int("operate-on-gie-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
             if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _)| *i == id) {

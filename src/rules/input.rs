@@ -56,10 +56,12 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             // DS004: a later line with the same key in the same (merged)
-            // group: the winner, when it is not this line.
+            // group: the winner, when it is not this line. Not in protobuf
+            // text, where a repeated field is a list and a repeated message
+            // another item of it.
             let later = doc
                 .get(&group.name, &e.key)
-                .filter(|w| w.key_span.start > e.key_span.start);
+                .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
@@ -231,6 +233,9 @@ fn check_syntax(file: FileId, doc: &Document, out: &mut Vec<Diagnostic>) {
     let mut d = Diagnostic::new(Rule::SyntaxError, file, first.span.clone(), message);
     for e in &doc.errors[1..] {
         d = d.related(file, e.span.clone());
+    }
+    if doc.format == Format::Protobuf {
+        d = d.why("nvinferserver reads this file with protobuf's TextFormat parser, which refuses the whole file (gstnvinferserver_impl.cpp, GstNvInferServerImpl::start: \"Configuration file parsing failed\")");
     }
     if doc.format == Format::KeyFile {
         d = d.why("DeepStream reads this file with GLib's key-file reader, which refuses the whole file");

@@ -128,13 +128,17 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             tracker::check(&ctx, t, &mut out);
         }
         for inf in p.infers() {
-            nvinfer::check(&ctx, inf, Some(p), &mut out);
+            match inf.role {
+                Role::InferServer(_) => nvinfer::check_server(&ctx, inf, Some(p), &mut out),
+                _ => nvinfer::check(&ctx, inf, Some(p), &mut out),
+            }
         }
     }
     // Configs nothing references are checked on their own.
     for e in &graph.standalone {
         match e.role {
             Role::Infer(_) => nvinfer::check(&ctx, e, None, &mut out),
+            Role::InferServer(_) => nvinfer::check_server(&ctx, e, None, &mut out),
             Role::Tracker => tracker::check(&ctx, e, &mut out),
             _ => {}
         }

@@ -27,38 +27,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let (prop_file, prop_span) = prop.at();
     let primary = inf.role == Role::Infer(Stage::Primary);
     let batch = inf.int("batch-size");
-    // DS201: primary batch-size = final_batch.
-    // With nvdspreprocess in front, the batch is the tensor batch (DS707).
-    let tensor_batch = p.is_some_and(crate::rules::cross::preprocess_feeds_primary);
-    if primary && !tensor_batch {
-        if let (Some(p), Some(eff)) = (p, &batch) {
-            if let Some((fb, why)) = ctx.final_batch(p) {
-                if eff.value != fb as i64 {
-                    let (file, span) = eff.at();
-                    let how = match (eff.setting.layer, &eff.setting.derived) {
-                        (_, Some(how)) => how.clone(),
-                        (Layer::ConfigFile, None) => format!("nvinfer {}", origin(eff.setting)),
-                        _ => format!(
-                            "{} (set on the element, overrides the config file)",
-                            origin(eff.setting)
-                        ),
-                    };
-                    out.push(
-                        Diagnostic::new(
-                            Rule::PrimaryBatchSize,
-                            file,
-                            span,
-                            format!("primary nvinfer batch-size is {} ({how})", eff.value),
-                        )
-                        .expected(fb.to_string())
-                        .why(format!("{why}: the engine runs one batch per streammux batch"))
-                        .fix(eff.site().map(|l| {
-                            Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])
-                        })),
-                    );
-                }
-            }
-        }
+    if primary {
+        check_primary_batch(ctx, inf, p, out);
     }
     // DS202 / DS206: precision.
     let mode = inf.int("network-mode").map(|e| e.value);
@@ -134,33 +104,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             }
         }
     }
-    // DS203: primary interval = 0.
     if primary {
-        if let Some(eff) = inf.int("interval") {
-            let has_tracker = p.is_some_and(|p| p.first(&Role::Tracker).is_some());
-            let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
-            let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
-            if eff.value != 0 && !allowed {
-                let why = if has_tracker {
-                    "skipping frames relies on the tracker holding IDs: allowed only when facts carry e2e.tracker_id_retention >= 0.99"
-                } else {
-                    "with no tracker, skipped frames carry no objects at all"
-                };
-                if let Some(l) = eff.site() {
-                    out.push(
-                        Diagnostic::new(
-                            Rule::InferenceInterval,
-                            l.file,
-                            l.value_span.clone(),
-                            format!("primary nvinfer interval is {} ({})", eff.value, origin(eff.setting)),
-                        )
-                        .expected("0")
-                        .why(why)
-                        .fix(Some(Fix::safe("set interval=0", vec![ctx.set_value(l, "0")]))),
-                    );
-                }
-            }
-        }
+        check_interval(ctx, inf, p, out);
         check_infer_dims(ctx, inf, prop, out);
     }
     // DS205: a serialized engine that exists.
@@ -189,7 +134,98 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     if let Some((v, loc)) = &engine {
         check_engine_name(ctx, inf, v, loc, batch.as_ref(), mode, out);
     }
-    // DS208: a key set both on the element and in its config file.
+    check_set_twice(ctx, inf, out);
+}
+
+/// Check one nvinferserver (in pipeline `p`, or on its own): the element
+/// rules that do not depend on TensorRT (DS201, DS203, DS208). Its engine
+/// and precision live in the Triton model repository, not in this config.
+pub fn check_server(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
+    if inf.role == Role::InferServer(Stage::Primary) {
+        check_primary_batch(ctx, inf, p, out);
+        check_interval(ctx, inf, p, out);
+    }
+    check_set_twice(ctx, inf, out);
+}
+
+/// The element's factory as messages name it.
+fn factory(inf: &Element) -> &str {
+    inf.factory.as_deref().unwrap_or("nvinfer")
+}
+
+/// DS201: primary batch-size = final_batch. With nvdspreprocess in front,
+/// the batch is the tensor batch (DS707).
+fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
+    let tensor_batch = p.is_some_and(crate::rules::cross::preprocess_feeds_primary);
+    let (Some(p), Some(eff), false) = (p, inf.int("batch-size"), tensor_batch) else {
+        return;
+    };
+    let Some((fb, why)) = ctx.final_batch(p) else { return };
+    if eff.value == fb as i64 {
+        return;
+    }
+    let (file, span) = eff.at();
+    let how = match (eff.setting.layer, &eff.setting.derived) {
+        (_, Some(how)) => how.clone(),
+        (Layer::ConfigFile, None) => format!("{} {}", factory(inf), origin(eff.setting)),
+        _ => format!(
+            "{} (set on the element, overrides the config file)",
+            origin(eff.setting)
+        ),
+    };
+    out.push(
+        Diagnostic::new(
+            Rule::PrimaryBatchSize,
+            file,
+            span,
+            format!("primary {} batch-size is {} ({how})", factory(inf), eff.value),
+        )
+        .expected(fb.to_string())
+        .why(format!("{why}: the engine runs one batch per streammux batch"))
+        .fix(
+            eff.site()
+                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])),
+        ),
+    );
+}
+
+/// DS203: primary interval = 0.
+fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
+    let Some(eff) = inf.int("interval") else { return };
+    let has_tracker = p.is_some_and(|p| p.first(&Role::Tracker).is_some());
+    let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
+    let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
+    if eff.value == 0 || allowed {
+        return;
+    }
+    let why = if has_tracker {
+        "skipping frames relies on the tracker holding IDs: allowed only when facts carry e2e.tracker_id_retention >= 0.99"
+    } else {
+        "with no tracker, skipped frames carry no objects at all"
+    };
+    if let Some(l) = eff.site() {
+        out.push(
+            Diagnostic::new(
+                Rule::InferenceInterval,
+                l.file,
+                l.value_span.clone(),
+                format!(
+                    "primary {} interval is {} ({})",
+                    factory(inf),
+                    eff.value,
+                    origin(eff.setting)
+                ),
+            )
+            .expected("0")
+            .why(why)
+            .fix(Some(Fix::safe("set interval=0", vec![ctx.set_value(l, "0")]))),
+        );
+    }
+}
+
+/// DS208: a key set both on the element and in its config file.
+fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
+    let ws = ctx.ws;
     for prop in &inf.props {
         let last = |layer| {
             prop.settings
@@ -210,7 +246,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 inner.key_span.clone(),
                 format!(
                     "`{}` is also set in [{}] ({}:{line}), which wins",
-                    prop.name,
+                    inner.key,
                     over.group,
                     ws.files[over.file].path.display()
                 ),

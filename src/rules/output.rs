@@ -33,14 +33,30 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS603: exactly one sink, a fakesink without sync.
     for (i, at) in p.all(&Role::Sink).enumerate() {
         let ty = at.int("type").map(|e| e.value);
-        let sync = at.int("sync").map(|e| e.value);
+        let sync = at.int("sync").map(|e| e.value).or_else(|| {
+            // A GObject boolean (Service Maker) is written as a word.
+            at.str("sync").and_then(|s| match s.value {
+                "false" | "False" => Some(0),
+                "true" | "True" => Some(1),
+                _ => None,
+            })
+        });
         // The sink the bench profile wants: a fakesink unless the project says
-        // otherwise (`[options] bench-sink-type`).
+        // otherwise (`[options] bench-sink-type`). A pipeline that names the
+        // sink's factory (Service Maker) says what it is by the factory, and
+        // there is no `type` key to fix: the finding has no fix then.
         let want = ctx.bench_sink_type;
-        let is_fake = ty == Some(want);
+        let factory = at.factory.as_deref();
+        let is_fake = match factory {
+            Some(f) => f == "fakesink" && want == 1,
+            None => ty == Some(want),
+        };
         let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
         if i > 0 {
-            let edit = ctx.set_or_insert(at, "enable", "0");
+            let edit = factory
+                .is_none()
+                .then(|| ctx.set_or_insert(at, "enable", "0"))
+                .flatten();
             out.push(
                 Diagnostic::new(
                     Rule::SinkNotFakesink,
@@ -63,15 +79,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
         if !is_fake || sync != Some(0) {
             let mut edits = Vec::new();
-            if !is_fake {
+            if !is_fake && factory.is_none() {
                 edits.extend(ctx.set_or_insert(at, "type", &want.to_string()));
             }
-            if sync != Some(0) {
+            if sync != Some(0) && factory.is_none() {
                 edits.extend(ctx.set_or_insert(at, "sync", "0"));
             }
             let (file, span) = site(at, if is_fake { "sync" } else { "type" })
                 .map_or((home_file, group_span), |l| (l.file, l.value_span.clone()));
             let what = match (is_fake, sync) {
+                (false, _) if let Some(f) = factory => format!("[{}] is {f}, not a fakesink", at.name),
                 (false, _) => format!(
                     "[{}] is not a fakesink (type={})",
                     at.name,
@@ -83,7 +100,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
                     .when(When::BenchProfile, bench)
-                    .expected(if want == 1 { "type=1 (fakesink), sync=0".to_string() } else { format!("type={want} (bench-sink-type), sync=0") })
+                    .expected(match (factory, want) {
+                        (Some(_), _) => "a fakesink with sync off".to_string(),
+                        (None, 1) => "type=1 (fakesink), sync=0".to_string(),
+                        (None, _) => format!("type={want} (bench-sink-type), sync=0"),
+                    })
                     .why(format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}"))
                     .fix(if bench && !edits.is_empty() { Some(Fix::safe("make it a fakesink with sync=0", edits)) } else { None }),
             );

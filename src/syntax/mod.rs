@@ -4,8 +4,10 @@
 
 pub mod glib;
 pub mod keyfile;
+pub mod pbtxt;
 mod render;
 pub mod yaml;
+pub mod yaml_tree;
 
 use std::collections::HashMap;
 
@@ -15,6 +17,8 @@ use crate::base::Span;
 pub enum Format {
     KeyFile,
     Yaml,
+    /// Protobuf text format (nvinferserver).
+    Protobuf,
 }
 
 impl Format {
@@ -22,19 +26,22 @@ impl Format {
         match self {
             Format::KeyFile => "key-file",
             Format::Yaml => "YAML",
+            Format::Protobuf => "protobuf text",
         }
     }
 }
 
-/// One `key=value` line (key-file) or `key: value` pair (YAML).
+/// One `key=value` line (key-file), `key: value` pair (YAML) or scalar
+/// field (protobuf text).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub key: String,
     pub key_span: Span,
     /// The value as the reader sees it before typing: for key-files the raw
     /// text after `=` (leading whitespace dropped, trailing kept, as GLib
-    /// does); for YAML the scalar after unquoting. `None` for a nested YAML
-    /// sequence or map.
+    /// does); for YAML the scalar after unquoting; for protobuf text the
+    /// token (a string unescaped, adjacent strings joined). `None` for a
+    /// nested YAML sequence or map, or a protobuf list.
     pub value: Option<String>,
     /// Bytes of the value in the source (for a quoted YAML scalar: including
     /// the quotes).
@@ -44,11 +51,13 @@ pub struct Entry {
     /// For a key-file key written `key[locale]`: a translation, which GLib
     /// hides from `get_keys`.
     pub localized: bool,
-    /// For a nested YAML sequence or map: how many items it holds.
+    /// For a nested YAML sequence or map, or a protobuf list: how many
+    /// items it holds.
     pub children: usize,
 }
 
-/// A `[group]` (key-file) or a top-level `name:` map (YAML).
+/// A `[group]` (key-file), a top-level `name:` map (YAML), or one message
+/// of a protobuf text, named by its path (`infer_config.backend`).
 #[derive(Debug, Clone)]
 pub struct Group {
     pub name: String,
@@ -116,6 +125,7 @@ impl Document {
         match format {
             Format::KeyFile => keyfile::parse(text),
             Format::Yaml => yaml::parse(text),
+            Format::Protobuf => pbtxt::parse(text),
         }
     }
 

@@ -23,7 +23,7 @@ impl Document {
         let text = self.text.as_str();
         let mut parts: Vec<Part> = Vec::new();
         for g in &self.groups {
-            parts.push(self.part(&g.name_span, &g.name, "group name")?);
+            parts.push(self.part(&g.name_span, self.printed_name(g)?, "group name")?);
             for e in &g.entries {
                 parts.push(self.part(&e.key_span, &e.key, "key")?);
                 match &e.value {
@@ -94,12 +94,32 @@ impl Document {
         let printed = match self.format {
             Format::KeyFile => parsed.into(),
             Format::Yaml => yaml_source(source, parsed).map_or(source.into(), Into::into),
+            Format::Protobuf => protobuf_source(source, parsed).map_or(source.into(), Into::into),
         };
         Ok(Part {
             span: span.clone(),
             printed,
             what,
         })
+    }
+
+    /// The group name as its span writes it: a protobuf message's group is
+    /// named by its path, whose last field name is the one at the span.
+    fn printed_name<'a>(&self, g: &'a super::Group) -> Result<&'a str, String> {
+        if self.format != Format::Protobuf {
+            return Ok(&g.name);
+        }
+        let len = g.name_span.len();
+        g.name
+            .len()
+            .checked_sub(len)
+            .and_then(|at| g.name.get(at..))
+            .ok_or_else(|| {
+                format!(
+                    "message `{}`: its name span {:?} is longer than its path",
+                    g.name, g.name_span
+                )
+            })
     }
 
     /// Key-files are line-based: every line is blank, a `#` comment, a
@@ -160,6 +180,20 @@ fn yaml_source(source: &str, parsed: &str) -> Option<String> {
     }
 }
 
+/// The source form of a protobuf scalar whose value is `parsed`: a number or
+/// name is its token; one quoted string without escapes is its value in
+/// its quotes. `None` where the spelling is not the value's only one
+/// (escapes, adjacent strings, `- 1`).
+fn protobuf_source(source: &str, parsed: &str) -> Option<String> {
+    match source.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            let single = source.len() >= 2 && source.ends_with(q) && !source[1..source.len() - 1].contains([q, '\\']);
+            single.then(|| format!("{q}{parsed}{q}"))
+        }
+        _ => (!source.contains(char::is_whitespace)).then(|| parsed.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::syntax::{Document, Format};
@@ -182,6 +216,12 @@ mod tests {
             "a: é\nb: c: d\n",
         ] {
             assert_eq!(render(src, Format::Yaml).as_deref(), Ok(src));
+        }
+        for src in [
+            "# c\ninfer_config {\n  unique_id: 1 # x\n  gpu_ids: [0]\n  s: \"a\\\"b\" 'c'\n  n: - 1\n}\n",
+            "a: [{b: 1}, {b: 2}]\nc < d: 'é' >",
+        ] {
+            assert_eq!(render(src, Format::Protobuf).as_deref(), Ok(src));
         }
     }
 

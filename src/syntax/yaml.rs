@@ -9,12 +9,12 @@ use granit_parser::{Event, Parser, ScanError, Span as YSpan};
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
 
-type Events<'a> = std::iter::Peekable<Parser<'a, granit_parser::StrInput<'a>>>;
+pub(super) type Events<'a> = std::iter::Peekable<Parser<'a, granit_parser::StrInput<'a>>>;
 
 /// NvMultiObjectTracker files begin with OpenCV's `%YAML:1.0` directive,
 /// which YAML 1.2 parsers reject and DeepStream accepts. It is masked (same
 /// length, so every offset stays) before parsing.
-fn mask_opencv_directive(text: &str) -> String {
+pub(super) fn mask_opencv_directive(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         if line.starts_with("%YAML:") {
@@ -33,13 +33,13 @@ fn offsets(span: &YSpan) -> Span {
     s..e.max(s)
 }
 
-enum Node {
+pub(super) enum Node {
     Scalar(String, Span),
     /// A sequence or map: its span and how many direct items it has.
     Complex(Span, usize),
 }
 
-fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
+pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
     match events.next() {
         None => Ok(None),
         Some(Err(e)) => Err(e),
@@ -195,7 +195,7 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
     }
 }
 
-fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
+pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
     let (value, value_span, children) = match value {
         Node::Scalar(v, s) => (Some(v), s, 0),
         Node::Complex(s, n) => (None, s, n),

@@ -22,7 +22,7 @@
 //! CI); `DSLINT_FUZZ_CASES=100000 cargo test --profile ci --test fuzz` runs
 //! longer, `PROPTEST_RNG_SEED=N` repeats a run.
 //!
-//! ## Adding a parser (gst-launch, protobuf text, …)
+//! ## Adding a parser (gst-launch, …)
 //! 1. Add `targets/NAME.rs` with a `pub fn document() -> BoxedStrategy<String>`
 //!    built from `grammar`'s pieces (`pick`, `word`, `lines`, `eol`…): list
 //!    the format's tokens, including the ones that break it (an unclosed
@@ -72,7 +72,14 @@ const SHELL: Target = Target {
     cases: 3000,
 };
 
-const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL];
+const PBTXT: Target = Target {
+    name: "pbtxt",
+    document: targets::pbtxt::document,
+    check: targets::pbtxt::check,
+    cases: 3000,
+};
+
+const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT];
 
 /// Run a target's generator through its checks; on a failure, save and
 /// print the shrunk input.
@@ -148,6 +155,11 @@ fn keyfile() {
 #[test]
 fn shell() {
     fuzz(&SHELL);
+}
+
+#[test]
+fn pbtxt() {
+    fuzz(&PBTXT);
 }
 
 /// Every input a fuzz run ever failed on still passes its checks.

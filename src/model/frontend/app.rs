@@ -415,7 +415,7 @@ fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) 
 }
 
 /// Every path-valued key of a file, resolved (for DS704).
-fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+pub(super) fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
     // Seen spans in a set: a file of 100k path keys stays linear.
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();

@@ -5,8 +5,8 @@
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
-use crate::model::frontend::{group_props, home, int, overlay};
-use crate::model::graph::{ConfigFile, Element, Layer, Property, Role, Stage};
+use crate::model::frontend::{group_props, home, inferserver, int, overlay};
+use crate::model::graph::{ConfigFile, Element, Layer, Property, Role, Stage, Value};
 use crate::model::keys::{self, Schema};
 use crate::model::workspace::Workspace;
 
@@ -21,10 +21,23 @@ fn settings_group(kind: Option<Kind>) -> &'static str {
 /// A config file an element loads, and where its settings live.
 pub fn config_file(ws: &Workspace, file: FileId) -> ConfigFile {
     let f = &ws.files[file];
+    let home = match f.kind {
+        Some(Kind::NvInferServer) => inferserver::config_home(&f.doc, file),
+        kind => home(&f.doc, file, settings_group(kind)),
+    };
     ConfigFile {
         file,
         kind: f.kind,
-        home: home(&f.doc, file, settings_group(f.kind)),
+        home,
+    }
+}
+
+/// The properties a config file sets, under the names rules ask for.
+pub fn config_props(ws: &Workspace, c: &ConfigFile) -> Vec<Property> {
+    let f = &ws.files[c.file];
+    match f.kind {
+        Some(Kind::NvInferServer) => inferserver::props(&f.doc, c.file),
+        kind => group_props(&f.doc, c.file, settings_group(kind), Layer::ConfigFile),
     }
 }
 
@@ -61,13 +74,7 @@ pub fn layered(
     reader: Option<Schema>,
 ) -> Vec<Property> {
     let app = group_props(&ws.files[group_file].doc, group_file, group, Layer::Element);
-    let mut props = match config {
-        Some(c) => {
-            let cfg = &ws.files[c.file];
-            group_props(&cfg.doc, c.file, settings_group(cfg.kind), Layer::ConfigFile)
-        }
-        None => Vec::new(),
-    };
+    let mut props = config.map(|c| config_props(ws, c)).unwrap_or_default();
     let upper = app
         .into_iter()
         .filter(|p| {
@@ -80,21 +87,28 @@ pub fn layered(
     props
 }
 
-/// An nvinfer element from an app group and the config file it loads.
+/// An inference element from an app group and the config file it loads:
+/// nvinfer, or nvinferserver when the group says `plugin-type=1`
+/// (deepstream-app's `NV_DS_GIE_PLUGIN_INFER_SERVER`, and the
+/// parallel-inference app's).
 pub fn infer(ws: &Workspace, group_file: FileId, group: &str, stage: Stage, config: Option<FileId>) -> Element {
     let config = config.map(|c| config_file(ws, c));
-    let props = layered(
-        ws,
-        group_file,
-        group,
-        config.as_ref(),
-        SET_ON_INFER,
-        Some(Schema::NvInfer),
-    );
+    let server = int(&ws.files[group_file].doc, group, "plugin-type") == Some(1);
+    let (role, factory, set_on, reader) = if server {
+        (
+            Role::InferServer(stage),
+            "nvinferserver",
+            inferserver::SET_ON_ELEMENT,
+            None,
+        )
+    } else {
+        (Role::Infer(stage), "nvinfer", SET_ON_INFER, Some(Schema::NvInfer))
+    };
+    let props = layered(ws, group_file, group, config.as_ref(), set_on, reader);
     let declared = home(&ws.files[group_file].doc, group_file, group);
     Element {
-        role: Role::Infer(stage),
-        factory: Some("nvinfer".into()),
+        role,
+        factory: Some(factory.into()),
         name: group.to_string(),
         props,
         home: config
@@ -117,6 +131,25 @@ pub fn standalone(ws: &Workspace, file: FileId) -> Option<Element> {
             (Role::Infer(stage), "nvinfer")
         }
         Kind::Tracker => (Role::Tracker, "nvtracker"),
+        Kind::NvInferServer => {
+            // `input_control.process_mode` 2 (PROCESS_MODE_CLIP_OBJECTS)
+            // is a secondary; the default and 1 work on frames.
+            let config = config_file(ws, file);
+            let props = config_props(ws, &config);
+            let secondary = props.iter().any(|p| {
+                p.name == "process-mode" && p.effective().is_some_and(|s| s.value == Value::Known("2".into()))
+            });
+            let stage = if secondary { Stage::Secondary } else { Stage::Primary };
+            return Some(Element {
+                role: Role::InferServer(stage),
+                factory: Some("nvinferserver".into()),
+                name: "infer_config".into(),
+                props,
+                home: config.home.clone(),
+                config: Some(config),
+                declared: None,
+            });
+        }
         _ => return None,
     };
     let config = config_file(ws, file);
@@ -125,7 +158,7 @@ pub fn standalone(ws: &Workspace, file: FileId) -> Option<Element> {
         role,
         factory: Some(factory.into()),
         name: group.to_string(),
-        props: group_props(&f.doc, file, group, Layer::ConfigFile),
+        props: config_props(ws, &config),
         home: config.home.clone(),
         config: Some(config),
         declared: None,

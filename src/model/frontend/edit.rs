@@ -5,6 +5,7 @@
 
 use crate::base::FileId;
 use crate::base::edit::Edit;
+use crate::model::frontend::{inferserver, service_maker};
 use crate::model::graph::{Element, Home, Site};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Format, glib};
@@ -33,6 +34,13 @@ impl Workspace {
             let trimmed = text.trim_end_matches([' ', '\t']).len();
             range = range.start..range.start + trimmed;
         }
+        // A YAML boolean written as a word stays a word (`live-source:
+        // true`), in its own case: Service Maker reads GObject booleans so.
+        let new = match (file.doc.format, yaml_word(text), new) {
+            (Format::Yaml, Some(words), "0") => words.1,
+            (Format::Yaml, Some(words), "1") => words.0,
+            _ => new,
+        };
         Edit {
             file: site.file,
             range,
@@ -41,27 +49,75 @@ impl Workspace {
     }
 
     /// An edit that adds `key` at `home`: at the end of the group, in the
-    /// file's separator style and line ending.
+    /// file's separator style and line ending. For an nvinferserver config
+    /// `key` is the property's name and goes in its own message, which the
+    /// file must already have.
     pub fn insert_key(&self, home: &Home, key: &str, value: &str) -> Option<Edit> {
-        let Home::Group { file, group, .. } = home;
-        let doc = &self.files[*file].doc;
+        let (file, group, key) = match home {
+            Home::YamlMap {
+                file,
+                insert_at,
+                indent,
+                open,
+                ..
+            } => return Some(self.insert_in_map(*file, *insert_at, indent, open.as_deref(), key, value)),
+            Home::Group { file, group, .. } => (*file, group.as_str(), key),
+            Home::InferServer { file, .. } => {
+                let (message, field) = inferserver::field_for(key)?;
+                (*file, message, field)
+            }
+        };
+        let doc = &self.files[file].doc;
         let g = doc.last_group(group)?;
         let eol = doc.line_ending;
         let line = match doc.format {
-            Format::KeyFile => format!("{key}{}{value}", key_separator(self, *file)),
-            Format::Yaml => format!("{}{key}: {value}", g.indent),
+            Format::KeyFile => format!("{key}{}{value}", key_separator(self, file)),
+            Format::Yaml | Format::Protobuf => format!("{}{key}: {value}", g.indent),
         };
+        let on_own_line = g.insert_at == 0 || doc.text[..g.insert_at].ends_with('\n');
         let at_end = g.insert_at >= doc.text.len();
-        let text = if at_end && !doc.text.is_empty() && !doc.text.ends_with('\n') {
+        let text = if doc.format == Format::Protobuf && !on_own_line {
+            // A message on one line (`input_control { interval: 0 }`): the
+            // field goes before its closing brace.
+            let pad = if doc.text[..g.insert_at].ends_with([' ', '\t']) {
+                ""
+            } else {
+                " "
+            };
+            format!("{pad}{key}: {value} ")
+        } else if at_end && !doc.text.is_empty() && !doc.text.ends_with('\n') {
             format!("{eol}{line}")
         } else {
             format!("{line}{eol}")
         };
         Some(Edit {
-            file: *file,
+            file,
             range: g.insert_at..g.insert_at,
             text,
         })
+    }
+
+    /// A `key: value` line at `at` in a nested YAML map (after the map's own
+    /// key line `open`, when it has none yet). A boolean property is
+    /// written as YAML's `true`/`false`, which Service Maker reads.
+    fn insert_in_map(&self, file: FileId, at: usize, indent: &str, open: Option<&str>, key: &str, value: &str) -> Edit {
+        let doc = &self.files[file].doc;
+        let eol = doc.line_ending;
+        let value = yaml_boolean(key, value);
+        let mut text = String::new();
+        if at >= doc.text.len() && !doc.text.is_empty() && !doc.text.ends_with('\n') {
+            text.push_str(eol);
+        }
+        if let Some(open) = open {
+            text.push_str(open);
+            text.push_str(eol);
+        }
+        text.push_str(&format!("{indent}{key}: {value}{eol}"));
+        Edit {
+            file,
+            range: at..at,
+            text,
+        }
     }
 
     /// Set `key` where it wins on `elem`, or add it at the element's home.
@@ -76,6 +132,28 @@ impl Workspace {
             Some(site) => Some(self.set_value(site, value)),
             None => self.insert_key(home, key, value),
         }
+    }
+}
+
+/// The (true, false) words of the spelling a YAML boolean uses.
+fn yaml_word(text: &str) -> Option<(&'static str, &'static str)> {
+    match text {
+        "true" | "false" => Some(("true", "false")),
+        "True" | "False" => Some(("True", "False")),
+        "TRUE" | "FALSE" => Some(("TRUE", "FALSE")),
+        _ => None,
+    }
+}
+
+/// `0`/`1` for a GObject boolean, as a YAML boolean.
+fn yaml_boolean<'v>(key: &str, value: &'v str) -> &'v str {
+    if !service_maker::BOOLEAN_PROPERTIES.contains(&key) {
+        return value;
+    }
+    match value {
+        "0" => "false",
+        "1" => "true",
+        v => v,
     }
 }
 

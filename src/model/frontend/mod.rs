@@ -13,10 +13,12 @@
 pub mod app;
 pub mod config;
 pub mod edit;
+pub mod inferserver;
+pub mod service_maker;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
@@ -28,12 +30,16 @@ use crate::syntax::{Document, Entry};
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
-        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp)))
+        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)))
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
-        graph.pipelines.push(app::build(ws, root, &mut referenced));
+        let p = match ws.files[root].kind {
+            Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
+            _ => app::build(ws, root, &mut referenced),
+        };
+        graph.pipelines.push(p);
     }
     for id in 0..ws.files.len() {
         if !referenced.contains(&id) {
@@ -63,10 +69,10 @@ pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Home> {
     })
 }
 
-fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
+pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
     let value = match &e.value {
         Some(v) => Value::Known(v.clone()),
-        None => Value::Unknown("a YAML sequence or map".into()),
+        None => Value::Unknown("a list or a nested map".into()),
     };
     Setting {
         value,
@@ -88,20 +94,27 @@ fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
 /// group, merged as GLib does; a repeated key's earlier lines are the
 /// settings the last one overrides).
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
+    by_name(
+        doc.groups_named(group)
+            .flat_map(|g| &g.entries)
+            .filter(|e| !e.localized && readable(&e.key))
+            .map(|e| (e.key.clone(), setting(file, group, e, layer))),
+    )
+}
+
+/// Settings gathered into properties by name, in first-seen order (a
+/// repeated name's earlier settings are the ones its last overrides); by
+/// hash, so that 100k keys stay linear.
+pub fn by_name(settings: impl Iterator<Item = (String, Setting)>) -> Vec<Property> {
     let mut props: Vec<Property> = Vec::new();
-    // Name → index: a group of 100k keys stays linear.
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for e in doc.groups_named(group).flat_map(|g| &g.entries) {
-        if e.localized || !readable(&e.key) {
-            continue;
-        }
-        let s = setting(file, group, e, layer);
-        match at.get(e.key.as_str()) {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (name, s) in settings {
+        match index.get(&name) {
             Some(&i) => props[i].settings.push(s),
             None => {
-                at.insert(&e.key, props.len());
+                index.insert(name.clone(), props.len());
                 props.push(Property {
-                    name: e.key.clone(),
+                    name,
                     settings: vec![s],
                 });
             }
@@ -113,17 +126,17 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
 /// Lay `upper` over `lower`: a property both set keeps the lower settings
 /// first (they are what the upper ones override).
 pub fn overlay(lower: &mut Vec<Property>, upper: Vec<Property>) {
-    let mut at: std::collections::HashMap<String, usize> =
-        lower.iter().enumerate().map(|(i, l)| (l.name.clone(), i)).collect();
+    // By name, so that a config of 100k keys stays linear.
+    let mut index: HashMap<String, usize> = lower.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
     for p in upper {
-        match at.get(&p.name) {
+        match index.get(&p.name) {
             Some(&i) => {
                 let l = &mut lower[i];
                 l.name = p.name;
                 l.settings.extend(p.settings);
             }
             None => {
-                at.insert(p.name.clone(), lower.len());
+                index.insert(p.name.clone(), lower.len());
                 lower.push(p);
             }
         }

@@ -1,5 +1,6 @@
 //! One module per parser: a token-based generator and the checks.
 
 pub mod keyfile;
+pub mod pbtxt;
 pub mod shell;
 pub mod yaml;
