@@ -370,3 +370,31 @@ fn the_reference_index_stays_linear_on_hostile_files() {
          same.txt: deepstream-app config (key-file), pipeline context (its own findings are not reported)\n"
     );
 }
+
+/// The reference keys of every front end (`model::frontend::REFERENCE_KEYS`)
+/// find a named config's pipeline: a Service Maker pipeline's
+/// `config-file-path` property, an nvinferserver config loaded by a
+/// `plugin-type=1` group. Each named config reports the DS701 of its
+/// pipeline at its own batch; alone (its folder as the root) it cannot.
+#[test]
+fn named_configs_find_their_pipelines_in_every_form() {
+    let forms = Path::new("testdata/context/forms");
+    for (named, want) in [
+        (
+            "service-maker/models/pgie.txt",
+            "service-maker/models/pgie.txt:7:12: DS201 primary nvinfer batch-size is 1 (nvinfer [property] batch-size)\n\
+             service-maker/models/pgie.txt:7:12: DS701 BATCH_MISMATCH: primary nvinfer batch-size 1 != streammux batch-size 2 (service-maker/pipeline.yaml:16)\n",
+        ),
+        (
+            "nvinferserver/triton/pgie_server.txt",
+            "nvinferserver/triton/pgie_server.txt:5:19: DS201 primary nvinferserver batch-size is 4 (nvinferserver [infer_config] max_batch_size)\n\
+             nvinferserver/triton/pgie_server.txt:5:19: DS701 BATCH_MISMATCH: primary nvinferserver batch-size 4 != streammux batch-size 2 (nvinferserver/app.txt:14)\n",
+        ),
+    ] {
+        let (rc, out, err) = dslint_in(forms, &["check", named, "--format", "concise", "--quiet"]);
+        assert_eq!((rc, out.as_str(), err.as_str()), (1, want, ""), "{named}");
+        let alone = Path::new(named).parent().unwrap().to_str().unwrap();
+        let (_, out, _) = dslint_in(forms, &["check", named, "--root", alone, "--select", "DS701"]);
+        assert_eq!(out, "All checks passed (1 file).\n", "{named} alone");
+    }
+}

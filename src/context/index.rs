@@ -15,13 +15,15 @@
 //!
 //! # Adding a reference key
 //!
-//! A front end that follows a new path-valued key (Service Maker's
-//! `config-file-path` property, a Python `set_property`, a gst-launch
-//! `name=value` token) adds its key list to [`REFERENCE_KEYS`]; the scanner
-//! reads the syntaxes above, so nothing else changes. A key written in a
-//! file the walk does not look at yet (`.py`, `.sh`) also needs that
-//! extension in the workspace's walk (`model::workspace::is_candidate`),
-//! which the index shares.
+//! The keys are the front ends' own lists,
+//! [`crate::model::frontend::REFERENCE_KEYS`]: a front end that follows a
+//! new path-valued key adds it there, and the scanner reads the syntaxes
+//! above (key-file, YAML, protobuf text, Python calls and dicts, gst-launch
+//! `name=value`), so nothing else changes. A key written in a file the
+//! walk does not look at yet also needs that extension in the workspace's
+//! walk (`model::workspace::is_candidate`), which the index shares.
+//! `tests/context.rs` names a referenced file of each form and expects
+//! its pipeline's findings.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
@@ -33,13 +35,8 @@ use rayon::prelude::*;
 
 use crate::files::read;
 use crate::files::root::{Place, ProjectRoot};
-use crate::model::frontend::app;
+use crate::model::frontend::REFERENCE_KEYS;
 use crate::model::workspace::{self, MAX_FILE_BYTES, normalize};
-
-/// Keys whose value names another file, by the front end that follows
-/// them. GObject property names (`config_file_path`) are matched with `_`
-/// as well as `-`.
-pub const REFERENCE_KEYS: &[&[&str]] = &[app::CONFIG_PATH_KEYS, app::DATA_PATH_KEYS];
 
 /// Who references a file, by the referenced file's name.
 #[derive(Debug, Default)]
@@ -139,7 +136,9 @@ type Scanned = (u64, Option<(PathBuf, Vec<PathBuf>)>);
 /// One search for every spelling of every reference key.
 fn matcher() -> AhoCorasick {
     let mut needles: Vec<String> = Vec::new();
-    for key in REFERENCE_KEYS.iter().flat_map(|l| l.iter()) {
+    // GObject property names (`config_file_path`) and protobuf fields
+    // (`labelfile_path`) are matched with `_` as well as `-`.
+    for key in REFERENCE_KEYS.iter().flat_map(|(_, keys)| keys.iter()) {
         needles.push((*key).to_string());
         needles.push(key.replace('-', "_"));
     }
