@@ -457,6 +457,24 @@ registry! {
         status: Status::Emitted,
         summary: "nvinfer batch differs from the preprocess tensor batch",
     }
+    AnalyticsCoordinates = "DS801", "analytics-coordinates" {
+        severity: Error, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "an nvdsanalytics coordinate list its parser refuses or misreads",
+    }
+    AnalyticsPointOutside = "DS802", "analytics-point-outside" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "an nvdsanalytics point outside config-width × config-height",
+    }
+    AnalyticsStreamUnused = "DS803", "analytics-stream-unused" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "an nvdsanalytics group for a stream the pipeline does not have",
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub enum Kind {
     NvInferServer,
     /// A Service Maker pipeline (`deepstream:` with `nodes:`).
     ServiceMaker,
+    /// nvdsanalytics config (`[property]` and `[roi-filtering-stream-N]`…).
+    Analytics,
 }
 
 impl Kind {
@@ -40,6 +42,7 @@ impl Kind {
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
             Kind::NvInferServer => "nvinferserver config",
             Kind::ServiceMaker => "Service Maker pipeline",
+            Kind::Analytics => "nvdsanalytics config",
         }
     }
 }
@@ -63,7 +66,9 @@ pub enum SkipReason {
     /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
     /// dslint can build.
     ServiceMaker,
-    /// nvdsanalytics config (`[property] config-width`, `[roi-filtering-stream-N]`…).
+    /// An nvdsanalytics-shaped file dslint does not check: `[property]
+    /// config-width` without per-stream groups, or stream groups without the
+    /// `[property]` nvdsanalytics requires.
     NvDsAnalytics,
     /// The new nvstreammux's config (`[property] algorithm-type`, …).
     NewStreammux,
@@ -258,6 +263,27 @@ const NVINFER_MODEL_SOURCES: &[&str] = &[
     "engine-create-func-name",
 ];
 
+/// The groups nvdsanalytics reads per stream (DS 9.1
+/// `nvdsanalytics_property_parser.cpp`, `nvdsanalytics_parse_config_file`).
+pub const ANALYTICS_STREAM_GROUPS: &[&str] = &[
+    "roi-filtering-stream-",
+    "overcrowding-stream-",
+    "line-crossing-stream-",
+    "direction-detection-stream-",
+];
+
+/// `roi-filtering-stream-2` → (`roi-filtering-stream-`, 2): an nvdsanalytics
+/// per-stream group and its stream index (`None` for the index when it is
+/// not a plain number: the parser's `g_ascii_strtoull` then reads a prefix).
+pub fn analytics_stream_group(name: &str) -> Option<(&'static str, Option<u64>)> {
+    let prefix = ANALYTICS_STREAM_GROUPS.iter().find(|p| name.starts_with(*p))?;
+    let n = &name[prefix.len()..];
+    let index = (!n.is_empty() && n.len() <= 19 && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten();
+    Some((prefix, index))
+}
+
 /// `source0`, `sink12`: a group name made of `prefix` and a number.
 pub fn numbered(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
@@ -406,6 +432,12 @@ const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
 
 fn property_verdict(doc: &Document) -> Verdict {
     let prop = |k: &str| doc.get("property", k).is_some();
+    if doc.format == Format::KeyFile && doc.group_names().iter().any(|n| analytics_stream_group(n).is_some()) {
+        return Verdict::Lint(
+            Kind::Analytics,
+            "[property] and per-stream groups ([roi-filtering-stream-N]…): nvdsanalytics".into(),
+        );
+    }
     if prop("network-input-shape") {
         return Verdict::Lint(
             Kind::Preprocess,
@@ -659,6 +691,13 @@ mod tests {
             Some(Kind::Preprocess)
         );
         assert_eq!(kind("[tracker]\ntracker-width=640\n", KeyFile), Some(Kind::Tracker));
+        assert_eq!(
+            kind(
+                "[property]\nconfig-width=1920\n[roi-filtering-stream-0]\nroi-A=0;0;10;0;10;10\n",
+                KeyFile
+            ),
+            Some(Kind::Analytics)
+        );
         assert_eq!(
             kind("application:\n  a: 1\nsink0:\n  enable: 1\n", Yaml),
             Some(Kind::App)

@@ -1,5 +1,6 @@
 //! The rule book: every code, its page, and the checks that emit it.
 
+pub mod analytics;
 pub mod context;
 pub mod cross;
 pub mod input;
@@ -16,6 +17,7 @@ use std::collections::HashSet;
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::rule::Rule;
+use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
 use crate::model::graph::{Pipeline, Role};
@@ -141,6 +143,26 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             Role::InferServer(_) => nvinfer::check_server(&ctx, e, None, &mut out),
             Role::Tracker => tracker::check(&ctx, e, &mut out),
             _ => {}
+        }
+    }
+    // nvdsanalytics configs, with the stream count of the pipelines that
+    // load them (unknown when any of them has none).
+    let mut analytics_streams: std::collections::BTreeMap<FileId, Option<u32>> = std::collections::BTreeMap::new();
+    for p in &graph.pipelines {
+        for e in p.all(&Role::Analytics) {
+            if let Some(c) = e.config.as_ref().filter(|c| c.kind == Some(Kind::Analytics)) {
+                let n = p.streams();
+                analytics_streams
+                    .entry(c.file)
+                    .and_modify(|m| *m = m.zip(n).map(|(a, b)| a.max(b)))
+                    .or_insert(n);
+            }
+        }
+    }
+    for id in 0..ctx.ws.files.len() {
+        if ctx.ws.files[id].kind == Some(Kind::Analytics) {
+            let streams = analytics_streams.get(&id).copied().flatten();
+            analytics::check(&ctx, id, streams, &mut out);
         }
     }
     // A file in several pipelines gets each finding once.

@@ -288,6 +288,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let mut secondaries = Vec::new();
     let mut tracker = None;
     let mut preprocess = None;
+    let mut analytics = None;
     for name in &names {
         let name = name.as_str();
         let on = r.enabled(name);
@@ -300,7 +301,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "tracker" if on => tracker = Some(name),
             "pre-process" if on => preprocess = Some(name),
             "primary-gie" | "pgie" if on => primary = Some(name),
-            "nvds-analytics" if on => found.analytics = Some(r.element(Role::Analytics, name)),
+            "nvds-analytics" if on => analytics = Some(name),
             "message-converter" if on => found.others.push(r.element(Role::MsgConv, name)),
             "source-list" => found.source_list = Some(r.source_list(name)),
             "source" if kind == Kind::App => found.sources.push(r.csv_source(name)),
@@ -320,6 +321,16 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         t.factory = Some("nvtracker".into());
         t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(r.ws, c));
         found.tracker = Some(t);
+    }
+    if let Some(name) = analytics {
+        // deepstream-app `[nvds-analytics] config-file`
+        // (`deepstream_dsanalytics.c`, `create_dsanalytics_bin`).
+        let mut a = r.element(Role::Analytics, name);
+        a.factory = Some("nvdsanalytics".into());
+        a.config = r
+            .follow(name, &["config-file"], Some(Kind::Analytics))
+            .map(|c| config_file(r.ws, c));
+        found.analytics = Some(a);
     }
     if let Some(name) = preprocess {
         let cfg = r

@@ -18,6 +18,7 @@ fn key() -> BoxedStrategy<String> {
             "interval", "gie-unique-id", "num-extra-surfaces", "cudadec-memtype", "width", "height",
             "ll-config-file", "labelfile-path", "file-loop", "enable-perf-measurement", "max-batch-size",
             "list", "use-nvmultiurisrcbin", "nvbuf-memory-type", "network-input-shape",
+            "config-width", "config-height", "roi-RF", "line-crossing-Exit", "direction-South",
         ]),
         1 => word(),
         1 => (word(), pick(&["[de]", "[é]", "[", "]", "[]"])).prop_map(|(k, l)| format!("{k}{l}")),
@@ -41,6 +42,8 @@ fn group() -> BoxedStrategy<String> {
         3 => pick(&[
             "application", "property", "streammux", "primary-gie", "source0", "source1", "source2", "sink0",
             "tracker", "osd", "tiled-display", "tests", "source-list", "class-attrs-all", "secondary-gie0",
+            "nvds-analytics", "roi-filtering-stream-0", "overcrowding-stream-1", "line-crossing-stream-0",
+            "direction-detection-stream-99999999999999999999",
         ]),
         1 => word(),
     ]
