@@ -374,8 +374,10 @@ fn the_reference_index_stays_linear_on_hostile_files() {
 /// The reference keys of every front end (`model::frontend::REFERENCE_KEYS`)
 /// find a named config's pipeline: a Service Maker pipeline's
 /// `config-file-path` property, an nvinferserver config loaded by a
-/// `plugin-type=1` group. Each named config reports the DS701 of its
-/// pipeline at its own batch; alone (its folder as the root) it cannot.
+/// `plugin-type=1` group, an nvdsanalytics config loaded by
+/// `[nvds-analytics] config-file`. Each named config reports its
+/// pipeline's finding (DS701 at its own batch, DS803 at a stream group the
+/// app does not have); alone (its folder as the root) it cannot.
 #[test]
 fn named_configs_find_their_pipelines_in_every_form() {
     let forms = Path::new("testdata/context/forms");
@@ -390,11 +392,15 @@ fn named_configs_find_their_pipelines_in_every_form() {
             "nvinferserver/triton/pgie_server.txt:5:19: DS201 primary nvinferserver batch-size is 4 (nvinferserver [infer_config] max_batch_size)\n\
              nvinferserver/triton/pgie_server.txt:5:19: DS701 BATCH_MISMATCH: primary nvinferserver batch-size 4 != streammux batch-size 2 (nvinferserver/app.txt:14)\n",
         ),
+        (
+            "analytics/rois/analytics.txt",
+            "analytics/rois/analytics.txt:15:2: DS803 [overcrowding-stream-2] is for stream 2, but the pipeline has 2 streams\n",
+        ),
     ] {
         let (rc, out, err) = dslint_in(forms, &["check", named, "--format", "concise", "--quiet"]);
         assert_eq!((rc, out.as_str(), err.as_str()), (1, want, ""), "{named}");
         let alone = Path::new(named).parent().unwrap().to_str().unwrap();
-        let (_, out, _) = dslint_in(forms, &["check", named, "--root", alone, "--select", "DS701"]);
+        let (_, out, _) = dslint_in(forms, &["check", named, "--root", alone, "--select", "DS701,DS803"]);
         assert_eq!(out, "All checks passed (1 file).\n", "{named} alone");
     }
 }
