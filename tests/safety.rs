@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::dslint_bin;
+use support::{dslint_bin, run_bounded};
 
 /// An app config whose primary config is `pgie`, with a streammux batch
 /// that disagrees with it (DS701 and friends fire, with safe fixes).
@@ -49,40 +49,6 @@ fn layout() -> Layout {
         repo,
         elsewhere,
     }
-}
-
-/// Run dslint in `dir`; the test fails if it runs past `limit`.
-fn run_bounded(dir: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> (i32, String, String) {
-    let mut c = Command::new(dslint_bin());
-    c.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in envs {
-        c.env(k, v);
-    }
-    let child = c.spawn().unwrap();
-    let pid = child.id() as i32;
-    // The pipes are drained while waiting (a big output would block it).
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out = match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            // SAFETY: kill(2) on the child this test started.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("dslint {args:?} ran past {limit:?}");
-        }
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {

@@ -57,7 +57,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .expected(target.to_string())
                     .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
                     .related(gl.file, gl.value_span.clone())
-                    .message_at_related(format!("BATCH_MISMATCH: primary nvinfer batch-size {} != streammux batch-size {} ({}:{mux_line})", g.value, m.value, ws.files[ml.file].path.display()))
+                    .message_at_related(format!("BATCH_MISMATCH: primary {} batch-size {} != streammux batch-size {} ({}:{mux_line})", primary_factory(p), g.value, m.value, ws.files[ml.file].path.display()))
                     .fix(Some(fix)),
                 );
             }

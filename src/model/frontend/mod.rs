@@ -34,6 +34,24 @@ use crate::model::graph::{Graph, Home, Layer, Property, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Document, Entry};
 
+/// Keys whose value names another file, by the front ends that follow
+/// them: what the named-file context's reference index
+/// (`crate::context::index`) searches every file of the project root for,
+/// to find the pipelines a named file belongs to. A front end that follows
+/// a new path-valued key adds it here (its test in `tests/context.rs` names
+/// the referenced file and expects its pipeline's findings). GObject
+/// spellings with `_` (`config_file_path`, protobuf's `labelfile_path`)
+/// are searched too.
+pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
+    // deepstream-app and test-app configs (key-file and YAML); Service
+    // Maker's `config-file-path`/`ll-config-file`/`config-file` properties
+    // (`service_maker::config_key`) are among these.
+    ("configs an element loads", app::CONFIG_PATH_KEYS),
+    // Also nvinferserver's `postprocess { labelfile_path: … }` (protobuf
+    // text, `inferserver::FIELDS`), by its `_` spelling.
+    ("models, labels and libraries", app::DATA_PATH_KEYS),
+];
+
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
