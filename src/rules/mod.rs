@@ -6,6 +6,7 @@ pub mod cross;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
+pub mod parallel;
 pub mod selector;
 pub mod source;
 pub mod streammux;
@@ -126,6 +127,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         source::check(&ctx, p, &mut out);
         output::check(&ctx, p, &mut out);
         cross::check(&ctx, p, &mut out);
+        parallel::check(&ctx, p, &mut out);
         if let Some(t) = p.first(&Role::Tracker) {
             tracker::check(&ctx, t, &mut out);
         }

@@ -74,28 +74,28 @@ struct Found {
     others: Vec<Element>,
 }
 
-struct Reader<'w> {
-    ws: &'w mut Workspace,
-    root: FileId,
-    kind: Kind,
-    referenced: &'w mut HashSet<FileId>,
+pub(super) struct Reader<'w> {
+    pub(super) ws: &'w mut Workspace,
+    pub(super) root: FileId,
+    pub(super) kind: Kind,
+    pub(super) referenced: &'w mut HashSet<FileId>,
 }
 
 impl Reader<'_> {
     /// Whether a group is switched on (see the module comment).
-    fn enabled(&self, group: &str) -> bool {
+    pub(super) fn enabled(&self, group: &str) -> bool {
         match int(&self.ws.files[self.root].doc, group, "enable") {
             Some(v) => v != 0,
             None => self.kind == Kind::TestApp,
         }
     }
 
-    fn str(&self, group: &str, key: &str) -> Option<&str> {
+    pub(super) fn str(&self, group: &str, key: &str) -> Option<&str> {
         value(&self.ws.files[self.root].doc, group, key)
     }
 
     /// An element whose properties are one group of the app config.
-    fn element(&self, role: Role, group: &str) -> Element {
+    pub(super) fn element(&self, role: Role, group: &str) -> Element {
         let doc = &self.ws.files[self.root].doc;
         let home = home(doc, self.root, group);
         Element {
@@ -126,7 +126,7 @@ impl Reader<'_> {
         })
     }
 
-    fn infer(&mut self, group: &str, stage: Stage) -> Element {
+    pub(super) fn infer(&mut self, group: &str, stage: Stage) -> Element {
         // `plugin-type=1` makes the element nvinferserver, whose protobuf
         // config is not nvinfer's (create_primary_gie_bin).
         let server = self.str(group, "plugin-type").and_then(glib::parse_int) == Some(1);

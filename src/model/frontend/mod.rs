@@ -9,11 +9,14 @@
 //! - [`config`]: the files an element loads (nvinfer and nvdspreprocess
 //!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
+//! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
+//!   `branchN`, `meta-mux`).
 
 pub mod app;
 pub mod config;
 pub mod edit;
 pub mod inferserver;
+pub mod parallel;
 pub mod service_maker;
 #[cfg(test)]
 mod tests;
@@ -30,13 +33,14 @@ use crate::syntax::{Document, Entry};
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
-        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)))
+        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)))
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
+            Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
             _ => app::build(ws, root, &mut referenced),
         };
         graph.pipelines.push(p);
