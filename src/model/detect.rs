@@ -375,7 +375,8 @@ pub fn verdict(doc: &Document) -> Verdict {
         }
         return skip(
             SkipReason::ParallelInferenceApp,
-            "`primary-gieN`/`branchN`/`meta-mux` groups in a key-file: deepstream-parallel-infer reads only YAML".into(),
+            "`primary-gieN`/`branchN`/`meta-mux` groups in a key-file: deepstream-parallel-infer reads only YAML"
+                .into(),
         );
     }
     if doc.format == Format::Yaml && has("deepstream") {

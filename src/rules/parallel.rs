@@ -19,7 +19,7 @@
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::rule::Rule;
-use crate::model::graph::{Element, Layer, Pipeline, Site, Value};
+use crate::model::graph::{Element, Layer, Pipeline, Role, Site, Value};
 use crate::rules::context::Ctx;
 
 /// A key's value as written on the element's own group (not its config
@@ -37,14 +37,22 @@ fn on_group<'e>(e: &'e Element, key: &str) -> Option<(&'e str, &'e Site)> {
 /// integer.
 fn src_ids(branch: &Element) -> Option<(Vec<u32>, &Site)> {
     let (v, site) = on_group(branch, "src-ids")?;
-    let ids = v.split(';').map(|p| p.trim().parse::<u32>().ok()).collect::<Option<Vec<_>>>()?;
+    let ids = v
+        .split(';')
+        .map(|p| p.trim().parse::<u32>().ok())
+        .collect::<Option<Vec<_>>>()?;
     Some((ids, site))
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
-    let primaries: Vec<&Element> = p.elements.iter().filter(|e| e.role.is_inference()).collect();
-    for (branch, primary) in p.branches().zip(primaries) {
+    // Each branch with the inference it feeds (the front end links the
+    // i-th branch to the i-th primary slot, as the app pairs them).
+    let pairs = p.links.iter().filter_map(|l| {
+        let (from, to) = (&p.elements[l.from], &p.elements[l.to]);
+        (from.role == Role::Branch && to.role.is_inference()).then_some((from, to))
+    });
+    for (branch, primary) in pairs {
         // DS708: the branch names the primary the app pairs it with.
         let pgie = on_group(branch, "pgie-id").and_then(|(v, s)| Some((v.parse::<i64>().ok()?, s)));
         let uid = on_group(primary, "gie-unique-id").and_then(|(v, s)| Some((v.parse::<i64>().ok()?, s)));

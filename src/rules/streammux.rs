@@ -12,8 +12,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(eff), Some((fb, why))) = (mux.int("batch-size"), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
             let primary = p.primary().and_then(|g| g.int("batch-size"));
-            let mismatch =
-                primary.is_some_and(|pb| pb.value != eff.value) && p.first(&Role::Preprocess).is_none() && !p.is_parallel();
+            let mismatch = primary.is_some_and(|pb| pb.value != eff.value)
+                && p.first(&Role::Preprocess).is_none()
+                && !p.is_parallel();
             let (file, span) = eff.at();
             let fix = eff
                 .site()

@@ -33,7 +33,12 @@ use crate::syntax::{Document, Entry};
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
-        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)))
+        .filter(|&i| {
+            matches!(
+                ws.files[i].kind,
+                Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)
+            )
+        })
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();

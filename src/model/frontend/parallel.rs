@@ -7,8 +7,9 @@
 //! parsers (`parse_streammux_yaml`, `parse_gie_yaml`, `parse_sink_yaml`, …)
 //! and adds its own. It matches top-level keys in this order: `source`
 //! (exactly: one source per enabled CSV row of `csv-file-path`),
-//! `streammux`, `osd`, then by prefix `primary-gie*` (an element only when
-//! `enable` is on), `meta-mux`, `branch*` (every one counts, on or not),
+//! `streammux`, `osd`, then by prefix `primary-gie*` and `video-template*`
+//! (each takes the next primary slot when `enable` is on), `meta-mux`,
+//! `branch*` (every one counts, on or not),
 //! `sink*`, and `tiled-display` exactly. Its `tracker*`, `secondary-gie*`
 //! and `nvds-analytics*` name fragment files (`cfg-file-path`) its own
 //! parsers read: those are not modelled here (the workspace skips them).
@@ -25,6 +26,7 @@ use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references};
 use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
 use crate::model::workspace::{Target, Workspace};
+use crate::syntax::glib;
 
 /// The pipeline a deepstream-parallel-infer config describes.
 pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
@@ -66,7 +68,14 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             }
             n if n.starts_with("primary-gie") => {
                 if on {
-                    primaries.push(n.to_string());
+                    primaries.push((n.to_string(), true));
+                }
+            }
+            // An enabled video template takes a primary's place (and its
+            // branch) in the app's count.
+            n if n.starts_with("video-template") => {
+                if on {
+                    primaries.push((n.to_string(), false));
                 }
             }
             n if n.starts_with("branch") => {
@@ -78,9 +87,31 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             _ => {}
         }
     }
-    let primaries: Vec<Element> = primaries.iter().map(|g| r.infer(g, Stage::Primary)).collect();
+    let primaries: Vec<Element> = primaries
+        .iter()
+        .map(|(g, infer)| {
+            if *infer {
+                r.infer(g, Stage::Primary)
+            } else {
+                let mut t = r.element(Role::Other("nvdsvideotemplate".into()), g);
+                t.factory = Some("nvdsvideotemplate".into());
+                t
+            }
+        })
+        .collect();
     let mut references = Vec::new();
     collect_path_references(r.ws, root, &mut references);
+    // The files of a group switched off with `enable: 0` are never opened
+    // (its element is not built).
+    let off: HashSet<(usize, usize)> = r.ws.files[root]
+        .doc
+        .groups
+        .iter()
+        .filter(|g| r.str(&g.name, "enable").and_then(glib::parse_int) == Some(0))
+        .flat_map(|g| &g.entries)
+        .map(|e| (e.value_span.start, e.value_span.end))
+        .collect();
+    references.retain(|x| x.file != root || !off.contains(&(x.span.start, x.span.end)));
     for gie in &primaries {
         if let Some(c) = &gie.config {
             collect_path_references(r.ws, c.file, &mut references);
@@ -171,8 +202,8 @@ struct Parts {
 }
 
 /// Elements in the app's order, linked as `create_parallel_infer_bin` links
-/// them: the `i`-th branch feeds the `i`-th enabled primary, and every
-/// primary feeds the metamux. A branch without a primary is never built
+/// them: the `i`-th branch feeds the `i`-th primary slot (an enabled
+/// primary or video template), and every slot feeds the metamux. A branch without a primary is never built
 /// (the app loops over the primaries): it stays unlinked.
 fn in_order(parts: Parts) -> (Vec<Element>, Vec<Link>) {
     let mut elements = Vec::new();
