@@ -33,6 +33,9 @@ pub enum When {
     RemovedKey,
     /// The path leaves the project root: not looked at (DS704).
     OutsideRoot,
+    /// A missing media file outside the bench profile: machine state, not
+    /// config (DS704, Precision 9).
+    MediaOutsideBench,
 }
 
 impl When {
@@ -44,6 +47,7 @@ impl When {
             When::PrimaryBatchDiffers => "when it also differs from the primary nvinfer's batch-size",
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
+            When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
         }
     }
 }
@@ -302,7 +306,7 @@ registry! {
         summary: "infer-dims missing or not 3;H;W",
     }
     EngineFileMissing = "DS205", "engine-file-missing" {
-        severity: Warning, also: [],
+        severity: Info, also: [(When::BenchProfile, Warning)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "no serialized engine: rebuilt at start",
@@ -434,7 +438,7 @@ registry! {
         summary: "nvbuf-memory-type differs between elements",
     }
     MissingFile = "DS704", "missing-file" {
-        severity: Warning, also: [(When::ConfigFile, Error), (When::OutsideRoot, Info)],
+        severity: Warning, also: [(When::ConfigFile, Error), (When::OutsideRoot, Info), (When::MediaOutsideBench, Info)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "a referenced file does not exist (error for configs)",
@@ -515,7 +519,7 @@ mod tests {
     fn texts() {
         assert_eq!(
             Rule::MissingFile.info().header(),
-            "**Severity:** warning, error for config files, info for paths outside the project root (not checked) · **Fix:** none"
+            "**Severity:** warning, error for config files, info for paths outside the project root (not checked), info for media files outside the bench profile (machine state) · **Fix:** none"
         );
         assert_eq!(
             Rule::OsdEnabled.info().fix.describe(),

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
+use crate::base::rule::Rule;
 use crate::context::{Context, edits_outside};
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
@@ -114,7 +115,13 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
         let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f));
-        let fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
+        let mut fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
+        // An engine name (DS207) follows the batch, GPU and precision other
+        // fixes may be changing in this pass: rename it only once they are
+        // done, against the values they leave.
+        if fixable.iter().any(|d| d.rule() != Rule::EngineNameMismatch) {
+            fixable.retain(|d| d.rule() != Rule::EngineNameMismatch);
+        }
         if fixable.is_empty() || out.passes >= MAX_PASSES {
             out.unsafe_left.clear();
             for d in &result.diagnostics {

@@ -99,6 +99,60 @@ fn repoint(ws: &Workspace, root: usize, app_text: &str, from: &Path, to: &Path) 
     apply_to_string(app_text, &edits)
 }
 
+/// Each batch of the sweep runs its own engine: the primary's
+/// `model-engine-file`, when it follows nvinfer's
+/// `<model>_b<B>_gpu<G>_<precision>.engine`, is named for B (built at the
+/// first run of that batch). DS207 renames only an engine nvinfer cannot
+/// use; a larger engine that exists would serve B, but would measure
+/// another engine.
+fn name_engine_for_batch(
+    paths: &[PathBuf],
+    project: Option<crate::files::root::ProjectRoot>,
+    texts: &mut Vec<(PathBuf, String)>,
+    root: usize,
+    batch: u32,
+) {
+    let overlay = texts.iter().map(|(p, t)| (canonical(p), t.clone())).collect();
+    let mut ws = Workspace::load_in(paths, project, overlay);
+    let graph = frontend::build(&mut ws);
+    let Some(p) = graph.pipelines.iter().find(|p| p.root == root) else {
+        return;
+    };
+    let Some(engine) = p.primary().and_then(|g| g.str("model-engine-file")) else {
+        return;
+    };
+    let Some(site) = engine.site() else { return };
+    let value = engine.value.trim_end();
+    let base = &value[value.rfind('/').map_or(0, |i| i + 1)..];
+    let Some((model_len, b, _, _)) = crate::rules::nvinfer::parse_engine_name(base) else {
+        return;
+    };
+    if b == batch {
+        return;
+    }
+    // `parse_engine_name` found `_gpu` after `<model>_b<B>`.
+    let Some(gpu_at) = base[model_len..].rfind("_gpu") else {
+        return;
+    };
+    let renamed = format!("{}_b{batch}{}", &base[..model_len], &base[model_len + gpu_at..]);
+    let text = &ws.files[site.file].doc.text;
+    let Some(at) = text[site.value_span.clone()].rfind(base) else {
+        return;
+    };
+    let start = site.value_span.start + at;
+    let edit = Edit {
+        file: 0,
+        range: start..start + base.len(),
+        text: renamed,
+    };
+    let new = apply_to_string(text, &[edit]);
+    let path = ws.files[site.file].path.clone();
+    match texts.iter_mut().find(|(p, _)| canonical(p) == canonical(&path)) {
+        Some((_, t)) => *t = new,
+        None => texts.push((path, new)),
+    }
+}
+
 /// Write the variant configs for batch B; the app config's copy comes first.
 pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, String> {
     let paths = vec![config.to_path_buf()];
@@ -146,6 +200,7 @@ pub fn write_sweep_variant(config: &Path, batch: u32) -> Result<Vec<PathBuf>, St
             texts.push((config.to_path_buf(), text));
         }
     }
+    name_engine_for_batch(&paths, ws.root.clone(), &mut texts, root, batch);
     let is_root = |p: &Path| canonical(p) == canonical(config);
     let mut app_text = match texts.iter().find(|(p, _)| is_root(p)) {
         Some((_, t)) => t.clone(),

@@ -5,7 +5,7 @@ use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
 use crate::model::graph::{Element, Pipeline, Role};
 use crate::model::workspace::Target;
-use crate::rules::context::{Ctx, site};
+use crate::rules::context::{Ctx, Profile, site};
 use crate::syntax::glib;
 
 /// Whether nvdspreprocess feeds the primary inference, which then batches
@@ -168,6 +168,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         format!("{} {} does not exist", r.key, path.display()),
                     )
                     .when(When::ConfigFile, r.is_config)
+                    // Media live on the machine that runs the app, not in
+                    // the repository: info, a warning in the bench profile
+                    // (Precision 9).
+                    .when(When::MediaOutsideBench, r.key == "uri" && ctx.profile != Profile::Bench)
                     .why("paths are relative to the folder of the file that names them")
                     .expected("an existing file"),
                 );
@@ -221,10 +225,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ids.push((id, &gie.name));
         }
     }
+    // An inference element whose id is unknown (its config is outside the
+    // tree or not loaded, and the app sets none) may be the one named:
+    // silent (Precision 5).
+    let unknown_id = p
+        .infers()
+        .any(|g| g.config.is_none() && g.int("gie-unique-id").is_none());
     for gie in p.secondaries() {
         let found = gie.int("operate-on-gie-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            if id >= 0 && !ids.is_empty() && !ids.iter().any(|(i, _)| *i == id) {
+            if id >= 0 && !unknown_id && !ids.is_empty() && !ids.iter().any(|(i, _)| *i == id) {
                 let known: Vec<String> = ids.iter().map(|(i, _)| i.to_string()).collect();
                 out.push(
                     Diagnostic::new(

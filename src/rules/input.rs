@@ -47,6 +47,36 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 continue;
             }
         }
+        // Precision 3: a group the app's parser never reads (off) has no
+        // keys to judge.
+        if f.kind
+            .is_some_and(|k| crate::model::frontend::app::keys_unread(doc, &group.name, k))
+        {
+            // `enable` that is not an integer: `g_key_file_get_integer`
+            // fails and the parser returns TRUE, so the group is skipped
+            // without a word while the user meant it on.
+            let bad_enable = (doc.format == Format::KeyFile)
+                .then(|| doc.get(&group.name, "enable"))
+                .flatten()
+                .filter(|e| e.value.as_deref().is_some_and(|v| glib::parse_int(v).is_none()));
+            if let Some(e) = bad_enable {
+                out.push(
+                    Diagnostic::new(
+                        Rule::InvalidValue,
+                        file,
+                        e.value_span.clone(),
+                        format!(
+                            "`enable`: `{}` cannot be read as an integer: [{}] is skipped",
+                            e.value.as_deref().unwrap_or(""),
+                            group.name
+                        ),
+                    )
+                    .expected("enable=1 or enable=0")
+                    .why("parse_gie/parse_source/parse_sink read `enable` first and return without reading the group when it is not an integer: the app starts without this element"),
+                );
+            }
+            continue;
+        }
         if group.name.is_empty() && schema == Some(Schema::NvInfer) && doc.format == Format::Yaml {
             top_level_nvinfer_keys(file, group, out);
             continue;

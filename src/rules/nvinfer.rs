@@ -3,17 +3,54 @@
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
-use crate::base::rule::Rule;
+use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
-use crate::model::graph::{Effective, Element, Home, Layer, Pipeline, Role, Site, Stage, Value};
+use crate::model::graph::{Element, Home, Layer, Pipeline, Role, Site, Stage, Value};
 use crate::model::workspace::Target;
-use crate::rules::context::{Ctx, origin, site};
+use crate::rules::context::{Ctx, Profile, origin, site};
 use crate::syntax::glib;
 
 /// The effective text of a key and the line that writes it.
 fn written_str<'e>(inf: &'e Element, key: &str) -> Option<(&'e str, &'e Site)> {
     let e = inf.str(key)?;
     Some((e.value, e.site()?))
+}
+
+/// Keys that give nvinfer a model to build an engine from (DS 9.1
+/// `gstnvinfer_property_parser.cpp`; `TrtModelBuilder::buildNetwork`: ONNX,
+/// UFF, Caffe, TAO, a custom network config, or a custom engine-create
+/// function). A config with none of them can only deserialize its engine.
+const MODEL_SOURCE_KEYS: &[&str] = &[
+    "onnx-file",
+    "uff-file",
+    "model-file",
+    "proto-file",
+    "tlt-encoded-model",
+    "custom-network-config",
+    "engine-create-func-name",
+];
+
+fn has_model_source(inf: &Element) -> bool {
+    MODEL_SOURCE_KEYS
+        .iter()
+        .any(|k| inf.str(k).is_some_and(|v| !v.value.trim().is_empty()))
+}
+
+/// The precision TensorRT builds in, as nvinfer names the engine it saves
+/// (`nvdsinfer_model_builder.cpp` `TrtModelBuilder::configCommonOptions`
+/// and `getCudaEngineFromCustomLib`): INT8 (1) and BEST (3) without an
+/// INT8 calibrator fall back to FP16, unless a custom engine-create
+/// function sets dynamic ranges itself. `None`: not known (BEST with a
+/// calibrator, whose name nvinfer derives per build; a calibration file
+/// outside the tree; a custom engine-create function).
+fn built_precision(mode: i64, has_calib: Option<bool>, custom_engine: bool) -> Option<&'static str> {
+    match (mode, has_calib) {
+        (0, _) => Some("fp32"),
+        (2, _) => Some("fp16"),
+        (1, Some(true)) => Some("int8"),
+        (1 | 3, Some(false)) if !custom_engine => Some("fp16"),
+        _ => None,
+    }
 }
 
 /// Check one nvinfer (in pipeline `p`, or on its own) whose config file is
@@ -47,7 +84,13 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         None => None,
     };
     let mode_loc = site(inf, "network-mode");
-    match mode.unwrap_or(0) {
+    let engine = written_str(inf, "model-engine-file");
+    // Precision 6: an engine with no model source is deserialized as it is;
+    // network-mode does not change it, and nothing rebuilds it.
+    let model_source = has_model_source(inf);
+    let engine_only = engine.is_some() && !model_source;
+    let precision = if engine_only { None } else { mode.or(Some(0)) };
+    match precision.unwrap_or(3) {
         1 => {
             if has_calib == Some(false) {
                 let (file, span) = mode_loc
@@ -108,11 +151,15 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         check_interval(ctx, inf, p, out);
         check_infer_dims(ctx, inf, prop, out);
     }
-    // DS205: a serialized engine that exists.
-    let engine = written_str(inf, "model-engine-file");
+    // DS205: a serialized engine that exists. Whether it exists is the
+    // machine's state (engines are build products, often git-ignored):
+    // info, a warning in the bench profile where a build ruins the profile
+    // (Precision 9).
+    let bench = ctx.profile == Profile::Bench;
     match &engine {
         None => out.push(
             Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
+                .when(When::BenchProfile, bench)
                 .expected("the path of the serialized TensorRT engine")
                 .why("without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"),
         ),
@@ -124,15 +171,30 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
                 out.push(
                     Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.value_span.clone(), format!("model-engine-file {} does not exist", p.display()))
+                        .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
                         .why("nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"),
                 );
             }
         }
     }
-    // DS207: the engine name's batch, GPU and precision.
-    if let Some((v, loc)) = &engine {
-        check_engine_name(ctx, inf, v, loc, batch.as_ref(), mode, out);
+    // DS207: the engine name's batch, GPU and precision, when nvinfer will
+    // build one and save it under another name (Precision 6).
+    if let (Some((v, loc)), true) = (&engine, model_source) {
+        let custom_engine = inf.str("engine-create-func-name").is_some();
+        let built = built_precision(mode.unwrap_or(0), has_calib, custom_engine);
+        // DS206 reports INT8 without calibration: the FP16 name is not a
+        // second finding.
+        let int8_fallback = mode == Some(1) && has_calib == Some(false);
+        let want = EngineWant {
+            // Unset in a pipeline whose app sets none: nvinfer's default 1
+            // (`NvDsInferContext_ResetInitParams`). A config checked on its
+            // own may get its batch from code: unknown.
+            batch: batch.as_ref().map(|e| e.value).or(p.map(|_| 1)),
+            precision: built,
+            precision_is_news: !int8_fallback,
+        };
+        check_engine_name(ctx, inf, v, loc, &want, out);
     }
     check_set_twice(ctx, inf, out);
 }
@@ -327,37 +389,47 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     Some((model.len(), b.parse().ok()?, gpu.parse().ok()?, prec))
 }
 
-fn check_engine_name(
-    ctx: &Ctx,
-    inf: &Element,
-    value: &str,
-    loc: &Site,
-    batch: Option<&Effective<i64>>,
-    mode: Option<i64>,
-    out: &mut Vec<Diagnostic>,
-) {
+/// What nvinfer would name the engine it builds.
+struct EngineWant {
+    /// The effective batch-size (unset: 1, `NvDsInferContext_ResetInitParams`);
+    /// `None` when unknown.
+    batch: Option<i64>,
+    precision: Option<&'static str>,
+    /// Whether a precision mismatch is this rule's finding (not DS206's).
+    precision_is_news: bool,
+}
+
+/// DS207 claims "rebuilt at every start" only when the configured engine
+/// cannot be used (`NvDsInferContextImpl::generateBackendContext`: it is
+/// missing, or `checkBackendParams` refuses an engine built for a smaller
+/// batch) and nvinfer saves the engine it builds under another name
+/// (`TrtModelBuilder::buildModel`: `<model>_b<B>_gpu<G>_<precision>.engine`).
+/// An engine that exists and takes the batch is used whatever its name.
+fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &EngineWant, out: &mut Vec<Diagnostic>) {
     let base_start = value.rfind('/').map_or(0, |i| i + 1);
     let base = &value[base_start..];
     let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
         return;
     };
-    let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
-    let want_prec = match mode.unwrap_or(0) {
-        0 => Some("fp32"),
-        1 => Some("int8"),
-        2 => Some("fp16"),
-        _ => None,
+    let unusable = match ctx.ws.resolve(loc.file, value) {
+        Some(Target::Missing(_)) => true,
+        Some(Target::Exists(_)) => want.batch.is_some_and(|wb| (b as i64) < wb),
+        _ => false,
     };
-    let want_b = batch.map(|e| e.value);
+    if !unusable {
+        return;
+    }
+    let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
     let mut problems = Vec::new();
-    if let Some(wb) = want_b.filter(|&wb| wb != b as i64) {
+    if let Some(wb) = want.batch.filter(|&wb| wb != b as i64) {
         problems.push(format!("batch {b} but batch-size is {wb}"));
     }
     if gpu != g as i64 {
         problems.push(format!("gpu {g} but gpu-id is {gpu}"));
     }
-    if want_prec.is_some_and(|wp| wp != prec) {
-        problems.push(format!("{prec} but network-mode is {}", mode.unwrap_or(0)));
+    let prec_differs = want.precision.is_some_and(|wp| wp != prec);
+    if prec_differs && want.precision_is_news {
+        problems.push(format!("{prec} but nvinfer builds {}", want.precision.unwrap_or(prec)));
     }
     if problems.is_empty() {
         return;
@@ -365,9 +437,9 @@ fn check_engine_name(
     let new_name = format!(
         "{}_b{}_gpu{}_{}.engine",
         &base[..model_len],
-        want_b.unwrap_or(b as i64),
+        want.batch.unwrap_or(b as i64),
         gpu,
-        want_prec.unwrap_or(prec)
+        want.precision.unwrap_or(prec)
     );
     let text = ctx.text(loc.file, &loc.value_span);
     let fix = text.find(base.trim_end()).map(|off| {
@@ -381,7 +453,7 @@ fn check_engine_name(
     out.push(
         Diagnostic::new(Rule::EngineNameMismatch, loc.file, loc.value_span.clone(), format!("engine name says {}", problems.join(", ")))
             .expected(new_name.clone())
-            .why("nvinfer finds the engine does not match the element and rebuilds it at every start; the rename points at the engine it will build (the file itself is not touched)")
+            .why("the configured engine cannot be used here, so nvinfer builds one and saves it under the name it derives; the next start looks for this name again and rebuilds. The rename points at the engine it will build (the file itself is not touched)")
             .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),
     );
 }

@@ -128,15 +128,19 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    // DS105: live-source matches the sources.
-    let live = ctx.facts.and_then(|f| f.workload.as_ref()?.live).unwrap_or_else(|| {
-        p.sources()
-            .filter_map(|s| s.source())
-            .any(|s| s.kind == SourceKind::Live)
-    });
-    let want = i64::from(live);
+    // DS105: live-source matches the sources. One live source makes the
+    // pipeline live; "file sources only" needs every source's kind known
+    // (Precision 5: a CSV or nvmultiurisrcbin's REST-added streams are not).
+    let kinds: Vec<SourceKind> = p.sources().filter_map(|s| s.source()).map(|s| s.kind).collect();
+    let live = match ctx.facts.and_then(|f| f.workload.as_ref()?.live) {
+        Some(l) => Some(l),
+        None if kinds.contains(&SourceKind::Live) => Some(true),
+        None if kinds.contains(&SourceKind::Other) => None,
+        None => Some(false),
+    };
     let have = mux.int("live-source").map(|e| e.value);
-    if p.sources().next().is_some() && have.unwrap_or(0) != want {
+    if let Some(live) = live.filter(|&l| p.sources().next().is_some() && have.unwrap_or(0) != i64::from(l)) {
+        let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
             Some(l) => (l.file, l.value_span.clone()),
             None => mux.at().unwrap_or((p.root, 0..0)),

@@ -15,8 +15,8 @@ use crate::model::detect::{Kind, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{Element, Layer, Link, Pipeline, Reference, Role, Setting, Source, SourceKind, Stage, Value};
-use crate::model::workspace::{Target, Workspace};
-use crate::syntax::glib;
+use crate::model::workspace::Workspace;
+use crate::syntax::{Document, Format, glib};
 
 /// Keys whose value is the path of another config file.
 pub const CONFIG_PATH_KEYS: &[&str] = &[
@@ -81,13 +81,66 @@ pub(super) struct Reader<'w> {
     pub(super) referenced: &'w mut HashSet<FileId>,
 }
 
-impl Reader<'_> {
-    /// Whether a group is switched on (see the module comment).
-    pub(super) fn enabled(&self, group: &str) -> bool {
-        match int(&self.ws.files[self.root].doc, group, "enable") {
-            Some(v) => v != 0,
-            None => self.kind == Kind::TestApp,
+/// deepstream-app groups with an `enable` switch (DS 9.1
+/// `deepstream_config_file_parser.c`: the `parse_*` functions that set
+/// `config->enable`). Their structs start at zero, so without `enable` they
+/// are off; groups without a switch (`[application]`, `[streammux]`,
+/// `[tests]`, `[source-list]`, `[source-attr-all]`) are always read.
+fn switchable(group: &str) -> bool {
+    ["source", "sink", "secondary-gie", "message-consumer"]
+        .iter()
+        .any(|p| numbered(group, p))
+        || matches!(
+            group,
+            "primary-gie"
+                | "tracker"
+                | "osd"
+                | "tiled-display"
+                | "pre-process"
+                | "nvds-analytics"
+                | "ds-example"
+                | "segvisual"
+                | "dewarper"
+                | "message-converter"
+                | "img-save"
+        )
+}
+
+/// Whether an app reads nothing from `group` (Precision 3: disabled is
+/// absent): `enable` is 0, or deepstream-app's group has no `enable`. A
+/// test app's sections have no `enable` and are on unless it says 0.
+pub fn group_is_off(doc: &Document, group: &str, kind: Kind) -> bool {
+    match int(doc, group, "enable") {
+        Some(v) => v == 0,
+        None => kind == Kind::App && switchable(group),
+    }
+}
+
+/// Whether an app config's reader returns before reading any key of
+/// `group`, so its keys are never judged. Key-file: `parse_gie`,
+/// `parse_source` (not `[source-attr-all]`) and `parse_sink` check `enable`
+/// first and return when it is 0 or missing. YAML (`deepstream_gie_yaml.cpp`,
+/// `deepstream_sink_yaml.cpp`): only when `enable` is written and false.
+/// Other groups' parsers read every key (a bad type still stops the app)
+/// but create no element and load no file from them.
+pub fn keys_unread(doc: &Document, group: &str, kind: Kind) -> bool {
+    if kind != Kind::App {
+        return false;
+    }
+    let gie_or_sink = group == "primary-gie" || ["sink", "secondary-gie"].iter().any(|p| numbered(group, p));
+    match doc.format {
+        Format::KeyFile => (gie_or_sink || numbered(group, "source")) && group_is_off(doc, group, kind),
+        _ => {
+            gie_or_sink
+                && value(doc, group, "enable").is_some_and(|v| matches!(v.trim(), "0" | "false" | "False" | "FALSE"))
         }
+    }
+}
+
+impl Reader<'_> {
+    /// Whether a group is switched on (see [`group_is_off`]).
+    pub(super) fn enabled(&self, group: &str) -> bool {
+        !group_is_off(&self.ws.files[self.root].doc, group, self.kind)
     }
 
     pub(super) fn str(&self, group: &str, key: &str) -> Option<&str> {
@@ -160,20 +213,17 @@ impl Reader<'_> {
         self.element(Role::Source(Source { kind, streams }), group)
     }
 
-    /// deepstream-app YAML's `source: csv-file-path:`: one source per CSV
-    /// row after the header.
+    /// deepstream-app YAML's `source: csv-file-path:` (Precision 5: unknown
+    /// stays unknown). The CSV is data the app reads at start
+    /// (`parse_config_file_yaml`), often not shipped with the config, and
+    /// its rows carry their own `type` and `num-sources`: neither the kind
+    /// nor the count of its streams is known, so no stream-count rule and
+    /// no DS105 judges them without facts.
     fn csv_source(&self, group: &str) -> Element {
-        let csv = self.str(group, "csv-file-path").map(str::to_string);
-        let text = csv.and_then(|c| match self.ws.resolve(self.root, &c) {
-            Some(Target::Exists(p)) => crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES).ok(),
-            _ => None,
-        });
-        let streams =
-            text.and_then(|t| u32::try_from(t.lines().filter(|l| !l.trim().is_empty()).count().saturating_sub(1)).ok());
         self.element(
             Role::Source(Source {
                 kind: SourceKind::Other,
-                streams,
+                streams: None,
             }),
             group,
         )
@@ -215,9 +265,11 @@ impl Reader<'_> {
         };
         let multiurisrcbin =
             value(doc, group, "use-nvmultiurisrcbin").is_some_and(|v| glib::parse_bool(v) == Some(true));
+        // With nvmultiurisrcbin, streams come and go through its REST API:
+        // listed file URIs do not make the kind known (Precision 5).
         let kind = if uris.iter().any(|u| uri_kind(u) == SourceKind::Live) {
             SourceKind::Live
-        } else if uris.iter().any(|u| uri_kind(u) == SourceKind::File) {
+        } else if !multiurisrcbin && uris.iter().any(|u| uri_kind(u) == SourceKind::File) {
             SourceKind::File
         } else {
             SourceKind::Other
@@ -362,10 +414,10 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         tests = Some(r.element(Role::Tests, "tests"));
     }
     let mut references = Vec::new();
-    collect_path_references(r.ws, root, &mut references);
+    collect_path_references(r.ws, root, Some(kind), &mut references);
     for gie in found.primary.iter().chain(&found.secondaries) {
         if let Some(c) = &gie.config {
-            collect_path_references(r.ws, c.file, &mut references);
+            collect_path_references(r.ws, c.file, None, &mut references);
         }
     }
     let (elements, links) = in_order(found, application, tests);
@@ -425,12 +477,18 @@ fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) 
     (elements, links)
 }
 
-/// Every path-valued key of a file, resolved (for DS704).
-pub(super) fn collect_path_references(ws: &Workspace, file: FileId, refs: &mut Vec<Reference>) {
+/// Every path-valued key of a file, resolved (for DS704). `app`: the file
+/// is an app config of that kind, whose disabled groups load nothing (their
+/// paths are placeholders as often as not: `<path to msgconv config>`).
+pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<Kind>, refs: &mut Vec<Reference>) {
     // Seen spans in a set: a file of 100k path keys stays linear.
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
-    for g in &ws.files[file].doc.groups {
+    let doc = &ws.files[file].doc;
+    for g in &doc.groups {
+        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) {
+            continue;
+        }
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
             let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str());

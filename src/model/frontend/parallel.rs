@@ -53,7 +53,9 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let mut others = Vec::new();
     for name in &names {
         let name = name.as_str();
-        let on = r.enabled(name);
+        // The app's structs start at zero: a group is on only when its
+        // `enable` says so.
+        let on = r.str(name, "enable").and_then(glib::parse_int).is_some_and(|v| v != 0);
         match name {
             "application" => others.push(r.element(Role::Application, name)),
             "tests" => others.push(r.element(Role::Tests, name)),
@@ -99,22 +101,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             }
         })
         .collect();
-    let mut references = Vec::new();
-    collect_path_references(r.ws, root, &mut references);
     // The files of a group switched off with `enable: 0` are never opened
     // (its element is not built).
-    let off: HashSet<(usize, usize)> = r.ws.files[root]
-        .doc
-        .groups
-        .iter()
-        .filter(|g| r.str(&g.name, "enable").and_then(glib::parse_int) == Some(0))
-        .flat_map(|g| &g.entries)
-        .map(|e| (e.value_span.start, e.value_span.end))
-        .collect();
-    references.retain(|x| x.file != root || !off.contains(&(x.span.start, x.span.end)));
+    let mut references = Vec::new();
+    collect_path_references(r.ws, root, Some(Kind::ParallelApp), &mut references);
     for gie in &primaries {
         if let Some(c) = &gie.config {
-            collect_path_references(r.ws, c.file, &mut references);
+            collect_path_references(r.ws, c.file, None, &mut references);
         }
     }
     let (elements, links) = in_order(Parts {

@@ -174,7 +174,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let (elements, links) = in_order(elements, edges);
     for e in &elements {
         if let Some(c) = &e.config {
-            collect_path_references(ws, c.file, &mut references);
+            collect_path_references(ws, c.file, None, &mut references);
         }
     }
     Pipeline {
