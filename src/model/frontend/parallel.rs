@@ -68,18 +68,10 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                 m.factory = Some("nvdsmetamux".into());
                 metamux = Some(m);
             }
-            n if n.starts_with("primary-gie") => {
-                if on {
-                    primaries.push((n.to_string(), true));
-                }
-            }
+            n if n.starts_with("primary-gie") && on => primaries.push((n.to_string(), true)),
             // An enabled video template takes a primary's place (and its
             // branch) in the app's count.
-            n if n.starts_with("video-template") => {
-                if on {
-                    primaries.push((n.to_string(), false));
-                }
-            }
+            n if n.starts_with("video-template") && on => primaries.push((n.to_string(), false)),
             n if n.starts_with("branch") => {
                 let mut b = r.element(Role::Branch, n);
                 b.factory = Some("nvstreammux".into());
