@@ -44,8 +44,13 @@ fn src_ids(branch: &Element) -> Option<(Vec<u32>, &Site)> {
     Some((ids, site))
 }
 
+/// `path:line` of a value, as messages name another line.
+fn place(ctx: &Ctx, site: &Site) -> String {
+    let f = &ctx.ws.files[site.file];
+    format!("{}:{}", f.path.display(), f.position(site.value_span.start).0)
+}
+
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
-    let ws = ctx.ws;
     // Each branch with the inference it feeds (the front end links the
     // i-th branch to the i-th primary slot, as the app pairs them).
     let pairs = p.links.iter().filter_map(|l| {
@@ -59,28 +64,26 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if let (Some((pgie, bs)), Some((uid, us))) = (pgie, uid) {
             // A pgie-id of 0 is skipped by the parser (the branch keeps no id).
             if pgie != 0 && pgie != uid {
-                let (uline, _) = ws.files[us.file].position(us.value_span.start);
-                let (bline, _) = ws.files[bs.file].position(bs.value_span.start);
                 out.push(
                     Diagnostic::new(
                         Rule::BranchPgieId,
                         bs.file,
                         bs.value_span.clone(),
                         format!(
-                            "{} pgie-id {pgie} != gie-unique-id {uid} of {}, the primary it feeds ({}:{uline}): deepstream-parallel-infer stops with \"pgieid {uid} != branch pgieid {pgie}\"",
+                            "{} pgie-id {pgie} != gie-unique-id {uid} of {}, the primary it feeds ({}): deepstream-parallel-infer stops with \"pgieid {uid} != branch pgieid {pgie}\"",
                             branch.name,
                             primary.name,
-                            ws.files[us.file].path.display()
+                            place(ctx, us)
                         ),
                     )
                     .expected(uid.to_string())
                     .why("the app pairs the i-th branch with the i-th enabled primary and refuses to link them when the ids differ (link_streamdemux_to_streammux)")
                     .related(us.file, us.value_span.clone())
                     .message_at_related(format!(
-                        "{} gie-unique-id {uid} != {} pgie-id {pgie} ({}:{bline})",
+                        "{} gie-unique-id {uid} != {} pgie-id {pgie} ({})",
                         primary.name,
                         branch.name,
-                        ws.files[bs.file].path.display()
+                        place(ctx, bs)
                     )),
                 );
             }
@@ -114,18 +117,17 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if let Some(b) = primary.int("batch-size") {
             if b.value < count as i64 {
                 let (file, span) = b.at();
-                let (sline, _) = ws.files[ss.file].position(ss.value_span.start);
                 out.push(
                     Diagnostic::new(
                         Rule::BranchBatchAbovePrimary,
                         file,
                         span,
                         format!(
-                            "{} batch-size {} < the {count} sources of {} (src-ids at {}:{sline}), whose nvstreammux batch-size the app sets to {count}",
+                            "{} batch-size {} < the {count} sources of {} (src-ids at {}), whose nvstreammux batch-size the app sets to {count}",
                             primary.name,
                             b.value,
                             branch.name,
-                            ws.files[ss.file].path.display()
+                            place(ctx, ss)
                         ),
                     )
                     .expected(count.to_string())

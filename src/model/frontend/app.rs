@@ -315,16 +315,22 @@ impl Reader<'_> {
     }
 }
 
-/// The pipeline an app config describes, loading the configs it references
-/// (added to `referenced`).
-pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
-    let kind = ws.files[root].kind.unwrap_or(Kind::App);
-    let names: Vec<String> = ws.files[root]
+/// The groups of a file, in order (owned: the reader then borrows the
+/// workspace mutably to load what they reference).
+pub(super) fn group_names(ws: &Workspace, file: FileId) -> Vec<String> {
+    ws.files[file]
         .doc
         .group_names()
         .into_iter()
         .map(str::to_string)
-        .collect();
+        .collect()
+}
+
+/// The pipeline an app config describes, loading the configs it references
+/// (added to `referenced`).
+pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+    let kind = ws.files[root].kind.unwrap_or(Kind::App);
+    let names = group_names(ws, root);
     let mut r = Reader {
         ws,
         root,

@@ -23,19 +23,14 @@ use std::collections::HashSet;
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
-use crate::model::frontend::app::{Reader, collect_path_references};
+use crate::model::frontend::app::{Reader, collect_path_references, group_names};
 use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
 use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
 
 /// The pipeline a deepstream-parallel-infer config describes.
 pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
-    let names: Vec<String> = ws.files[root]
-        .doc
-        .group_names()
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+    let names = group_names(ws, root);
     let mut r = Reader {
         ws,
         root,
