@@ -17,6 +17,13 @@ use dslint::output::{self, human};
 use dslint::rules::context::Profile;
 use dslint::rules::selector;
 
+/// mimalloc: a run makes millions of small allocations (names, values,
+/// messages) on several threads, where it is markedly faster than the
+/// system allocator. Built with `no_thp`: on transparent huge pages the
+/// kernel's zeroing of 2 MiB pages was half of a 10k-file check.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "dslint",
@@ -598,8 +605,16 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
                     print!("{}", summary());
                 }
             }
-            Format::Json => print!("{}", output::json::render(&ws, &diags, &problems)),
-            Format::Sarif => print!("{}", output::machine::sarif(&ws, &diags, &problems)),
+            Format::Json => {
+                if let Err(code) = stream(|w| output::json::write(w, &ws, &diags, &problems)) {
+                    return code;
+                }
+            }
+            Format::Sarif => {
+                if let Err(code) = stream(|w| output::sarif::write(w, &ws, &diags, &problems)) {
+                    return code;
+                }
+            }
             Format::Github => print!("{}", output::machine::github(&ws, &diags, &problems)),
             Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &diags, &problems)),
         }
@@ -610,6 +625,22 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
     let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
     ExitCode::from(u8::from(findings && !common.exit_zero))
+}
+
+/// Write to stdout through one buffer (output made as it is written, in
+/// large writes). A reader that went away (a closed pipe) ends the output
+/// quietly; any other failure is an error (exit 2).
+fn stream(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            eprintln!("dslint: writing the output: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
 }
 
 /// Paths named on the command line that were not checked: missing ones
@@ -681,8 +712,14 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
     } else {
         if !how.write && !how.quiet {
             let style = color(common.color);
-            for (path, (original, new)) in &outcome.changed {
-                print!("{}", dslint::fix::diff::unified(path, original, new, style));
+            let written = stream(|w| {
+                for diff in dslint::fix::diff::unified_all(&outcome.changed, style) {
+                    w.write_all(diff.as_bytes())?;
+                }
+                Ok(())
+            });
+            if let Err(code) = written {
+                return code;
             }
         }
         if how.show_fixes {

@@ -250,3 +250,36 @@ fn checked_in_facts_schema_is_current() {
     // The documented sample reads.
     dslint::model::facts::Facts::load(std::path::Path::new("testdata/facts/example_h200.json")).unwrap();
 }
+
+/// The walk, the files' checks and the pipelines' rules run on several
+/// threads; what comes out must not depend on how many: every output format
+/// (and `fix`'s diff) over all of testdata is the same bytes on 1 thread as
+/// on 8, and the same on a second run.
+#[test]
+fn output_does_not_depend_on_threads() {
+    // Each run with the fewest lines it prints: findings in many files and
+    // pipelines, so the order is a claim.
+    let runs: &[(&[&str], usize)] = &[
+        (&["check", "testdata"], 1000),
+        (&["check", "testdata", "--format", "concise"], 100),
+        (&["check", "testdata", "--format", "json"], 1000),
+        (&["check", "testdata", "--format", "sarif"], 1000),
+        (&["check", "testdata", "--format", "github"], 100),
+        (&["check", "testdata", "--format", "rdjson"], 1000),
+        (&["check", "testdata", "--statistics"], 30),
+        (&["fix", "testdata", "--diff"], 300),
+    ];
+    for &(args, lines) in runs {
+        let one = dslint_env(args, &[("RAYON_NUM_THREADS", "1".into())]);
+        assert!(one.1.lines().count() > lines, "{args:?}: too little output to compare");
+        for threads in ["8", "3"] {
+            let many = dslint_env(args, &[("RAYON_NUM_THREADS", threads.into())]);
+            assert_eq!(one.0, many.0, "{args:?}: exit code on {threads} threads");
+            assert!(
+                one.1 == many.1,
+                "{args:?}: stdout differs between 1 and {threads} threads"
+            );
+            assert_eq!(one.2, many.2, "{args:?}: stderr on {threads} threads");
+        }
+    }
+}

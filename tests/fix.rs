@@ -247,3 +247,51 @@ fn unsafe_fixes_need_the_flag() {
             .any(|d| d.code() == "DS202" && d.fix.as_ref().unwrap().applicability == Applicability::Unsafe)
     );
 }
+
+/// Two apps that load one primary config with different batch sizes: each
+/// pass's DS701 fix (set both batch-size) undoes the other's. The loop sees the file come back to
+/// a text it had (allowed once: a later fix may rightly undo an earlier
+/// one) and, the second time, stops fixing that file and names it, instead
+/// of flipping it until MAX_PASSES.
+#[test]
+fn fixes_that_undo_each_other_stop_and_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = |batch: u32| {
+        format!(
+            "[source0]\nenable=1\ntype=3\nuri=file://video.mp4\nnum-sources={batch}\n\n[streammux]\nbatch-size={batch}\nwidth=960\nheight=544\n\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n\n[sink0]\nenable=1\ntype=1\nsync=0\n"
+        )
+    };
+    std::fs::write(d.join("app_a.txt"), app(2)).unwrap();
+    std::fs::write(d.join("app_b.txt"), app(4)).unwrap();
+    std::fs::write(
+        d.join("pgie.txt"),
+        "[property]\nonnx-file=model.onnx\nbatch-size=1\nnetwork-mode=2\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("model.onnx"), "").unwrap();
+    std::fs::write(d.join("video.mp4"), "").unwrap();
+    let o = fix_case(d, false);
+    let pgie = d.join("pgie.txt");
+    assert_eq!(o.conflicting, vec![pgie.clone()]);
+    // 1 → 2 (app_a), 2 → 4 (app_b), 4 → 2 (back once), then the cycle is
+    // seen: three passes, and the file is left as the third pass made it.
+    assert_eq!(o.passes, 3);
+    assert_eq!(o.applied, [("DS701", 3)].into_iter().collect());
+    let (_, new) = &o.changed[&pgie];
+    assert!(new.contains("\nbatch-size=2\n"), "{new}");
+    // The finding the cycle left is still reported, with its fix.
+    let left: Vec<_> = o.remaining.iter().filter(|d| d.code() == "DS701").collect();
+    assert_eq!(left.len(), 1);
+    assert_eq!(o.final_ws.files[left[0].file].path, d.join("app_b.txt"));
+    assert!(left[0].fix.is_some());
+    let summary = diff::summary(&o, false);
+    assert!(
+        summary.ends_with(&format!(
+            "1 file left unfixed where fixes undo one another (a file shared by pipelines that want different values): {}.\n",
+            pgie.display()
+        )),
+        "{summary}"
+    );
+}

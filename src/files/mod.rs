@@ -7,4 +7,5 @@
 pub mod read;
 pub mod root;
 pub mod signals;
+pub mod walk;
 pub mod write;

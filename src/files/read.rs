@@ -51,6 +51,12 @@ fn describe(t: std::fs::FileType) -> Option<&'static str> {
 /// Open `path` for reading if it is a regular file: never blocks (a FIFO
 /// swapped in after the check opens without waiting and is refused).
 pub fn open_regular(path: &Path, follow_links: bool) -> Result<File, ReadError> {
+    open_regular_sized(path, follow_links).map(|(f, _)| f)
+}
+
+/// `open_regular`, with the size the open file claims (from the same
+/// `fstat` that checks its type).
+fn open_regular_sized(path: &Path, follow_links: bool) -> Result<(File, u64), ReadError> {
     let meta = if follow_links {
         std::fs::metadata(path)
     } else {
@@ -76,12 +82,19 @@ pub fn open_regular(path: &Path, follow_links: bool) -> Result<File, ReadError> 
     if let Some(what) = describe(meta.file_type()) {
         return Err(ReadError::NotRegular(what));
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Read at most `cap` bytes from an open file; more is an error.
 pub fn read_capped(file: &mut File, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
+    read_capped_sized(file, cap, 0)
+}
+
+/// `read_capped` into a buffer sized for what the file claims (`size`, a
+/// hint only: the read still stops one byte past the cap), so a file is
+/// read in one call and one more that sees its end.
+fn read_capped_sized(file: &mut File, cap: u64, size: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size.min(cap) + 1).unwrap_or(0));
     file.take(cap + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ReadError::Io(e.to_string()))?;
@@ -93,7 +106,33 @@ pub fn read_capped(file: &mut File, cap: u64) -> Result<Vec<u8>, ReadError> {
 
 /// The bytes of a regular file, at most `cap` of them.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    read_capped(&mut open_regular(path, true)?, cap)
+    let (mut file, size) = open_regular_sized(path, true)?;
+    read_capped_sized(&mut file, cap, size)
+}
+
+/// The bytes of a file a folder listing just showed to be a regular file
+/// and not a link (a walk's entry): opened without a look first (the
+/// listing was that look; a FIFO or device swapped in since opens without
+/// blocking, as `O_NONBLOCK` asks, and is refused on the open descriptor),
+/// and never through a link: one swapped in since the listing is refused,
+/// as it was placed against the root as a plain file, not where it leads.
+pub fn read_listed(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
+        .open(path);
+    let mut file = match opened {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(ReadError::Io("became a link while the folder was walked".into()));
+        }
+        Err(e) => return Err(ReadError::Io(e.to_string())),
+    };
+    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if let Some(what) = describe(meta.file_type()) {
+        return Err(ReadError::NotRegular(what));
+    }
+    read_capped_sized(&mut file, cap, meta.len())
 }
 
 /// The text of a regular file (UTF-8), at most `cap` bytes; errors name
@@ -135,6 +174,28 @@ mod tests {
         assert_eq!(
             open_regular(&d.path().join("l"), false).err(),
             Some(ReadError::NotRegular("a symbolic link"))
+        );
+    }
+
+    /// A walk's entry is read with the same refusals, and a link found
+    /// where the listing showed a file is not followed.
+    #[test]
+    fn listed_reads_keep_the_refusals() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(read_listed(&fifo, 10), Err(ReadError::NotRegular("a FIFO")));
+        assert_eq!(read_listed(d.path(), 10), Err(ReadError::NotRegular("a folder")));
+        let f = d.path().join("f");
+        std::fs::write(&f, "0123456789").unwrap();
+        assert_eq!(read_listed(&f, 10).unwrap(), b"0123456789");
+        assert_eq!(read_listed(&f, 9), Err(ReadError::TooLarge { cap: 9 }));
+        std::os::unix::fs::symlink(&f, d.path().join("l")).unwrap();
+        assert_eq!(
+            read_listed(&d.path().join("l"), 10),
+            Err(ReadError::Io("became a link while the folder was walked".into()))
         );
     }
 }

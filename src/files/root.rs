@@ -6,8 +6,10 @@
 //! component at a time, and the walk stops as soon as it leaves the root, so
 //! whether an outside path exists is never looked at.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 /// Files that mark a project's top folder.
 const MARKERS: &[&str] = &[".git", "dslint.toml", ".dslint.toml", "pyproject.toml"];
@@ -15,13 +17,46 @@ const MARKERS: &[&str] = &[".git", "dslint.toml", ".dslint.toml", "pyproject.tom
 /// Symlinks followed while placing one path (as the kernel's ELOOP bound).
 const MAX_LINKS: usize = 40;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ProjectRoot {
     /// Canonical: absolute, no symlinks, no `..`.
     path: PathBuf,
     /// `--follow-outside`: read (never write, never echo) files outside.
     pub follow_outside: bool,
+    /// The current folder when the root was made: relative paths are placed
+    /// against it (one `getcwd` per run, not one per path).
+    cwd: Option<PathBuf>,
+    /// Folders already placed (shared by clones): placing a file then costs
+    /// one `lstat` of its last component, not one per component.
+    dirs: Arc<DirCache>,
 }
+
+impl PartialEq for ProjectRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.follow_outside == other.follow_outside
+    }
+}
+impl Eq for ProjectRoot {}
+
+/// Where the walk of a path's components stands after a prefix of them.
+#[derive(Debug, Clone)]
+enum Walked {
+    /// At `at` (no symlinks), having followed `links` links; `missing` once
+    /// a component was absent (what follows is placed lexically).
+    At { at: PathBuf, links: usize, missing: bool },
+    /// Decided: it leads outside (a link that cannot be read, too many links).
+    Outside,
+}
+
+/// Placed folders by their absolute (lexical) path. Only folders found
+/// present are kept: a folder created later in the run is never taken for
+/// missing. Bounded, so a walk of a huge tree does not grow it without end.
+#[derive(Debug, Default)]
+struct DirCache {
+    map: RwLock<HashMap<PathBuf, Walked>>,
+}
+
+const DIR_CACHE_MAX: usize = 1 << 16;
 
 /// Where a path lands, seen from the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,18 +78,21 @@ impl ProjectRoot {
             Some(r) => std::fs::canonicalize(r)?,
             None => discover(paths.first().map_or(Path::new("."), PathBuf::as_path))?,
         };
-        Ok(ProjectRoot {
-            path,
-            follow_outside: false,
-        })
+        Ok(ProjectRoot::new(path))
     }
 
     /// A root at a folder that exists (canonicalized here).
     pub fn at(dir: &Path) -> io::Result<ProjectRoot> {
-        Ok(ProjectRoot {
-            path: std::fs::canonicalize(dir)?,
+        Ok(ProjectRoot::new(std::fs::canonicalize(dir)?))
+    }
+
+    fn new(path: PathBuf) -> ProjectRoot {
+        ProjectRoot {
+            path,
             follow_outside: false,
-        })
+            cwd: std::env::current_dir().ok(),
+            dirs: Arc::default(),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -67,25 +105,145 @@ impl ProjectRoot {
 
     /// Place `path` (relative to the current folder when relative).
     pub fn place(&self, path: &Path) -> Place {
+        self.place_from(path, true)
+    }
+
+    /// Place `path` looking at every component now (no folder remembered
+    /// from earlier in the run): for writes, where what is on disk now is
+    /// what counts.
+    pub fn place_now(&self, path: &Path) -> Place {
+        self.place_from(path, false)
+    }
+
+    /// Place a file its folder's listing just showed to be there and not a
+    /// link (a walk's entry): its folder from the cache, and no look at the
+    /// file itself.
+    pub fn place_listed(&self, path: &Path) -> Place {
+        let (Some(parent), Some(Component::Normal(name))) = (path.parent(), path.components().next_back()) else {
+            return self.place(path);
+        };
+        let abs_parent;
+        let parent = if parent.is_absolute() {
+            parent
+        } else {
+            match &self.cwd {
+                Some(cwd) => {
+                    abs_parent = cwd.join(parent);
+                    abs_parent.as_path()
+                }
+                None => return Place::Outside,
+            }
+        };
+        match self.dir(parent) {
+            Walked::At {
+                mut at, missing: false, ..
+            } => {
+                at.push(name);
+                if self.contains(&at) {
+                    Place::Inside(at)
+                } else {
+                    Place::Outside
+                }
+            }
+            _ => self.place(path),
+        }
+    }
+
+    fn place_from(&self, path: &Path, cached: bool) -> Place {
         let abs = if path.is_absolute() {
             path.to_path_buf()
         } else {
-            match std::env::current_dir() {
-                Ok(cwd) => cwd.join(path),
-                Err(_) => return Place::Outside,
+            match &self.cwd {
+                Some(cwd) => cwd.join(path),
+                None => return Place::Outside,
             }
         };
-        self.place_absolute(&abs)
+        // The folder from the cache, then the last component.
+        let end = match (abs.parent(), abs.components().next_back()) {
+            (Some(parent), Some(last)) if cached => self.walk(self.dir(parent), Path::new(last.as_os_str())),
+            _ => self.walk(Walked::start(), &abs),
+        };
+        match end {
+            Walked::Outside => Place::Outside,
+            Walked::At { at, .. } if !self.contains(&at) => Place::Outside,
+            Walked::At { at, missing: true, .. } => Place::Missing(at),
+            Walked::At { at, .. } => Place::Inside(at),
+        }
     }
 
-    fn place_absolute(&self, abs: &Path) -> Place {
+    /// Where the walk stands after all of `dir`'s components: on from the
+    /// nearest folder above it already placed, one component at a time
+    /// (walking a path component by component is the same as walking it
+    /// whole), remembering each folder on the way.
+    fn dir(&self, dir: &Path) -> Walked {
+        let mut chain: Vec<&Path> = Vec::new();
+        let mut state = Walked::start();
+        let Ok(map) = self.dirs.map.read() else {
+            return self.walk(state, dir);
+        };
+        for d in dir.ancestors() {
+            if let Some(w) = map.get(d) {
+                state = w.clone();
+                break;
+            }
+            if d.parent().is_some() {
+                chain.push(d);
+            }
+        }
+        drop(map);
+        for d in chain.into_iter().rev() {
+            let Some(last) = d.components().next_back() else {
+                continue;
+            };
+            state = self.walk(state, Path::new(last.as_os_str()));
+            if let Walked::At { missing: false, .. } = state {
+                if let Ok(mut m) = self.dirs.map.write() {
+                    if m.len() < DIR_CACHE_MAX {
+                        m.insert(d.to_path_buf(), state.clone());
+                    }
+                }
+            }
+        }
+        state
+    }
+
+    /// Walk `path`'s components on from `from`.
+    fn walk(&self, from: Walked, path: &Path) -> Walked {
+        let Walked::At {
+            mut at,
+            mut links,
+            mut missing,
+        } = from
+        else {
+            return Walked::Outside;
+        };
+        // One plain component that is no link (a file in a placed folder,
+        // the common case): one `lstat`, nothing else.
+        let mut parts = path.components();
+        if let (Some(Component::Normal(name)), None) = (parts.next(), parts.next()) {
+            at.push(name);
+            let visible = self.path.starts_with(&at) || self.contains(&at);
+            if missing || !visible {
+                return Walked::At { at, links, missing };
+            }
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    at.pop();
+                }
+                Ok(_) => return Walked::At { at, links, missing },
+                Err(_) => {
+                    return Walked::At {
+                        at,
+                        links,
+                        missing: true,
+                    };
+                }
+            }
+        }
         // Components still to walk, last first (so a link's target can be
         // pushed in front of what follows it).
         let mut todo: Vec<std::ffi::OsString> = Vec::new();
-        push_components(&mut todo, abs);
-        let mut at = PathBuf::from("/");
-        let mut links = 0;
-        let mut missing = false;
+        push_components(&mut todo, path);
         while let Some(c) = todo.pop() {
             if c == ".." {
                 at.pop();
@@ -109,10 +267,10 @@ impl ProjectRoot {
                 Ok(m) if m.file_type().is_symlink() => {
                     links += 1;
                     let Ok(target) = std::fs::read_link(&at) else {
-                        return Place::Outside;
+                        return Walked::Outside;
                     };
                     if links > MAX_LINKS {
-                        return Place::Outside;
+                        return Walked::Outside;
                     }
                     at.pop();
                     push_components(&mut todo, &target);
@@ -121,10 +279,17 @@ impl ProjectRoot {
                 Err(_) => missing = true,
             }
         }
-        if !self.contains(&at) {
-            return Place::Outside;
+        Walked::At { at, links, missing }
+    }
+}
+
+impl Walked {
+    fn start() -> Walked {
+        Walked::At {
+            at: PathBuf::from("/"),
+            links: 0,
+            missing: false,
         }
-        if missing { Place::Missing(at) } else { Place::Inside(at) }
     }
 }
 
@@ -201,6 +366,28 @@ mod tests {
             r.place(&top.join("elsewhere/nothing/../../repo/in/x.txt")),
             Place::Inside(root.join("a/x.txt"))
         );
+        // What the folder cache answers is what a walk of every component
+        // answers, asked first or again.
+        for p in [
+            root.join("a/x.txt"),
+            root.join("in/x.txt"),
+            root.join("a/../a/y.txt"),
+            root.join("a/no/such/../y"),
+            root.join("../repo/a/x.txt"),
+            root.join("out/secret"),
+            root.join("in/../in/x.txt"),
+            top.join("elsewhere/nothing/../../repo/in/x.txt"),
+            root.join("loop/x"),
+        ] {
+            let fresh = ProjectRoot::at(&root).unwrap();
+            assert_eq!(fresh.place(&p), r.place_now(&p), "{}", p.display());
+            assert_eq!(r.place(&p), r.place_now(&p), "{}", p.display());
+        }
+        assert_eq!(
+            r.place_listed(&root.join("in/x.txt")),
+            Place::Inside(root.join("a/x.txt"))
+        );
+        assert_eq!(r.place_listed(&root.join("out/secret")), Place::Outside);
         for outside in [
             root.join("../elsewhere/secret"),
             root.join("out/secret"),

@@ -245,7 +245,7 @@ impl Dir {
 
 /// Rewrite an existing file under the project root.
 pub fn replace_file(root: &ProjectRoot, path: &Path, original: &[u8], new: &[u8]) -> Result<(), String> {
-    let real = match root.place(path) {
+    let real = match root.place_now(path) {
         Place::Inside(real) => real,
         Place::Missing(_) => return Err(format!("{} no longer exists; not written", path.display())),
         Place::Outside => {
@@ -272,7 +272,7 @@ pub fn create_under_root(root: &ProjectRoot, path: &Path, bytes: &[u8], mode: u3
     } else {
         parent
     };
-    match root.place(parent) {
+    match root.place_now(parent) {
         Place::Inside(real) => Dir::under_root(root, &real)?.create_or_replace(name, bytes, mode),
         _ => Err(format!(
             "{} is outside the project root {}; not written",

@@ -12,6 +12,19 @@ pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     unified_between(path, path, original, new, color)
 }
 
+/// The diffs of every changed file, in path order (made in parallel).
+pub fn unified_all(
+    changed: &std::collections::BTreeMap<std::path::PathBuf, (String, String)>,
+    color: bool,
+) -> Vec<String> {
+    use rayon::prelude::*;
+    let files: Vec<_> = changed.iter().collect();
+    files
+        .par_iter()
+        .map(|(path, (original, new))| unified(path, original, new, color))
+        .collect()
+}
+
 /// A diff from one file to another (a script and its wrapped copy).
 pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
     let diff = TextDiff::from_lines(original, new);
@@ -97,6 +110,21 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
             "{} left: unsafe ({}); use --unsafe-fixes to apply.",
             plural(o.unsafe_left.values().sum(), "fix"),
             per.join(", ")
+        );
+    }
+    if !o.conflicting.is_empty() {
+        let shown: Vec<String> = o.conflicting.iter().take(3).map(|p| p.display().to_string()).collect();
+        let more = o.conflicting.len().saturating_sub(shown.len());
+        let _ = writeln!(
+            s,
+            "{} left unfixed where fixes undo one another (a file shared by pipelines that want different values): {}{}.",
+            plural(o.conflicting.len(), "file"),
+            crate::output::escape_controls(&shown.join(", ")),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         );
     }
     s

@@ -2,9 +2,10 @@
 //! them in memory, check again, until nothing changes (at most
 //! `MAX_PASSES`). Files are written only at the end, and only when asked.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
+use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
 use crate::base::rule::Rule;
@@ -48,6 +49,8 @@ pub struct FixOutcome {
     /// What is left after fixing.
     pub remaining: Vec<Diagnostic>,
     pub final_ws: Workspace,
+    /// Files whose fixes undid one another (left unfixed from then on).
+    pub conflicting: Vec<PathBuf>,
 }
 
 /// A fix left because it edits files that were not named: where its
@@ -99,30 +102,102 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 
 /// Fix starting from texts already edited in memory (by canonical path);
 /// `changed` then compares against those starting texts.
+///
+/// Each pass after the first reads and parses only the files the last pass
+/// changed: the others are taken from the last pass's workspace. A fix that
+/// would give a file a text it already had in this run (it undoes an earlier
+/// fix) is applied once — the earlier fix may have rested on a value
+/// another fix then changed — but a file that would come back a second time
+/// is in a cycle (two pipelines sharing it want different values, or a fix
+/// changes nothing): that pass's fixes to it are not applied, nor any later
+/// one, and its findings are left for the user, with the file named in
+/// `conflicting`, instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
     let root = opts.root.clone().or_else(|| ProjectRoot::for_paths(paths, None).ok());
+    // Hashes of the texts each changed file had in this run.
+    let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();
+    let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
+    // Files that came back to an earlier text once: a later fix can undo an
+    // earlier one for a good reason (a batch-size fix changes the engine
+    // name another fix had set); coming back twice is a cycle.
+    let mut returned: HashSet<PathBuf> = HashSet::new();
+    let mut previous: Option<Workspace> = None;
     // The pipelines around named files, found once (fixes do not move
     // references).
     let mut context: Option<Context> = None;
     loop {
-        let mut ws = Workspace::load_in(paths, root.clone(), overlay.clone());
+        let mut ws = match previous.take() {
+            Some(prev) => Workspace::load_reusing(paths, root.clone(), overlay.clone(), prev),
+            None => Workspace::load_in(paths, root.clone(), overlay.clone()),
+        };
         context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
+        ws.drop_reusable();
         let covered = opts.selection.scope(&ws).covered(&ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
         let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f));
-        let mut fixable: Vec<&Diagnostic> = result.diagnostics.iter().filter(wanted).collect();
-        // An engine name (DS207) follows the batch, GPU and precision other
-        // fixes may be changing in this pass: rename it only once they are
-        // done, against the values they leave.
-        if fixable.iter().any(|d| d.rule() != Rule::EngineNameMismatch) {
-            fixable.retain(|d| d.rule() != Rule::EngineNameMismatch);
-        }
-        if fixable.is_empty() || out.passes >= MAX_PASSES {
+        let mut keys: HashMap<FileId, PathBuf> = HashMap::new();
+        let mut key = |file: FileId| {
+            keys.entry(file)
+                .or_insert_with(|| canonical(&ws.files[file].path))
+                .clone()
+        };
+        let pass = if out.passes >= MAX_PASSES {
+            None
+        } else {
+            loop {
+                let mut fixable: Vec<&Diagnostic> = result
+                    .diagnostics
+                    .iter()
+                    .filter(wanted)
+                    .filter(|d| {
+                        d.fix
+                            .as_ref()
+                            .is_some_and(|f| f.edits.iter().all(|e| !frozen.contains(&key(e.file))))
+                    })
+                    .collect();
+                // An engine name (DS207) follows the batch, GPU and precision
+                // other fixes may be changing in this pass: rename it only
+                // once they are done, against the values they leave.
+                if fixable.iter().any(|d| d.rule() != Rule::EngineNameMismatch) {
+                    fixable.retain(|d| d.rule() != Rule::EngineNameMismatch);
+                }
+                if fixable.is_empty() {
+                    break None;
+                }
+                let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_ref()));
+                let mut texts: BTreeMap<usize, String> = BTreeMap::new();
+                for fix in &taken {
+                    for e in &fix.edits {
+                        texts.entry(e.file).or_insert_with(|| ws.files[e.file].doc.text.clone());
+                    }
+                }
+                apply::apply(&mut texts, taken.iter().flat_map(|f| f.edits.iter()).collect());
+                let (mut cycling, mut returning) = (Vec::new(), Vec::new());
+                for (&file, text) in &texts {
+                    let k = key(file);
+                    let had = seen.entry(k.clone()).or_default();
+                    had.insert(hash(&ws.files[file].doc.text));
+                    if had.contains(&hash(text)) {
+                        if returned.contains(&k) {
+                            cycling.push(k);
+                        } else {
+                            returning.push(k);
+                        }
+                    }
+                }
+                if cycling.is_empty() {
+                    returned.extend(returning);
+                    break Some((fixable, taken, texts));
+                }
+                frozen.extend(cycling);
+            }
+        };
+        let Some((fixable, taken, texts)) = pass else {
             out.unsafe_left.clear();
             for d in &result.diagnostics {
                 if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
@@ -150,9 +225,8 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             out.remaining = result.diagnostics;
             out.final_ws = ws;
             break;
-        }
+        };
         out.passes += 1;
-        let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_ref()));
         for d in &fixable {
             if let Some(f) = &d.fix {
                 if taken.iter().any(|t| std::ptr::eq(*t, f)) {
@@ -168,21 +242,15 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                 }
             }
         }
-        let mut texts: BTreeMap<usize, String> = BTreeMap::new();
-        for fix in &taken {
-            for e in &fix.edits {
-                texts.entry(e.file).or_insert_with(|| ws.files[e.file].doc.text.clone());
-            }
-        }
-        apply::apply(&mut texts, taken.iter().flat_map(|f| f.edits.iter()).collect());
         for (file, text) in texts {
             let path = ws.files[file].path.clone();
-            let key = canonical(&path);
+            let k = key(file);
             originals
-                .entry(key.clone())
+                .entry(k.clone())
                 .or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
-            overlay.insert(key, text);
+            overlay.insert(k, text);
         }
+        previous = Some(ws);
     }
     for (key, (path, original)) in originals {
         if let Some(new) = overlay.get(&key) {
@@ -191,5 +259,17 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             }
         }
     }
+    out.conflicting = frozen
+        .iter()
+        .filter_map(|k| out.final_ws.get(k).map(|id| out.final_ws.files[id].path.clone()))
+        .collect();
     out
+}
+
+/// A text's fingerprint, to tell a text the file already had.
+fn hash(text: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    // SipHash with fixed keys: the texts are the run's own, compared only
+    // within the run.
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(text)
 }

@@ -1,6 +1,7 @@
 //! The key tables in `rules/keys.tsv`: which keys each DeepStream reader
 //! knows, the GLib type it reads them with, and their valid range.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -135,11 +136,35 @@ pub fn table() -> &'static [KeySpec] {
 }
 
 /// The table's rows by schema and group: exact group names in a map, the
-/// few `prefix*` groups in a list. Lookups run once per key of a file, so
-/// they must not scan the table.
+/// few `prefix*` groups in a list; within each group, its exact key names
+/// in a map too. Lookups run once per key of a file, so they must not scan
+/// the table, nor allocate.
 struct Index {
-    exact: HashMap<Schema, HashMap<&'static str, Vec<usize>>>,
-    patterns: Vec<(Schema, &'static str, Vec<usize>)>,
+    exact: HashMap<Schema, HashMap<&'static str, Rows>>,
+    patterns: Vec<(Schema, &'static str, Rows)>,
+    /// Each schema's group names (a pattern without its `*`), for "did you
+    /// mean" on groups.
+    group_names: HashMap<Schema, Vec<&'static str>>,
+}
+
+/// The rows of one group, in table order.
+#[derive(Default)]
+struct Rows {
+    all: Vec<usize>,
+    /// Key name as written → its first row.
+    by_key: HashMap<&'static str, usize>,
+    /// `prefix*` keys: (prefix, row), in table order.
+    key_patterns: Vec<(&'static str, usize)>,
+}
+
+impl Rows {
+    fn add(&mut self, i: usize, key: &'static str) {
+        self.all.push(i);
+        self.by_key.entry(key).or_insert(i);
+        if let Some(prefix) = key.strip_suffix('*') {
+            self.key_patterns.push((prefix, i));
+        }
+    }
 }
 
 fn index() -> &'static Index {
@@ -148,40 +173,50 @@ fn index() -> &'static Index {
         let mut ix = Index {
             exact: HashMap::new(),
             patterns: Vec::new(),
+            group_names: HashMap::new(),
         };
         for (i, k) in table().iter().enumerate() {
-            match k.group.strip_suffix('*') {
-                Some(prefix) => match ix.patterns.iter_mut().find(|(s, p, _)| *s == k.schema && *p == prefix) {
-                    Some((_, _, rows)) => rows.push(i),
-                    None => ix.patterns.push((k.schema, prefix, vec![i])),
+            let rows = match k.group.strip_suffix('*') {
+                Some(prefix) => match ix.patterns.iter().position(|(s, p, _)| *s == k.schema && *p == prefix) {
+                    Some(at) => &mut ix.patterns[at].2,
+                    None => {
+                        ix.patterns.push((k.schema, prefix, Rows::default()));
+                        &mut ix.patterns.last_mut().expect("just pushed").2
+                    }
                 },
                 None => ix
                     .exact
                     .entry(k.schema)
                     .or_default()
                     .entry(k.group.as_str())
-                    .or_default()
-                    .push(i),
+                    .or_default(),
+            };
+            rows.add(i, k.key.as_str());
+            let names = ix.group_names.entry(k.schema).or_default();
+            let name = k.group.trim_end_matches('*');
+            if names.last() != Some(&name) {
+                names.push(name);
             }
         }
         ix
     })
 }
 
+/// The row groups that apply to `group`: its exact group, then the
+/// patterns it matches.
+fn row_groups(schema: Schema, group: &str) -> impl Iterator<Item = &'static Rows> + use<'_> {
+    let ix = index();
+    ix.exact.get(&schema).and_then(|m| m.get(group)).into_iter().chain(
+        ix.patterns
+            .iter()
+            .filter(move |(s, prefix, _)| *s == schema && group.starts_with(prefix))
+            .map(|(_, _, r)| r),
+    )
+}
+
 /// The rows whose group matches `group`, in table order.
 fn rows(schema: Schema, group: &str) -> Vec<&'static KeySpec> {
-    let ix = index();
-    let mut rows: Vec<usize> = ix
-        .exact
-        .get(&schema)
-        .and_then(|m| m.get(group))
-        .cloned()
-        .unwrap_or_default();
-    for (s, prefix, r) in &ix.patterns {
-        if *s == schema && group.starts_with(prefix) {
-            rows.extend(r);
-        }
-    }
+    let mut rows: Vec<usize> = row_groups(schema, group).flat_map(|r| r.all.iter().copied()).collect();
     rows.sort_unstable();
     rows.into_iter().map(|i| &table()[i]).collect()
 }
@@ -198,43 +233,80 @@ const APP_GROUPS_WITHOUT_TABLE: &[&str] = &["visionencoder", "audio-transform", 
 
 pub fn lookup(schema: Schema, group: &str, key: &str) -> Option<&'static KeySpec> {
     // Exact group and key first, then patterns, so `[sink0] type` finds the
-    // sink row rather than a looser match.
-    let candidates = rows(schema, group);
-    let mut best: Option<&KeySpec> = None;
-    for k in candidates {
-        if k.key == key {
-            return Some(k);
-        }
-        if best.is_none() && matches(&k.key, key) {
-            best = Some(k);
-        }
-    }
-    best
+    // sink row rather than a looser match: the first row in table order
+    // that names the key, else the first whose key pattern matches it.
+    let exact = row_groups(schema, group)
+        .filter_map(|r| r.by_key.get(key).copied())
+        .min();
+    let row = exact.or_else(|| {
+        row_groups(schema, group)
+            .filter_map(|r| r.key_patterns.iter().find(|(p, _)| key.starts_with(p)).map(|&(_, i)| i))
+            .min()
+    })?;
+    Some(&table()[row])
 }
 
 /// Whether the keys of this group can be checked (the table lists them).
 pub fn group_has_key_table(schema: Schema, group: &str) -> bool {
-    let ix = index();
-    ix.exact.get(&schema).is_some_and(|m| m.contains_key(group))
-        || ix
-            .patterns
-            .iter()
-            .any(|(s, prefix, _)| *s == schema && group.starts_with(prefix))
+    row_groups(schema, group).next().is_some()
 }
 
 /// The closest known key of the group, for "did you mean". Distances are
 /// computed only within the bound that would be accepted, so a file of
-/// 100k unknown keys costs 100k short, banded comparisons per candidate.
+/// 100k unknown keys costs 100k short, banded comparisons per candidate;
+/// and a name asked about again (the same typo in many files) is answered
+/// from a small cache.
 pub fn suggest_key(schema: Schema, group: &str, key: &str) -> Option<&'static str> {
-    rows(schema, group)
-        .into_iter()
-        .filter(|k| !k.key.ends_with('*'))
-        .filter_map(|k| {
-            let limit = 2.max(k.key.len() / 4);
-            Some((edit_distance_within(&k.key, key, limit)?, k.key.as_str()))
-        })
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
+    cached_suggestion(Asked::Key, schema, group, key, || {
+        rows(schema, group)
+            .into_iter()
+            .filter(|k| !k.key.ends_with('*'))
+            .filter_map(|k| {
+                let limit = 2.max(k.key.len() / 4);
+                Some((edit_distance_within(&k.key, key, limit)?, k.key.as_str()))
+            })
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, k)| Cow::Borrowed(k))
+    })
+    .and_then(|s| match s {
+        Cow::Borrowed(k) => Some(k),
+        Cow::Owned(_) => None,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Asked {
+    Key,
+    Group,
+}
+
+/// Suggestions already computed on this thread, by question; cleared when
+/// full, so hostile input cannot grow it.
+fn cached_suggestion(
+    asked: Asked,
+    schema: Schema,
+    group: &str,
+    name: &str,
+    compute: impl FnOnce() -> Option<Cow<'static, str>>,
+) -> Option<Cow<'static, str>> {
+    type Cache = HashMap<(Asked, Schema, String, String), Option<Cow<'static, str>>>;
+    const MAX_CACHED: usize = 4096;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(HashMap::new());
+    }
+    let q = (asked, schema, group.to_string(), name.to_string());
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&q).cloned()) {
+        return hit;
+    }
+    let answer = compute();
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= MAX_CACHED {
+            c.clear();
+        }
+        c.insert(q, answer.clone());
+    });
+    answer
 }
 
 /// The edit distance when it is at most `limit`; `None` past it (checked
@@ -264,25 +336,23 @@ pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
 
 /// The closest known group name, for "did you mean".
 pub fn suggest_group(schema: Schema, group: &str) -> Option<String> {
-    let mut names: Vec<String> = table()
-        .iter()
-        .filter(|k| k.schema == schema)
-        .map(|k| k.group.trim_end_matches('*').to_string())
-        .collect();
-    names.dedup();
-    let trimmed = group.trim_end_matches(|c: char| c.is_ascii_digit());
-    names
-        .into_iter()
-        .map(|g| (edit_distance(&g, trimmed), g))
-        .filter(|(d, g)| *d <= 2.max(g.len() / 4))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, g)| {
-            if group.len() > trimmed.len() {
-                format!("{g}{}", &group[trimmed.len()..])
-            } else {
-                g
-            }
-        })
+    cached_suggestion(Asked::Group, schema, "", group, || {
+        let names = index().group_names.get(&schema)?;
+        let trimmed = group.trim_end_matches(|c: char| c.is_ascii_digit());
+        names
+            .iter()
+            .map(|g| (edit_distance(g, trimmed), *g))
+            .filter(|(d, g)| *d <= 2.max(g.len() / 4))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, g)| {
+                Cow::Owned(if group.len() > trimmed.len() {
+                    format!("{g}{}", &group[trimmed.len()..])
+                } else {
+                    g.to_string()
+                })
+            })
+    })
+    .map(Cow::into_owned)
 }
 
 /// Levenshtein distance over bytes (keys are ASCII).

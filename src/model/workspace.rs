@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use crate::base::FileId;
 use crate::base::rule::Rule;
@@ -42,6 +41,10 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn position(&self, offset: usize) -> (usize, usize) {
         self.lines.position(&self.doc.text, offset)
+    }
+    /// 1-based line and byte column of a byte offset.
+    pub fn byte_position(&self, offset: usize) -> (usize, usize) {
+        self.lines.byte_position(&self.doc.text, offset)
     }
     pub fn dir(&self) -> PathBuf {
         self.path.parent().map(Path::to_path_buf).unwrap_or_default()
@@ -82,6 +85,25 @@ pub struct Workspace {
     /// The project root; `None` (a workspace built in memory) reads nothing
     /// from disk through references.
     pub root: Option<ProjectRoot>,
+    /// Paths already placed in this run (references are resolved by the
+    /// front ends and again by rules): one look at the disk each.
+    placed: std::sync::RwLock<HashMap<PathBuf, Place>>,
+    /// Documents parsed by an earlier load, by key (`load_reusing`); empty
+    /// otherwise.
+    reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+}
+
+/// At most this many placements are remembered.
+const MAX_PLACED: usize = 1 << 17;
+
+/// A document an earlier load parsed, and whether its text came from the
+/// overlay.
+#[derive(Debug)]
+struct Reusable {
+    doc: Document,
+    lines: LineIndex,
+    lossy: bool,
+    had_overlay: bool,
 }
 
 /// A file that was read and is not checked.
@@ -120,12 +142,63 @@ impl Workspace {
 
     /// Load `paths` under `root`, some texts replaced (by canonical path).
     pub fn load_in(paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) -> Workspace {
+        let mut ws = Workspace::default();
+        ws.fill(paths, root, overlay);
+        ws
+    }
+
+    /// Load `paths` again after `previous` (a `fix` pass): the documents
+    /// whose text did not change since are taken from it, not read and
+    /// parsed again, by this load and by the loads of references and
+    /// context that follow until `drop_reusable`. What comes out is what
+    /// `load_in` would make: each file is classified again.
+    pub fn load_reusing(
+        paths: &[PathBuf],
+        root: Option<ProjectRoot>,
+        overlay: HashMap<PathBuf, String>,
+        previous: Workspace,
+    ) -> Workspace {
+        let mut keys: Vec<Option<PathBuf>> = vec![None; previous.files.len()];
+        for (key, &id) in &previous.by_path {
+            keys[id] = Some(key.clone());
+        }
+        let reuse = previous
+            .files
+            .into_iter()
+            .zip(keys)
+            .filter_map(|(f, key)| {
+                // A refused file's groups were dropped: it is parsed again.
+                let key = key.filter(|_| !f.refused)?;
+                let had_overlay = previous.overlay.contains_key(&key);
+                let r = Reusable {
+                    doc: f.doc,
+                    lines: f.lines,
+                    lossy: f.lossy,
+                    had_overlay,
+                };
+                Some((key, r))
+            })
+            .collect();
         let mut ws = Workspace {
-            overlay,
-            roots: paths.to_vec(),
-            root,
+            reuse: std::sync::Mutex::new(reuse),
+            // Where paths land does not change within a run.
+            placed: previous.placed,
             ..Workspace::default()
         };
+        ws.fill(paths, root, overlay);
+        ws
+    }
+
+    /// Let go of what `load_reusing` kept and no load asked for.
+    pub fn drop_reusable(&mut self) {
+        self.reuse = std::sync::Mutex::default();
+    }
+
+    fn fill(&mut self, paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) {
+        self.overlay = overlay;
+        self.roots = paths.to_vec();
+        self.root = root;
+        let ws = self;
         for arg in paths {
             if std::fs::symlink_metadata(arg).is_err() {
                 ws.missing_args.push(arg.clone());
@@ -136,11 +209,9 @@ impl Workspace {
                 ws.read_file(arg, true, true);
                 continue;
             }
-            let found = ws.walk(arg);
-            ws.read_files(&found, false);
+            ws.walk_and_read(arg);
         }
         ws.classify_by_reference();
-        ws
     }
 
     /// A reference from a loading config beats content (Precision 1): a
@@ -177,55 +248,97 @@ impl Workspace {
     }
 
     fn place(&self, path: &Path) -> Place {
-        match &self.root {
-            Some(r) => r.place(path),
-            None => Place::Outside,
+        let Some(root) = &self.root else {
+            return Place::Outside;
+        };
+        if let Some(p) = self.placed.read().ok().and_then(|m| m.get(path).cloned()) {
+            return p;
         }
+        let place = root.place(path);
+        if let Ok(mut m) = self.placed.write() {
+            if m.len() < MAX_PLACED {
+                m.insert(path.to_path_buf(), place.clone());
+            }
+        }
+        place
     }
 
     fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
-    /// The candidate files under a folder ([`walk_candidates`]); what could
-    /// not be walked becomes a DS005 problem.
-    fn walk(&mut self, top: &Path) -> Vec<PathBuf> {
+    /// The candidate files under a folder, read and parsed on the walk's
+    /// threads, in path order.
+    fn walk_and_read(&mut self, top: &Path) {
         let Some(root) = self.root.clone() else {
-            return Vec::new();
+            return;
         };
-        let walked = walk_candidates(&root, top);
-        self.file_problems
-            .extend(walked.problems.into_iter().map(|(p, m)| (p, Rule::UnreadableFile, m)));
-        walked.files
+        let this = &*self;
+        let visit = |l: crate::files::walk::Listed| {
+            // A listed file that is no link is where its folder is: no look
+            // at it before it is opened.
+            let (key, place) = if l.link {
+                this.identify(l.path)
+            } else {
+                match root.place_listed(l.path) {
+                    Place::Inside(real) => (real.clone(), Place::Inside(real)),
+                    _ => this.identify(l.path),
+                }
+            };
+            let listed = !l.link && matches!(place, Place::Inside(_));
+            let how = Reading {
+                walked: true,
+                explicit: false,
+                listed,
+            };
+            let loaded = this.load_placed(l.path, &key, place, how, None);
+            (key, loaded)
+        };
+        let walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &is_candidate, &visit);
+        for (path, msg) in walked.problems {
+            self.file_problems.push((path, Rule::UnreadableFile, msg));
+        }
+        for (path, (key, loaded)) in walked.files {
+            if let Some(&id) = self.by_path.get(&key) {
+                self.files[id].walked = true;
+            } else {
+                self.insert(&path, key, loaded);
+            }
+        }
+    }
+
+    /// Where a path is and the key that names its file: the real path when
+    /// it is inside the root (the placement resolved every link), else the
+    /// canonical path.
+    fn identify(&self, path: &Path) -> (PathBuf, Place) {
+        let place = self.place(path);
+        let key = match &place {
+            Place::Inside(real) => real.clone(),
+            _ => canonical(path),
+        };
+        (key, place)
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
-        self.by_path.get(&canonical(path)).copied()
+        self.by_path.get(&self.identify(path).0).copied()
     }
 
     /// Read, check and parse one file. Returns its id when it is a text file
     /// dslint can read (whether or not it is a DeepStream config).
     pub fn read_file(&mut self, path: &Path, walked: bool, explicit: bool) -> Option<FileId> {
-        let key = canonical(path);
+        let (key, place) = self.identify(path);
         if let Some(&id) = self.by_path.get(&key) {
             self.files[id].walked |= walked;
             return Some(id);
         }
-        let loaded = self.load_placed(path, &key, walked, explicit, None);
+        let loaded = self.load_placed(path, &key, place, Reading::new(walked, explicit), None);
         self.insert(path, key, loaded)
     }
 
-    /// Place a path against the root, then read it (or say why not).
+    /// Read a placed path (or say why not).
     /// `referenced_as`: the kind a loading config's reference makes it.
-    fn load_placed(
-        &self,
-        path: &Path,
-        key: &Path,
-        walked: bool,
-        explicit: bool,
-        referenced_as: Option<Kind>,
-    ) -> Loaded {
-        let (real, outside) = match self.place(path) {
+    fn load_placed(&self, path: &Path, key: &Path, place: Place, how: Reading, referenced_as: Option<Kind>) -> Loaded {
+        let (real, outside) = match place {
             Place::Inside(real) => (real, false),
             Place::Missing(_) => return Loaded::Problem("cannot read: no such file; skipped".into()),
             Place::Outside if self.follow_outside() => (path.to_path_buf(), true),
@@ -235,8 +348,18 @@ impl Workspace {
                 );
             }
         };
-        let text = self.overlay.get(key).cloned();
-        match load_one(&real, path, text, walked, explicit, referenced_as) {
+        let text = self.overlay.get(key);
+        let loaded = match self.take_reusable(key, text) {
+            Some(r) => {
+                let mut loaded = classify_parsed(path, r.doc, Some(r.lines), how.walked, referenced_as);
+                if let Loaded::File(f) = &mut loaded {
+                    f.lossy = r.lossy;
+                }
+                loaded
+            }
+            None => load_one(&real, path, text.cloned(), how, referenced_as),
+        };
+        match loaded {
             Loaded::File(mut f) => {
                 f.outside = outside;
                 Loaded::File(f)
@@ -245,23 +368,16 @@ impl Workspace {
         }
     }
 
-    /// Read many files at once (in parallel), keeping their order.
-    fn read_files(&mut self, paths: &[PathBuf], explicit: bool) {
-        use rayon::prelude::*;
-        let loaded: Vec<(PathBuf, Loaded)> = paths
-            .par_iter()
-            .map(|p| {
-                let key = canonical(p);
-                let l = self.load_placed(p, &key, true, explicit, None);
-                (key, l)
-            })
-            .collect();
-        for (path, (key, l)) in paths.iter().zip(loaded) {
-            if let Some(&id) = self.by_path.get(&key) {
-                self.files[id].walked = true;
-            } else {
-                self.insert(path, key, l);
-            }
+    /// A document an earlier load parsed, if its text is still the one
+    /// this load would read: the same overlay text, or no overlay then and
+    /// now (the disk is read once a run).
+    fn take_reusable(&self, key: &Path, overlay: Option<&String>) -> Option<Reusable> {
+        let mut reuse = self.reuse.lock().ok()?;
+        let r = reuse.remove(key)?;
+        match overlay {
+            Some(t) if *t == r.doc.text => Some(r),
+            None if !r.had_overlay => Some(r),
+            _ => None,
         }
     }
 
@@ -361,21 +477,34 @@ impl Workspace {
         // A file the walk found and skipped keeps the path the walk gave it.
         let walked = self.skipped.iter().position(|s| canonical(&s.path) == key);
         let path = walked.map_or(p, |i| self.skipped.remove(i).path);
-        let loaded = self.load_placed(&path, &key, walked.is_some(), false, Some(kind));
+        let place = self.place(&path);
+        let loaded = self.load_placed(&path, &key, place, Reading::new(walked.is_some(), false), Some(kind));
         self.insert(&path, key, loaded)
     }
 
     /// Load a referenced config (not walked) and return its id.
     pub fn load_reference(&mut self, from: FileId, raw: &str) -> Option<FileId> {
         match self.resolve(from, raw)? {
-            Target::Exists(p) if p.is_file() => self.read_file(&p, false, false),
+            Target::Exists(p) => {
+                // Already loaded (the common case: the walk read it): no
+                // more look at the disk.
+                let (key, place) = self.identify(&p);
+                if let Some(&id) = self.by_path.get(&key) {
+                    return Some(id);
+                }
+                if !p.is_file() {
+                    return None;
+                }
+                let loaded = self.load_placed(&p, &key, place, Reading::new(false, false), None);
+                self.insert(&p, key, loaded)
+            }
             Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
                 let key = canonical(&p);
                 if let Some(&id) = self.by_path.get(&key) {
                     return Some(id);
                 }
                 // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, false, false, None) {
+                match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), None) {
                     loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
                     _ => None,
                 }
@@ -397,69 +526,14 @@ pub struct Walked {
 }
 
 /// The candidate files under a folder (by extension, respecting
-/// `.gitignore`), sorted. Links that lead out of the root
-/// are not followed (a link to `/` would walk the machine); a folder
-/// whose ignore file is not a small regular file is not walked (the
-/// walker would block on a FIFO or read `/dev/zero` forever).
+/// `.gitignore`, with the guarantees of `files::walk`), sorted, without
+/// reading them.
 pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
-    let mut problems = Vec::new();
-    let root = root.clone();
-    for dir in top.ancestors() {
-        if let Some(msg) = bad_ignore_file(dir) {
-            problems.push((dir.to_path_buf(), msg));
-            return Walked {
-                files: Vec::new(),
-                problems,
-            };
-        }
-        if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
-            break;
-        }
+    let walked = crate::files::walk::walk(root, top, rayon::current_num_threads(), &is_candidate, &|_| ());
+    Walked {
+        files: walked.files.into_iter().map(|(p, ())| p).collect(),
+        problems: walked.problems,
     }
-    let pruned: Arc<Mutex<Vec<(PathBuf, String)>>> = Arc::default();
-    let pruned_in = Arc::clone(&pruned);
-    let follow_outside = root.follow_outside;
-    let walker = ignore::WalkBuilder::new(top)
-        .follow_links(true)
-        .require_git(false)
-        .filter_entry(move |e| {
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            let mut why = None;
-            if e.path_is_symlink() && root.place(e.path()) == Place::Outside && (is_dir || !follow_outside) {
-                why = Some("is a link that leads outside the project root; not followed".to_string());
-            } else if is_dir {
-                why = bad_ignore_file(e.path());
-            }
-            if let Some(w) = why {
-                if let Ok(mut p) = pruned_in.lock() {
-                    p.push((e.path().to_path_buf(), w));
-                }
-                return false;
-            }
-            true
-        })
-        .build();
-    let mut found = Vec::new();
-    for entry in walker {
-        match entry {
-            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                let p = e.into_path();
-                if is_candidate(&p) {
-                    found.push(p);
-                }
-            }
-            Ok(_) => {}
-            Err(err) => {
-                let (path, msg) = walk_error(&err);
-                problems.push((path, msg));
-            }
-        }
-    }
-    let mut pruned = pruned.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
-    pruned.sort();
-    problems.extend(pruned);
-    found.sort();
-    Walked { files: found, problems }
 }
 
 /// The `cfg-file-path` values deepstream-parallel-infer's config reads as
@@ -488,22 +562,46 @@ enum Loaded {
     File(Box<SourceFile>),
 }
 
+/// How a file is read.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// Found by the walk (rather than only referenced).
+    walked: bool,
+    /// Named on the command line: an empty file is a problem, not a skip.
+    explicit: bool,
+    /// A walk's entry its folder listed as a regular file, no link.
+    listed: bool,
+}
+
+impl Reading {
+    fn new(walked: bool, explicit: bool) -> Reading {
+        Reading {
+            walked,
+            explicit,
+            listed: false,
+        }
+    }
+}
+
 /// Read, check and parse one file; no shared state, so files load in
 /// parallel. `real` is where the bytes are read from, `shown` the path as
 /// the user sees it; `referenced_as`, the kind a loading config's reference
 /// makes the file, which beats what its content says (Precision 1).
-fn load_one(
-    real: &Path,
-    shown: &Path,
-    overlay: Option<String>,
-    walked: bool,
-    explicit: bool,
-    referenced_as: Option<Kind>,
-) -> Loaded {
+fn load_one(real: &Path, shown: &Path, overlay: Option<String>, how: Reading, referenced_as: Option<Kind>) -> Loaded {
+    let Reading {
+        walked,
+        explicit,
+        listed,
+    } = how;
     if let Some(text) = overlay {
         return parse_text(shown, text, walked, referenced_as);
     }
-    let bytes = match read::read_regular(real, MAX_FILE_BYTES) {
+    let read = if listed {
+        read::read_listed(real, MAX_FILE_BYTES)
+    } else {
+        read::read_regular(real, MAX_FILE_BYTES)
+    };
+    let bytes = match read {
         Ok(b) => b,
         Err(ReadError::TooLarge { cap }) => {
             return Loaded::Problem(format!("file is over the {cap} byte limit; skipped"));
@@ -579,29 +677,6 @@ fn comments_only_lossy(bytes: &[u8]) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
-/// the walker reads, following links) is not a small regular file.
-fn bad_ignore_file(dir: &Path) -> Option<String> {
-    for name in [".gitignore", ".ignore"] {
-        let p = dir.join(name);
-        if std::fs::symlink_metadata(&p).is_err() {
-            continue;
-        }
-        match read::open_regular(&p, true).and_then(|f| {
-            let len = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?.len();
-            if len > MAX_FILE_BYTES {
-                Err(ReadError::TooLarge { cap: MAX_FILE_BYTES })
-            } else {
-                Ok(())
-            }
-        }) {
-            Ok(()) => {}
-            Err(e) => return Some(format!("{name} {e}; folder not walked")),
-        }
-    }
-    None
-}
-
 /// Choose a syntax and a kind for a text; `Skipped` when it is not ours.
 fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kind>) -> Loaded {
     let Some(format) = detect::format_for(path, &text) else {
@@ -611,7 +686,19 @@ fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kin
             Vec::new(),
         );
     };
-    let doc = Document::parse(text, format);
+    classify_parsed(path, Document::parse(text, format), None, walked, referenced_as)
+}
+
+/// Choose a kind for a parsed document (`lines`: its line index, when an
+/// earlier load made it); `Skipped` when it is not ours.
+fn classify_parsed(
+    path: &Path,
+    doc: Document,
+    lines: Option<LineIndex>,
+    walked: bool,
+    referenced_as: Option<Kind>,
+) -> Loaded {
+    let format = doc.format;
     let mut verdict = match referenced_as {
         Some(kind) => Verdict::Lint(kind, "referenced as such by a loading config".into()),
         None => detect::verdict(&doc),
@@ -664,7 +751,7 @@ fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kin
     } else {
         doc
     };
-    let lines = LineIndex::new(&doc.text);
+    let lines = lines.unwrap_or_else(|| LineIndex::new(&doc.text));
     Loaded::File(Box::new(SourceFile {
         path: path.to_path_buf(),
         doc,
@@ -700,24 +787,6 @@ fn skip_reason(doc: &Document) -> String {
         doc.format.describe(),
         shown.join(", ")
     )
-}
-
-fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
-    let mut path = PathBuf::new();
-    let mut cur = err;
-    loop {
-        match cur {
-            ignore::Error::WithPath { path: p, err } => {
-                path = p.clone();
-                cur = err;
-            }
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => cur = err,
-            ignore::Error::Loop { child, .. } => {
-                return (child.clone(), "directory symlink loop; not followed".to_string());
-            }
-            other => return (path, format!("{other}; skipped")),
-        }
-    }
 }
 
 /// A key for "the same file": the canonical path when it exists.

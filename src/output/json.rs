@@ -1,6 +1,8 @@
 //! `--format json`: one object per finding; the schema is in the README.
 
-use serde::Serialize;
+use std::io::{self, Write};
+
+use serde::{Serialize, Serializer};
 
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
@@ -44,71 +46,90 @@ pub struct JsonDiagnostic {
     fix: Option<JsonFix>,
 }
 
+/// Write the findings as a JSON array (pretty, a final newline), one
+/// object at a time: the output is never held whole.
+pub fn write(out: &mut dyn Write, ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> io::Result<()> {
+    let items = problems
+        .iter()
+        .map(problem)
+        .chain(diags.iter().map(|d| diagnostic(ws, d)));
+    serde_json::Serializer::pretty(&mut *out)
+        .collect_seq(items)
+        .map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// The findings as a JSON array, whole (tests).
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
-    serde_json::to_string_pretty(&items(ws, diags, problems)).unwrap_or_else(|_| "[]".into()) + "\n"
+    crate::output::to_string(|w| write(w, ws, diags, problems))
 }
 
 /// The findings as JSON objects, problems first, then by file and position.
 pub fn items(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Vec<JsonDiagnostic> {
-    let mut items: Vec<JsonDiagnostic> = problems
+    problems
         .iter()
-        .map(|p| JsonDiagnostic {
-            code: p.code.to_string(),
-            name: name(p.code),
-            severity: p.severity,
-            file: p.path.display().to_string(),
-            location: None,
-            end_location: None,
-            message: p.message.to_string(),
-            expected: None,
-            why: None,
-            related: Vec::new(),
-            fix: None,
-        })
-        .collect();
-    for d in diags {
-        let l = locate(ws, d);
-        items.push(JsonDiagnostic {
-            code: d.code().to_string(),
-            name: name(d.code()),
-            severity: d.severity(),
-            file: l.path.display().to_string(),
-            location: Some(Position {
-                line: l.line,
-                column: l.col,
-            }),
-            end_location: Some(Position {
-                line: l.end_line,
-                column: l.end_col,
-            }),
-            message: d.message.clone(),
-            expected: d.expected.clone(),
-            why: d.why.clone(),
-            related: d
-                .related
+        .map(problem)
+        .chain(diags.iter().map(|d| diagnostic(ws, d)))
+        .collect()
+}
+
+fn problem(p: &FileProblem) -> JsonDiagnostic {
+    JsonDiagnostic {
+        code: p.code.to_string(),
+        name: name(p.code),
+        severity: p.severity,
+        file: p.path.display().to_string(),
+        location: None,
+        end_location: None,
+        message: p.message.to_string(),
+        expected: None,
+        why: None,
+        related: Vec::new(),
+        fix: None,
+    }
+}
+
+fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
+    let l = locate(ws, d);
+    JsonDiagnostic {
+        code: d.code().to_string(),
+        name: name(d.code()),
+        severity: d.severity(),
+        file: l.path.display().to_string(),
+        location: Some(Position {
+            line: l.line,
+            column: l.col,
+        }),
+        end_location: Some(Position {
+            line: l.end_line,
+            column: l.end_col,
+        }),
+        message: d.message.clone(),
+        expected: d.expected.clone(),
+        why: d.why.clone(),
+        related: d
+            .related
+            .iter()
+            .map(|(f, s)| {
+                let (line, col) = ws.files[*f].position(s.start);
+                format!("{}:{line}:{col}", ws.files[*f].path.display())
+            })
+            .collect(),
+        fix: d.fix.as_ref().map(|f| JsonFix {
+            applicability: f.applicability,
+            message: f.title.clone(),
+            edits: f
+                .edits
                 .iter()
-                .map(|(f, s)| {
-                    let (line, col) = ws.files[*f].position(s.start);
-                    format!("{}:{line}:{col}", ws.files[*f].path.display())
+                .map(|e| JsonEdit {
+                    file: ws.files[e.file].path.display().to_string(),
+                    start: e.range.start,
+                    end: e.range.end,
+                    content: e.text.clone(),
                 })
                 .collect(),
-            fix: d.fix.as_ref().map(|f| JsonFix {
-                applicability: f.applicability,
-                message: f.title.clone(),
-                edits: f
-                    .edits
-                    .iter()
-                    .map(|e| JsonEdit {
-                        file: ws.files[e.file].path.display().to_string(),
-                        start: e.range.start,
-                        end: e.range.end,
-                        content: e.text.clone(),
-                    })
-                    .collect(),
-            }),
-        });
+        }),
     }
-    items
 }
 
 fn name(code: &str) -> String {

@@ -7,6 +7,7 @@ pub mod human;
 pub mod json;
 pub mod machine;
 pub mod rules;
+pub mod sarif;
 pub mod statistics;
 
 use std::path::Path;
@@ -36,6 +37,15 @@ pub fn locate<'a>(ws: &'a Workspace, d: &'a Diagnostic) -> Located<'a> {
         end_line,
         end_col,
     }
+}
+
+/// What a streaming writer writes, as a string (tests, and callers that
+/// want it whole). Writing to memory fails only on a serializer error,
+/// which records of strings and numbers do not raise.
+pub fn to_string(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A problem outside any parsed file (DS005).

@@ -15,15 +15,20 @@ pub mod tracker;
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{Pipeline, Role};
+use crate::model::graph::{Graph, Pipeline, Role};
 use crate::model::workspace::Workspace;
 use context::{Ctx, Profile};
+
+type FastSet<T> = HashSet<T, foldhash::fast::RandomState>;
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Everything one `check` run found, in a stable order.
 pub struct CheckResult {
@@ -110,6 +115,10 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
 }
 
 /// Run every rule, keep the selected codes, apply inline suppressions.
+///
+/// The files' checks and the pipelines' rules run in parallel; each yields
+/// its findings in the order a sequential run would, and the lists are
+/// joined in that order, so what comes out does not depend on the threads.
 pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
     let graph = frontend::build(ws);
     let ctx = Ctx {
@@ -118,35 +127,52 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         profile,
         bench_sink_type: sel.bench_sink_type.unwrap_or(1),
     };
-    let mut out = Vec::new();
-    for id in 0..ctx.ws.files.len() {
-        input::check_file(&ctx, id, &mut out);
+    let found = findings(&ctx, &graph);
+    let out = merge(ctx.ws, &graph.pipelines, found, sel);
+    CheckResult {
+        pipelines: graph.pipelines,
+        diagnostics: out,
     }
-    for p in &graph.pipelines {
-        streammux::check(&ctx, p, &mut out);
-        source::check(&ctx, p, &mut out);
-        output::check(&ctx, p, &mut out);
-        cross::check(&ctx, p, &mut out);
-        parallel::check(&ctx, p, &mut out);
-        if let Some(t) = p.first(&Role::Tracker) {
-            tracker::check(&ctx, t, &mut out);
-        }
-        for inf in p.infers() {
-            match inf.role {
-                Role::InferServer(_) => nvinfer::check_server(&ctx, inf, Some(p), &mut out),
-                _ => nvinfer::check(&ctx, inf, Some(p), &mut out),
-            }
-        }
-    }
+}
+
+/// Every rule's findings, before selection and suppressions: the files'
+/// own checks (DS001–DS006), then each pipeline's rules, then the
+/// standalone elements', then the nvdsanalytics configs'. Each list is made
+/// in parallel and joined in this order (a new family of rules adds its
+/// list here).
+fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
+    let per_file: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
+        .into_par_iter()
+        .map(|id| {
+            let mut out = Vec::new();
+            input::check_file(ctx, id, &mut out);
+            out
+        })
+        .collect();
+    let per_pipeline: Vec<Vec<Diagnostic>> = graph
+        .pipelines
+        .par_iter()
+        .map(|p| {
+            let mut out = Vec::new();
+            pipeline_rules(ctx, p, &mut out);
+            out
+        })
+        .collect();
     // Configs nothing references are checked on their own.
-    for e in &graph.standalone {
-        match e.role {
-            Role::Infer(_) => nvinfer::check(&ctx, e, None, &mut out),
-            Role::InferServer(_) => nvinfer::check_server(&ctx, e, None, &mut out),
-            Role::Tracker => tracker::check(&ctx, e, &mut out),
-            _ => {}
-        }
-    }
+    let per_element: Vec<Vec<Diagnostic>> = graph
+        .standalone
+        .par_iter()
+        .map(|e| {
+            let mut out = Vec::new();
+            match e.role {
+                Role::Infer(_) => nvinfer::check(ctx, e, None, &mut out),
+                Role::InferServer(_) => nvinfer::check_server(ctx, e, None, &mut out),
+                Role::Tracker => tracker::check(ctx, e, &mut out),
+                _ => {}
+            }
+            out
+        })
+        .collect();
     // nvdsanalytics configs, with the stream count of the pipelines that
     // load them (unknown when any of them has none).
     let mut analytics_streams: std::collections::BTreeMap<FileId, Option<u32>> = std::collections::BTreeMap::new();
@@ -161,77 +187,139 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
             }
         }
     }
-    for id in 0..ctx.ws.files.len() {
-        if ctx.ws.files[id].kind == Some(Kind::Analytics) {
+    let per_analytics: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
+        .into_par_iter()
+        .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))
+        .map(|id| {
+            let mut out = Vec::new();
             let streams = analytics_streams.get(&id).copied().flatten();
-            analytics::check(&ctx, id, streams, &mut out);
+            analytics::check(ctx, id, streams, &mut out);
+            out
+        })
+        .collect();
+    let mut out = Vec::with_capacity(
+        [&per_file, &per_pipeline, &per_element, &per_analytics]
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(Vec::len)
+            .sum(),
+    );
+    for list in per_file
+        .into_iter()
+        .chain(per_pipeline)
+        .chain(per_element)
+        .chain(per_analytics)
+    {
+        out.extend(list);
+    }
+    out
+}
+
+/// The rules that look at one pipeline.
+fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    streammux::check(ctx, p, out);
+    source::check(ctx, p, out);
+    output::check(ctx, p, out);
+    cross::check(ctx, p, out);
+    parallel::check(ctx, p, out);
+    if let Some(t) = p.first(&Role::Tracker) {
+        tracker::check(ctx, t, out);
+    }
+    for inf in p.infers() {
+        match inf.role {
+            Role::InferServer(_) => nvinfer::check_server(ctx, inf, Some(p), out),
+            _ => nvinfer::check(ctx, inf, Some(p), out),
         }
     }
-    // A file in several pipelines gets each finding once.
-    let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.clone())));
-    fold_removed_key_notes(ctx.ws, &mut out);
-    let mut per_file: std::collections::HashMap<FileId, Vec<&str>> = std::collections::HashMap::new();
+}
+
+/// From every rule's findings to what is reported: each finding once (a
+/// file in several pipelines gets it from each), the selected codes only,
+/// inline suppressions applied (and the unused ones reported), sorted by
+/// path, offset and code, and what involves a file outside the root
+/// withheld.
+fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+    let keep: Vec<bool> = {
+        let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
+        out.iter()
+            .map(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.as_str())))
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(true));
+    fold_removed_key_notes(ws, &mut out);
+    let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
     out.retain(|d| {
         let ignored = per_file
             .entry(d.file)
-            .or_insert_with(|| sel.ignored_in(&ctx.ws.files[d.file].path));
+            .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let mut out = suppress::apply(ctx.ws, out, &|c| sel.enabled(c));
+    let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
     // linted but never rewritten: writing it back would change those bytes.
     for d in &mut out {
         if d.fix
             .as_ref()
-            .is_some_and(|f| f.edits.iter().any(|e| ctx.ws.files[e.file].lossy))
+            .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
         {
             d.fix = None;
         }
     }
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
-    let mut out = sel.scope(ctx.ws).report(ctx.ws, out);
-    out.sort_by(|a, b| {
-        (ctx.ws.files[a.file].path.as_path(), a.span.start, a.code()).cmp(&(
-            ctx.ws.files[b.file].path.as_path(),
-            b.span.start,
-            b.code(),
-        ))
-    });
-    withhold_outside(ctx.ws, &graph.pipelines, &mut out);
-    CheckResult {
-        pipelines: graph.pipelines,
-        diagnostics: out,
+    let mut out = sel.scope(ws).report(ws, out);
+    // Files ranked by path once: the sort compares numbers, not paths
+    // (files with the same path share a rank, as the paths compare equal).
+    let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
+    by_path.par_sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
+    let mut rank = vec![0usize; ws.files.len()];
+    for (i, w) in by_path.iter().enumerate() {
+        rank[*w] = match i {
+            0 => 0,
+            _ if ws.files[by_path[i - 1]].path == ws.files[*w].path => rank[by_path[i - 1]],
+            _ => i,
+        };
     }
+    out.par_sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+    withhold_outside(ws, pipelines, &mut out);
+    out
 }
 
 /// One defect on one line is one finding (Precision 10): a key a later
 /// release no longer reads (DS002 at info) that another rule already
-/// reports on the same line becomes a note of that finding.
+/// reports on the same line becomes a note of that finding (the first such
+/// finding, in order). The findings of other rules are indexed by line
+/// once, so a file of 100k removed keys stays linear.
 fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let removed = |d: &Diagnostic| d.rule() == Rule::UnknownKey && d.severity() == Severity::Info;
+    if !out.iter().any(removed) {
+        return;
+    }
     let line = |d: &Diagnostic| (d.file, ws.files[d.file].position(d.span.start).0);
-    let mut folded = HashSet::new();
+    let mut hosts: FastMap<(FileId, usize), usize> = FastMap::default();
+    for (j, d) in out.iter().enumerate() {
+        if d.rule() != Rule::UnknownKey {
+            hosts.entry(line(d)).or_insert(j);
+        }
+    }
+    let mut folded = vec![false; out.len()];
     for i in 0..out.len() {
-        if out[i].rule() != Rule::UnknownKey || out[i].severity() != Severity::Info {
+        if !removed(&out[i]) {
             continue;
         }
-        let at = line(&out[i]);
-        if let Some(j) = (0..out.len()).find(|&j| j != i && out[j].rule() != Rule::UnknownKey && line(&out[j]) == at) {
+        if let Some(&j) = hosts.get(&line(&out[i])) {
             let note = out[i].message.clone();
             let host = &mut out[j];
             host.why = Some(match host.why.take() {
                 Some(w) => format!("{w}; note: {note}"),
                 None => format!("note: {note}"),
             });
-            folded.insert(i);
+            folded[i] = true;
         }
     }
-    let mut k = 0;
-    out.retain(|_| {
-        k += 1;
-        !folded.contains(&(k - 1))
-    });
+    let mut folded = folded.into_iter();
+    out.retain(|_| !folded.next().unwrap_or(false));
 }
 
 /// Files outside the project root are read only with `--follow-outside`,

@@ -144,18 +144,27 @@ fn matches(codes: &[String], code: &str) -> bool {
 /// Drop suppressed findings, then report unused suppressions whose codes
 /// are all enabled (`enabled(code)`).
 pub fn apply(ws: &Workspace, diags: Vec<Diagnostic>, enabled: &dyn Fn(&str) -> bool) -> Vec<Diagnostic> {
-    let mut sups: Vec<Suppression> = (0..ws.files.len()).flat_map(|f| collect(ws, f)).collect();
-    let mut kept = Vec::new();
+    use rayon::prelude::*;
+    // Each file's suppressions, found in parallel; in file order.
+    let per_file: Vec<Vec<Suppression>> = (0..ws.files.len()).into_par_iter().map(|f| collect(ws, f)).collect();
+    let mut first = Vec::with_capacity(per_file.len() + 1);
+    let mut sups: Vec<Suppression> = Vec::new();
+    for list in per_file {
+        first.push(sups.len());
+        sups.extend(list);
+    }
+    first.push(sups.len());
+    let mut kept = Vec::with_capacity(diags.len());
     for d in diags {
-        let mut places = vec![(d.file, d.span.start)];
-        places.extend(d.related.iter().map(|(f, s)| (*f, s.start)));
         let mut silenced = false;
+        let places = std::iter::once((d.file, d.span.start)).chain(d.related.iter().map(|(f, s)| (*f, s.start)));
         for (file, offset) in places {
-            let (line, _) = ws.files[file].position(offset);
-            for s in sups
-                .iter_mut()
-                .filter(|s| s.file == file && matches(&s.codes, d.code()))
-            {
+            let of_file = &mut sups[first[file]..first[file + 1]];
+            if of_file.is_empty() {
+                continue;
+            }
+            let line = ws.files[file].lines.line(offset);
+            for s in of_file.iter_mut().filter(|s| matches(&s.codes, d.code())) {
                 if s.target_line.is_none_or(|t| t == line) {
                     s.used = true;
                     silenced = true;

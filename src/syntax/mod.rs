@@ -9,7 +9,9 @@ mod render;
 pub mod yaml;
 pub mod yaml_tree;
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 
 use crate::base::Span;
 
@@ -91,32 +93,71 @@ pub struct Document {
 }
 
 /// Group name → its groups in file order, and the winning entry of each
-/// (group, key).
+/// (group, key). The tables hold indices into the document's groups and
+/// entries, never copies of the names: building it allocates once per
+/// distinct group name, not once per key.
 #[derive(Debug, Clone, Default)]
 struct Index {
-    groups: HashMap<String, Vec<usize>>,
-    winners: HashMap<String, HashMap<String, (usize, usize)>>,
-    /// Index of each name's first group, in file order.
-    first_seen: Vec<usize>,
+    /// Distinct group names: an index into `lists`.
+    names: HashTable<usize>,
+    /// For each distinct name, in first-seen order: its groups in file order.
+    lists: Vec<Vec<usize>>,
+    /// (group, entry) of the winning entry of each (group name, key).
+    winners: HashTable<(usize, usize)>,
+    /// Seeded at random per run: the names come from the file, and a fixed
+    /// seed would let a crafted file collide them all (quadratic lookups).
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Index {
     fn build(groups: &[Group]) -> Index {
         let mut ix = Index::default();
+        let hasher = ix.hasher.clone();
         for (gi, g) in groups.iter().enumerate() {
-            let list = ix.groups.entry(g.name.clone()).or_default();
-            if list.is_empty() {
-                ix.first_seen.push(gi);
+            let h = hasher.hash_one(g.name.as_str());
+            let lists = &mut ix.lists;
+            match ix.names.find(h, |&l| groups[lists[l][0]].name == g.name) {
+                Some(&l) => lists[l].push(gi),
+                None => {
+                    ix.names
+                        .insert_unique(h, lists.len(), |&l| hasher.hash_one(groups[lists[l][0]].name.as_str()));
+                    lists.push(vec![gi]);
+                }
             }
-            list.push(gi);
-            let winners = ix.winners.entry(g.name.clone()).or_default();
             for (ei, e) in g.entries.iter().enumerate() {
-                if !e.localized {
-                    winners.insert(e.key.clone(), (gi, ei));
+                if e.localized {
+                    continue;
+                }
+                let h = hasher.hash_one((g.name.as_str(), e.key.as_str()));
+                let same = |&(wg, we): &(usize, usize)| {
+                    let w: &Group = &groups[wg];
+                    w.name == g.name && w.entries[we].key == e.key
+                };
+                match ix.winners.find_mut(h, same) {
+                    Some(slot) => *slot = (gi, ei),
+                    None => {
+                        ix.winners.insert_unique(h, (gi, ei), |&(wg, we)| {
+                            hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
+                        });
+                    }
                 }
             }
         }
         ix
+    }
+
+    /// The groups named `name`, in file order.
+    fn groups(&self, all: &[Group], name: &str) -> Option<&[usize]> {
+        let h = self.hasher.hash_one(name);
+        let &l = self.names.find(h, |&l| all[self.lists[l][0]].name == name)?;
+        Some(&self.lists[l])
+    }
+
+    fn winner(&self, all: &[Group], group: &str, key: &str) -> Option<(usize, usize)> {
+        let h = self.hasher.hash_one((group, key));
+        self.winners
+            .find(h, |&(g, e)| all[g].name == group && all[g].entries[e].key == key)
+            .copied()
     }
 }
 
@@ -153,30 +194,29 @@ impl Document {
     /// Groups with this name, in file order (GLib merges repeats).
     pub fn groups_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Group> + use<'a, 'n> {
         self.by_name
-            .groups
-            .get(name)
+            .groups(&self.groups, name)
             .into_iter()
             .flatten()
             .map(|&i| &self.groups[i])
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.by_name.groups.contains_key(name)
+        self.by_name.groups(&self.groups, name).is_some()
     }
 
     /// The entry that wins for `group`/`key`: the last one, as GLib and
     /// yaml maps resolve repeats.
     pub fn get(&self, group: &str, key: &str) -> Option<&Entry> {
-        let &(g, e) = self.by_name.winners.get(group)?.get(key)?;
+        let (g, e) = self.by_name.winner(&self.groups, group, key)?;
         Some(&self.groups[g].entries[e])
     }
 
     /// Distinct group names in first-seen order.
     pub fn group_names(&self) -> Vec<&str> {
         self.by_name
-            .first_seen
+            .lists
             .iter()
-            .map(|&i| self.groups[i].name.as_str())
+            .map(|l| self.groups[l[0]].name.as_str())
             .collect()
     }
 
@@ -204,6 +244,14 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// The 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+
     /// 1-based (line, column) of a byte offset.
     pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
@@ -215,6 +263,14 @@ impl LineIndex {
         let prefix = text.get(start..offset).unwrap_or("");
         let col = prefix.trim_start_matches('\u{feff}').chars().count() + 1;
         (line + 1, col)
+    }
+
+    /// 1-based line and byte column of a byte offset (the column counts
+    /// bytes from the line's start, a BOM included, as review tools do).
+    pub fn byte_position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.line(offset);
+        (line, offset - self.starts[line - 1] + 1)
     }
 
     /// Byte range of a 1-based line, without its line ending.

@@ -5,7 +5,7 @@ use std::path::Path;
 use dslint::base::Span;
 use dslint::fix::apply::apply_to_string;
 use dslint::model::workspace::Workspace;
-use dslint::output::{self, human, json, machine};
+use dslint::output::{self, human, json, machine, sarif};
 use dslint::rules::context::Profile;
 use dslint::syntax::{Document, Format};
 
@@ -60,7 +60,7 @@ pub fn whole_check(input: &str, file_name: &str, format: Format) -> Result<(), S
         let diags = &result.diagnostics;
         human::render(&ws, diags, &problems, &human::Style { color: false });
         json::render(&ws, diags, &problems);
-        machine::sarif(&ws, diags, &problems);
+        sarif::render(&ws, diags, &problems);
         machine::github(&ws, diags, &problems);
         machine::rdjson(&ws, diags, &problems);
         for d in diags {

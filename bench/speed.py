@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Speed and memory of dslint beside `cat` of the same bytes, in one run.
+
+    python3 bench/speed.py [--bin BIN] [--sizes 1000,10000,100000] [--runs 5]
+                           [--threads N] [--markdown]
+
+For each size, a tree of varied configs with cross-file references
+(bench/gen_tree.py) is checked: human, JSON and SARIF output, on 1 and N
+threads, warm (files in the page cache) and cold (the tree's pages dropped
+with posix_fadvise before each run: no privileges needed; the kernel's
+folder caches stay warm), and `fix` (diff only). Then one ~8 MiB file of
+each format (bench/large_inputs.sh's shapes). Each figure is the median of
+`--runs` runs (one at 100k files) taken in turn with `cat` of the same files (`find | xargs cat`,
+which walks the tree as dslint does), so a shared machine slows both alike
+and the ratio survives. Peak memory is the process's max RSS (wait4).
+Not a test: prints a table, with the goals of issue 14 beside the figures.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MIB8 = 8 * 1024 * 1024
+
+
+def run(cmd, env=None, cwd=None):
+    """Wall seconds and peak RSS (KiB) of one run; output thrown away."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)}: exit {p.returncode}")
+    return wall, ru.ru_maxrss
+
+
+def evict(paths):
+    """Drop the files' pages from the page cache (cold runs)."""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def files_under(top):
+    out = []
+    for d, _, names in os.walk(top):
+        out.extend(os.path.join(d, n) for n in names)
+    return out
+
+
+class Pair:
+    """Runs of one dslint command taken in turn with `cat` of its bytes."""
+
+    def __init__(self, runs, cold_paths=None):
+        self.runs = runs
+        self.cold = cold_paths
+
+    def measure(self, cmd, cat, env):
+        t_cmd, t_cat, rss = [], [], 0
+        if self.cold is None:  # warm the cache and the binary first
+            run(cat)
+            run(cmd, env)
+        for _ in range(self.runs):
+            if self.cold is not None:
+                evict(self.cold)
+            w, _ = run(cat)
+            t_cat.append(w)
+            if self.cold is not None:
+                evict(self.cold)
+            w, m = run(cmd, env)
+            t_cmd.append(w)
+            rss = max(rss, m)
+        return statistics.median(t_cmd), statistics.median(t_cat), rss
+
+
+def env_threads(n):
+    e = dict(os.environ)
+    e["RAYON_NUM_THREADS"] = str(n)
+    e["NO_COLOR"] = "1"
+    return e
+
+
+def gen_large(d):
+    """The ~8 MiB files of bench/large_inputs.sh, one of each format."""
+
+    def fill(head, piece, size):
+        parts, n, i = [head], len(head), 0
+        while n < size:
+            p = piece(i)
+            parts.append(p)
+            n += len(p)
+            i += 1
+        return "".join(parts)
+
+    files = {
+        "app8m.txt (app key-file)": fill(
+            "[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nwidth=1920\nheight=1080\n",
+            lambda i: f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n",
+            MIB8),
+        "infer8m.txt (nvinfer key-file)": fill(
+            "[property]\ngie-unique-id=1\ngpu-id=0\nbatch-size=4\nnetwork-mode=2\n",
+            lambda i: f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n", MIB8),
+        "app8m.yml (app YAML)": fill(
+            "application:\n  enable-perf-measurement: 1\nstreammux:\n  batch-size: 4\n  width: 1920\n  height: 1080\n",
+            lambda i: f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n",
+            MIB8),
+        "infer8m.yml (nvinfer YAML)": fill(
+            "property:\n  gie-unique-id: 1\n  gpu-id: 0\n  batch-size: 4\n",
+            lambda i: f"  custom-key-{i}: {i}\n", MIB8),
+    }
+    out = []
+    for label, text in files.items():
+        path = os.path.join(d, label.split(" ")[0])
+        with open(path, "w") as f:
+            f.write(text)
+        out.append((label, path))
+    open(os.path.join(d, "dslint.toml"), "w").close()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=None)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--skip-large", action="store_true")
+    args = ap.parse_args()
+    binary = args.bin
+    if binary is None:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=os.path.dirname(HERE))
+        binary = os.path.join(os.path.dirname(HERE), "target", "release", "dslint")
+    binary = os.path.abspath(binary)
+    n = args.threads
+    rows = []  # (what, figure, beside cat, goal, met)
+
+    def row(what, secs, cat, rss=None, goal="", met=None):
+        rows.append((what, secs, cat, rss, goal, met))
+        ratio = f"{secs / cat:5.2f}x cat" if cat else ""
+        mem = f"{rss / 1024:7.1f} MiB" if rss else ""
+        flag = "" if met is None else ("met" if met else "NOT MET")
+        print(f"{what:44} {secs:8.3f} s  {ratio:12} {mem:12} {goal} {flag}", flush=True)
+
+    print(f"dslint {binary}; {os.cpu_count()} CPUs seen, N={n} threads, median of {args.runs} runs, each beside cat")
+    for size in [int(s) for s in args.sizes.split(",")]:
+        top = tempfile.mkdtemp(prefix=f"dslint-bench-{size}-")
+        try:
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_tree.py"), top, str(size)], check=True,
+                           stdout=subprocess.DEVNULL)
+            paths = files_under(top)
+            text_bytes = sum(os.path.getsize(p) for p in paths)
+            largest = max(os.path.getsize(p) for p in paths)
+            cat = ["sh", "-c", f"find '{top}' -type f -print0 | xargs -0 cat > /dev/null"]
+            print(f"-- {size} files ({text_bytes / 1e6:.1f} MB)")
+            # A 100k tree runs each command once after its warm-up run: the
+            # whole table must fit in minutes on a shared 2-core machine.
+            runs = args.runs if size < 50000 else 1
+            warm = Pair(runs)
+            chk = [binary, "check", top]
+            t1, c1, _ = warm.measure(chk, cat, env_threads(1))
+            row(f"{size}: check, 1 thread, warm", t1, c1)
+            tn, cn, rss = warm.measure(chk, cat, env_threads(n))
+            per_file = (rss * 1024 - largest) / size
+            row(f"{size}: check, {n} threads, warm", tn, cn, rss,
+                "goal <= 2x cat" if size >= 10000 else "", tn / cn <= 2 if size >= 10000 else None)
+            rows.append((f"{size}: memory a file beyond the largest", per_file, None, None, "goal <= 8 KB", per_file <= 8192))
+            print(f"{size}: peak memory a file: {per_file / 1024:.1f} KiB  (goal <= 8 KB)", flush=True)
+            speedup = t1 / tn
+            rows.append((f"{size}: 1 -> {n} threads", speedup, None, None, "goal >= 1.8x (2 cores)", speedup >= 1.8))
+            print(f"{size}: 1 -> {n} threads: {speedup:.2f}x  (goal >= 1.8x)", flush=True)
+            tj, cj, rj = warm.measure(chk + ["--format", "json"], cat, env_threads(n))
+            row(f"{size}: check --format json", tj, cj, rj)
+            ts, cs, rs = warm.measure(chk + ["--format", "sarif"], cat, env_threads(n))
+            row(f"{size}: check --format sarif", ts, cs, rs, f"goal <= 1.3x json ({ts / tj:.2f}x)", ts / tj <= 1.3)
+            tf, cf, rf = warm.measure([binary, "fix", top, "--diff"], cat, env_threads(n))
+            row(f"{size}: fix --diff", tf, cf, rf, f"goal <= 1.5x check ({tf / tn:.2f}x)", tf / tn <= 1.5)
+            cold = Pair(max(1, runs // 2), paths)
+            tc, cc, _ = cold.measure(chk, cat, env_threads(n))
+            row(f"{size}: check, {n} threads, cold", tc, cc)
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
+    if not args.skip_large:
+        d = tempfile.mkdtemp(prefix="dslint-bench-large-")
+        try:
+            print("-- one ~8 MiB file of each format")
+            for label, path in gen_large(d):
+                cat = ["cat", path]
+                t, c, r = Pair(max(1, args.runs // 2)).measure([binary, "check", path], cat, env_threads(n))
+                row(f"8 MiB {label}", t, c, r, "goal < 1 s", t < 1)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    print()
+    print("| run | figure | beside `cat` | peak memory | goal |")
+    print("|---|---:|---:|---:|---|")
+    for what, secs, cat, rss, goal, met in rows:
+        if cat is None:
+            fig = f"{secs / 1024:.1f} KiB" if "memory" in what else f"{secs:.2f}x"
+            ratio = ""
+        else:
+            fig = f"{secs:.3f} s"
+            ratio = f"{secs / cat:.2f}x ({cat:.3f} s)"
+        mem = f"{rss / 1024:.0f} MiB" if rss else ""
+        flag = "" if met is None else (" — met" if met else " — **not met**")
+        print(f"| {what} | {fig} | {ratio} | {mem} | {goal}{flag} |")
+
+
+if __name__ == "__main__":
+    main()

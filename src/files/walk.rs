@@ -1,0 +1,162 @@
+//! Walking a folder under the project root (respecting `.gitignore`, as
+//! ripgrep and ruff do) and handing each wanted file to a visitor on the
+//! walker's threads, so reading and parsing overlap with the walk. Links
+//! that lead out of the root are not followed (a link to `/` would walk the
+//! machine); a folder whose ignore file is not a small regular file is not
+//! walked (the walker would block on a FIFO or read `/dev/zero` forever).
+//!
+//! The result does not depend on the threads: files come back sorted by
+//! path, problems sorted too.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::files::read::{self, MAX_FILE_BYTES, ReadError};
+use crate::files::root::{Place, ProjectRoot};
+
+/// What a walk found.
+#[derive(Debug)]
+pub struct Walk<T> {
+    /// Each wanted file (by `wanted`) with what `visit` made of it, by path.
+    pub files: Vec<(PathBuf, T)>,
+    /// Paths not walked or not readable, and why (sorted: walk errors
+    /// first, then pruned folders and links).
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+/// A file the walk found, as its folder listed it.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    pub path: &'a Path,
+    /// Whether the name is a link (to a regular file: the walk follows
+    /// links that stay inside the root).
+    pub link: bool,
+}
+
+/// Walk `top` (a folder placed inside `root`) on `threads` threads.
+/// `wanted` picks files by path; `visit` runs once for each of them, on the
+/// walker's threads. Nothing is walked when a folder from `top` up to the
+/// root has a bad ignore file (that is the one problem then).
+pub fn walk<T: Send>(
+    root: &ProjectRoot,
+    top: &Path,
+    threads: usize,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
+    visit: &(dyn Fn(Listed) -> T + Sync),
+) -> Walk<T> {
+    for dir in top.ancestors() {
+        if let Some(msg) = bad_ignore_file(dir) {
+            return Walk {
+                files: Vec::new(),
+                problems: vec![(dir.to_path_buf(), msg)],
+            };
+        }
+        if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
+            break;
+        }
+    }
+    let errors: Mutex<Vec<(PathBuf, String)>> = Mutex::default();
+    let files: Mutex<Vec<(PathBuf, T)>> = Mutex::default();
+    let filter_root = root.clone();
+    // The filter must be 'static: it reports pruned paths through a channel.
+    let (prune_tx, prune_rx) = std::sync::mpsc::channel::<(PathBuf, String)>();
+    let prune_tx = Mutex::new(prune_tx);
+    let walker = ignore::WalkBuilder::new(top)
+        .follow_links(true)
+        .require_git(false)
+        .threads(threads.max(1))
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            let mut why = None;
+            if e.path_is_symlink()
+                && filter_root.place(e.path()) == Place::Outside
+                && (is_dir || !filter_root.follow_outside)
+            {
+                why = Some("is a link that leads outside the project root; not followed".to_string());
+            } else if is_dir {
+                why = bad_ignore_file(e.path());
+            }
+            if let Some(w) = why {
+                if let Ok(tx) = prune_tx.lock() {
+                    let _ = tx.send((e.path().to_path_buf(), w));
+                }
+                return false;
+            }
+            true
+        })
+        .build_parallel();
+    walker.run(|| {
+        let (files, errors) = (&files, &errors);
+        Box::new(move |entry| {
+            match entry {
+                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                    if wanted(e.path()) {
+                        let made = visit(Listed {
+                            path: e.path(),
+                            link: e.path_is_symlink(),
+                        });
+                        if let Ok(mut f) = files.lock() {
+                            f.push((e.into_path(), made));
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    if let Ok(mut v) = errors.lock() {
+                        v.push(walk_error(&err));
+                    }
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut problems = errors.into_inner().unwrap_or_default();
+    problems.sort();
+    let mut pruned: Vec<(PathBuf, String)> = prune_rx.try_iter().collect();
+    pruned.sort();
+    problems.extend(pruned);
+    let mut files = files.into_inner().unwrap_or_default();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Walk { files, problems }
+}
+
+/// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
+/// the walker reads, following links) is not a small regular file.
+pub fn bad_ignore_file(dir: &Path) -> Option<String> {
+    for name in [".gitignore", ".ignore"] {
+        let p = dir.join(name);
+        if std::fs::symlink_metadata(&p).is_err() {
+            continue;
+        }
+        match read::open_regular(&p, true).and_then(|f| {
+            let len = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?.len();
+            if len > MAX_FILE_BYTES {
+                Err(ReadError::TooLarge { cap: MAX_FILE_BYTES })
+            } else {
+                Ok(())
+            }
+        }) {
+            Ok(()) => {}
+            Err(e) => return Some(format!("{name} {e}; folder not walked")),
+        }
+    }
+    None
+}
+
+fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
+    let mut path = PathBuf::new();
+    let mut cur = err;
+    loop {
+        match cur {
+            ignore::Error::WithPath { path: p, err } => {
+                path = p.clone();
+                cur = err;
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => cur = err,
+            ignore::Error::Loop { child, .. } => {
+                return (child.clone(), "directory symlink loop; not followed".to_string());
+            }
+            other => return (path, format!("{other}; skipped")),
+        }
+    }
+}
