@@ -461,6 +461,24 @@ registry! {
         status: Status::Emitted,
         summary: "nvinfer batch differs from the preprocess tensor batch",
     }
+    BranchPgieId = "DS708", "branch-pgie-id" {
+        severity: Error, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference branch's pgie-id is not its primary's gie-unique-id",
+    }
+    BranchSourceMissing = "DS709", "branch-source-missing" {
+        severity: Error, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference branch's src-ids names a source the app does not have",
+    }
+    BranchBatchAbovePrimary = "DS710", "branch-batch-above-primary" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference primary's batch-size is below its branch's source count",
+    }
     AnalyticsCoordinates = "DS801", "analytics-coordinates" {
         severity: Error, also: [],
         fix: FixSpec::None,

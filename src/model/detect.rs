@@ -34,6 +34,9 @@ pub enum Kind {
     ServiceMaker,
     /// nvdsanalytics config (`[property]` and `[roi-filtering-stream-N]`…).
     Analytics,
+    /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
+    /// `meta-mux`), read by its `parse_config_file_yaml`.
+    ParallelApp,
 }
 
 impl Kind {
@@ -50,6 +53,7 @@ impl Kind {
             Kind::NvInferServer => "nvinferserver config",
             Kind::ServiceMaker => "Service Maker pipeline",
             Kind::Analytics => "nvdsanalytics config",
+            Kind::ParallelApp => "deepstream-parallel-infer config",
         }
     }
 }
@@ -64,8 +68,9 @@ pub enum SkipReason {
     /// Protobuf text without `infer_config`: Triton's own model config, not
     /// a DeepStream element's.
     NotNvInferServer,
-    /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
-    /// `meta-mux`) or its metamux key-file.
+    /// deepstream-parallel-infer's metamux key-file, or a key-file with the
+    /// app's `primary-gieN`/`branchN`/`meta-mux` groups (the app reads only
+    /// YAML).
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
     /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
@@ -416,9 +421,18 @@ pub fn verdict(doc: &Document) -> Verdict {
         .iter()
         .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
     {
+        // The app loads its config with `YAML::LoadFile`
+        // (`parse_config_file_yaml`, deepstream_parallel_infer_config_parser.cpp).
+        if doc.format == Format::Yaml {
+            return Verdict::Lint(
+                Kind::ParallelApp,
+                "`primary-gieN`/`branchN`/`meta-mux` groups: deepstream-parallel-infer's config".into(),
+            );
+        }
         return skip(
             SkipReason::ParallelInferenceApp,
-            "`primary-gieN`/`branchN`/`meta-mux` groups: deepstream-parallel-infer's own reader".into(),
+            "`primary-gieN`/`branchN`/`meta-mux` groups in a key-file: deepstream-parallel-infer reads only YAML"
+                .into(),
         );
     }
     if doc.format == Format::Yaml && has("deepstream") {
@@ -815,10 +829,14 @@ mod tests {
         assert_eq!(skip("car\nbus\n", KeyFile), Some(NotAConfig));
         assert_eq!(skip("on: push\njobs:\n  x: 1\n", Yaml), Some(NotAConfig));
         assert_eq!(
-            skip(
+            kind(
                 "application:\n  a: 1\nprimary-gie0:\n  enable: 1\nbranch0:\n  pgie-id: 1\n",
                 Yaml
             ),
+            Some(Kind::ParallelApp)
+        );
+        assert_eq!(
+            skip("[primary-gie0]\nenable=1\n[branch0]\npgie-id=1\n", KeyFile),
             Some(ParallelInferenceApp)
         );
         assert_eq!(

@@ -119,6 +119,10 @@ pub enum Role {
     Sink,
     /// nvdsmetamux (the parallel-inference app).
     MetaMux,
+    /// A deepstream-parallel-infer `branchN`: the nvstreammux it builds in
+    /// front of one primary (`pgie-id`), fed the streams `src-ids` picks
+    /// (its batch-size is their count).
+    Branch,
     /// nvmsgconv.
     MsgConv,
     /// nvmsgbroker.
@@ -481,6 +485,19 @@ impl Pipeline {
         self.elements
             .iter()
             .find(|e| matches!(e.role, Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)))
+    }
+
+    /// The parallel-inference app's branches, in the app's order; the
+    /// `i`-th feeds the `i`-th primary (`create_parallel_infer_bin`).
+    pub fn branches(&self) -> impl Iterator<Item = &Element> {
+        self.all(&Role::Branch)
+    }
+
+    /// Whether primaries run side by side behind branches (the
+    /// parallel-inference app), each fed by its own branch's mux rather than
+    /// the main streammux.
+    pub fn is_parallel(&self) -> bool {
+        self.branches().next().is_some()
     }
 
     /// Inference elements that work on objects.

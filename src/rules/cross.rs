@@ -30,8 +30,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let mux = p.first(&Role::Streammux).and_then(|m| m.int("batch-size"));
     let pgie = p.primary().and_then(|g| g.int("batch-size"));
     let preprocess = preprocess_feeds_primary(p);
-    // DS701: streammux and primary batch agree.
-    if let (Some(m), Some(g), false) = (&mux, &pgie, preprocess) {
+    // DS701: streammux and primary batch agree. Behind parallel-inference
+    // branches each primary is fed by its branch's own mux (DS710).
+    if let (Some(m), Some(g), false, false) = (&mux, &pgie, preprocess, p.is_parallel()) {
         if m.value != g.value {
             if let (Some(ml), Some(gl)) = (m.site(), g.site()) {
                 let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);

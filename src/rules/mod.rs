@@ -7,6 +7,7 @@ pub mod input;
 pub mod nvinfer;
 pub mod output;
 pub mod queue;
+pub mod parallel;
 pub mod selector;
 pub mod source;
 pub mod streammux;
@@ -222,6 +223,7 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     output::check(ctx, p, out);
     cross::check(ctx, p, out);
     queue::check(ctx, p, out);
+    parallel::check(ctx, p, out);
     if let Some(t) = p.first(&Role::Tracker) {
         tracker::check(ctx, t, out);
     }

@@ -12,7 +12,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(eff), Some((fb, why))) = (mux.int("batch-size"), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
             let primary = p.primary().and_then(|g| g.int("batch-size"));
-            let mismatch = primary.is_some_and(|pb| pb.value != eff.value) && p.first(&Role::Preprocess).is_none();
+            let mismatch = primary.is_some_and(|pb| pb.value != eff.value)
+                && p.first(&Role::Preprocess).is_none()
+                && !p.is_parallel();
             let (file, span) = eff.at();
             let fix = eff
                 .site()
@@ -187,8 +189,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 
 /// The primary model's input (H, W): nvinfer `infer-dims` (or the legacy
 /// `input-dims`/`uff-input-dims`, C;H;W) from its config file, else facts
-/// `model.height/width`.
+/// `model.height/width`. Unknown behind parallel-inference branches: each
+/// primary runs its own model on the same mux output.
 pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
+    if p.is_parallel() {
+        return None;
+    }
     let primary = p.primary()?;
     if primary.config.is_some() {
         for key in ["infer-dims", "input-dims", "uff-input-dims"] {

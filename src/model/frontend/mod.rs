@@ -12,6 +12,8 @@
 //!   commands, `Gst.parse_launch` strings), on [`gst`]'s elements.
 //! - [`python`]: Python apps (GStreamer's bindings, pyservicemaker).
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
+//! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
+//!   `branchN`, `meta-mux`).
 
 pub mod app;
 #[cfg(test)]
@@ -22,6 +24,7 @@ pub mod gst;
 pub mod inferserver;
 pub mod launch;
 pub mod python;
+pub mod parallel;
 pub mod service_maker;
 #[cfg(test)]
 mod tests;
@@ -56,13 +59,19 @@ pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
-        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)))
+        .filter(|&i| {
+            matches!(
+                ws.files[i].kind,
+                Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)
+            )
+        })
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
+            Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
             _ => app::build(ws, root, &mut referenced),
         };
         graph.pipelines.push(p);
