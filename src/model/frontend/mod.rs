@@ -23,8 +23,8 @@ pub mod edit;
 pub mod gst;
 pub mod inferserver;
 pub mod launch;
-pub mod python;
 pub mod parallel;
+pub mod python;
 pub mod service_maker;
 #[cfg(test)]
 mod tests;
