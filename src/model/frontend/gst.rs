@@ -26,7 +26,7 @@ use crate::base::{FileId, Span};
 use crate::model::detect::Kind;
 use crate::model::frontend::app::uri_kind;
 use crate::model::frontend::config::config_file;
-use crate::model::frontend::overlay;
+use crate::model::frontend::{factory_role, overlay};
 use crate::model::graph::{
     Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
     same_name,
@@ -124,27 +124,15 @@ pub fn role(factory: &str, props: &[Property]) -> Role {
                 Value::Unknown(_) => None,
             })
     };
-    let stage = || {
-        if process_mode() == Some(2) {
-            Stage::Secondary
-        } else {
-            Stage::Primary
-        }
+    let stage = if process_mode() == Some(2) {
+        Stage::Secondary
+    } else {
+        Stage::Primary
     };
+    if let Some(role) = factory_role(factory, stage) {
+        return role;
+    }
     match factory {
-        "nvstreammux" => Role::Streammux,
-        "nvdspreprocess" => Role::Preprocess,
-        "nvinfer" => Role::Infer(stage()),
-        "nvinferserver" => Role::InferServer(stage()),
-        "nvtracker" => Role::Tracker,
-        "nvdsanalytics" => Role::Analytics,
-        "queue" => Role::Queue,
-        "tee" => Role::Tee,
-        "nvdsosd" | "nvosdbin" => Role::Osd,
-        "nvmultistreamtiler" => Role::Tiler,
-        "nvdsmetamux" => Role::MetaMux,
-        "nvmsgconv" => Role::MsgConv,
-        "nvmsgbroker" => Role::MsgBroker,
         f if SINKS.contains(&f) => Role::Sink,
         f => match source_kind(f, props) {
             Some(kind) => Role::Source(Source { kind, streams: None }),

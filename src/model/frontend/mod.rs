@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
-use crate::model::graph::{Graph, Home, Layer, Property, Setting, Site, Value};
+use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Document, Entry};
 
@@ -211,4 +211,27 @@ fn value<'d>(doc: &'d Document, group: &str, key: &str) -> Option<&'d str> {
 
 fn int(doc: &Document, group: &str, key: &str) -> Option<i64> {
     value(doc, group, key).and_then(crate::syntax::glib::parse_int)
+}
+
+/// The role of a factory whose role its name alone decides (shared by the
+/// front ends that name GStreamer factories: gst-launch, Python, Service
+/// Maker); `None` for sinks, sources and other factories, which each front
+/// end judges with what it knows.
+pub fn factory_role(factory: &str, stage: Stage) -> Option<Role> {
+    Some(match factory {
+        "nvstreammux" => Role::Streammux,
+        "nvdspreprocess" => Role::Preprocess,
+        "nvinfer" => Role::Infer(stage),
+        "nvinferserver" => Role::InferServer(stage),
+        "nvtracker" => Role::Tracker,
+        "nvdsanalytics" => Role::Analytics,
+        "queue" => Role::Queue,
+        "tee" => Role::Tee,
+        "nvdsosd" | "nvosdbin" => Role::Osd,
+        "nvmultistreamtiler" => Role::Tiler,
+        "nvdsmetamux" => Role::MetaMux,
+        "nvmsgconv" => Role::MsgConv,
+        "nvmsgbroker" => Role::MsgBroker,
+        _ => return None,
+    })
 }
