@@ -442,8 +442,7 @@ fn rules_has_a_header_and_json() {
             .iter()
             .any(|l| l.starts_with("DS601") && l.contains("safe in the bench profile, none otherwise"))
     );
-    assert!(lines.iter().any(|l| l.starts_with("DS501")
-        && l.ends_with("(not emitted yet: needs a format with explicit queues (gst-launch, Service Maker))")));
+    assert_eq!(line("DS501"), "DS501 queue-before-inference info info safe");
     let (rc, out, _) = dslint(&["rules", "--format", "json"]);
     assert_eq!(rc, 0);
     let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();

@@ -340,3 +340,67 @@ fn changed_since_refuses_what_is_not_a_revision() {
     assert_eq!(rc, 2);
     assert!(err.starts_with("dslint: fatal: not a git repository"), "{err}");
 }
+
+/// Hang guards with a generous bound (each run takes well under a second
+/// in a release build): one file with 100k distinct paths after reference
+/// keys, another with 100k spellings of the named file's path (every one
+/// placed against the root, the file read once as context).
+#[test]
+fn the_reference_index_stays_linear_on_hostile_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("dslint.toml"), "").unwrap();
+    std::fs::write(
+        dir.join("pgie.txt"),
+        "[property]\ngie-unique-id=1\nnetwork-type=0\nonnx-file=model.onnx\nbatch-size=1\n",
+    )
+    .unwrap();
+    let distinct: String = (0..100_000).map(|i| format!("config-file=m{i}.txt\n")).collect();
+    std::fs::write(dir.join("distinct.txt"), format!("[application]\n{distinct}")).unwrap();
+    let same: String = (0..100_000)
+        .map(|i| format!("config-file={}sub{i}/../pgie.txt\n", "./".repeat(i % 50)))
+        .collect();
+    std::fs::write(dir.join("same.txt"), format!("[application]\n[primary-gie]\n{same}")).unwrap();
+    let limit = std::time::Duration::from_secs(60);
+    let (rc, out, err) = run_bounded(dir, &["check", "pgie.txt", "--show-files"], &[], limit);
+    assert_eq!((rc, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "pgie.txt: nvinfer config (key-file)\n\
+         same.txt: deepstream-app config (key-file), pipeline context (its own findings are not reported)\n"
+    );
+}
+
+/// The reference keys of every front end (`model::frontend::REFERENCE_KEYS`)
+/// find a named config's pipeline: a Service Maker pipeline's
+/// `config-file-path` property, an nvinferserver config loaded by a
+/// `plugin-type=1` group, an nvdsanalytics config loaded by
+/// `[nvds-analytics] config-file`. Each named config reports its
+/// pipeline's finding (DS701 at its own batch, DS803 at a stream group the
+/// app does not have); alone (its folder as the root) it cannot.
+#[test]
+fn named_configs_find_their_pipelines_in_every_form() {
+    let forms = Path::new("testdata/context/forms");
+    for (named, want) in [
+        (
+            "service-maker/models/pgie.txt",
+            "service-maker/models/pgie.txt:7:12: DS201 primary nvinfer batch-size is 1 (nvinfer [property] batch-size)\n\
+             service-maker/models/pgie.txt:7:12: DS701 BATCH_MISMATCH: primary nvinfer batch-size 1 != streammux batch-size 2 (service-maker/pipeline.yaml:16)\n",
+        ),
+        (
+            "nvinferserver/triton/pgie_server.txt",
+            "nvinferserver/triton/pgie_server.txt:5:19: DS201 primary nvinferserver batch-size is 4 (nvinferserver [infer_config] max_batch_size)\n\
+             nvinferserver/triton/pgie_server.txt:5:19: DS701 BATCH_MISMATCH: primary nvinferserver batch-size 4 != streammux batch-size 2 (nvinferserver/app.txt:14)\n",
+        ),
+        (
+            "analytics/rois/analytics.txt",
+            "analytics/rois/analytics.txt:15:2: DS803 [overcrowding-stream-2] is for stream 2, but the pipeline has 2 streams\n",
+        ),
+    ] {
+        let (rc, out, err) = dslint_in(forms, &["check", named, "--format", "concise", "--quiet"]);
+        assert_eq!((rc, out.as_str(), err.as_str()), (1, want, ""), "{named}");
+        let alone = Path::new(named).parent().unwrap().to_str().unwrap();
+        let (_, out, _) = dslint_in(forms, &["check", named, "--root", alone, "--select", "DS701,DS803"]);
+        assert_eq!(out, "All checks passed (1 file).\n", "{named} alone");
+    }
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::dslint_bin;
+use support::{dslint_bin, run_bounded};
 
 /// An app config whose primary config is `pgie`, with a streammux batch
 /// that disagrees with it (DS701 and friends fire, with safe fixes).
@@ -49,40 +49,6 @@ fn layout() -> Layout {
         repo,
         elsewhere,
     }
-}
-
-/// Run dslint in `dir`; the test fails if it runs past `limit`.
-fn run_bounded(dir: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> (i32, String, String) {
-    let mut c = Command::new(dslint_bin());
-    c.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in envs {
-        c.env(k, v);
-    }
-    let child = c.spawn().unwrap();
-    let pid = child.id() as i32;
-    // The pipes are drained while waiting (a big output would block it).
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out = match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            // SAFETY: kill(2) on the child this test started.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("dslint {args:?} ran past {limit:?}");
-        }
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -323,6 +289,95 @@ fn huge_inputs_finish() {
         assert_eq!(rc, 1, "{f}: {err}");
         assert!(out.contains(&format!("{n:>5}  {code}")), "{f}: {out}");
     }
+}
+
+/// Hostile scripts and modules for the code front ends: nesting that would
+/// exhaust a recursive reader's stack (or abort tree-sitter-python's
+/// scanner), and sizes that would be quadratic in a naive one.
+#[test]
+fn hostile_code_finishes() {
+    let l = layout();
+    let gst = "from gi.repository import Gst\n";
+    let make = "    mux = Gst.ElementFactory.make('nvstreammux', 'm')\n";
+    let files = [
+        // 3,000 nested functions: the scanner's indent stack overflows.
+        (
+            "defs.py",
+            format!(
+                "{gst}{}{}mux = Gst.ElementFactory.make('nvstreammux', 'm')\n",
+                (0..3000)
+                    .map(|i| format!("{}def f():\n", " ".repeat(i)))
+                    .collect::<String>(),
+                " ".repeat(3000)
+            ),
+        ),
+        // A value behind 300,000 signs and parentheses.
+        (
+            "signs.py",
+            format!(
+                "{gst}def main():\n{make}    mux.set_property('batch-size', {}(1{})\n",
+                "-(".repeat(150_000),
+                ")".repeat(150_001)
+            ),
+        ),
+        // 50,000 chained calls, and 30,000 nested ones.
+        (
+            "chain.py",
+            format!("{gst}def main():\n{make}    mux{}\n", ".link(y)".repeat(50_000)),
+        ),
+        (
+            "calls.py",
+            format!(
+                "{gst}def main():\n{make}    x = {}{}\n",
+                "f(".repeat(30_000),
+                ")".repeat(30_000)
+            ),
+        ),
+        // 20,000 elements made and linked, then 20,000 settings on one line.
+        (
+            "many.py",
+            format!(
+                "{gst}def main():\n{}{make}    {}\n",
+                (0..20_000)
+                    .map(|i| format!(
+                        "    e{i} = Gst.ElementFactory.make('nvstreammux', 'q{i}')\n    e{i}.link(e{})\n",
+                        i + 1
+                    ))
+                    .collect::<String>(),
+                (0..20_000)
+                    .map(|i| format!("mux.set_property('width', {i})"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        ),
+        // 20,000 queues in one gst-launch line, and 20,000 nested bins.
+        (
+            "chain.sh",
+            format!(
+                "gst-launch-1.0 uridecodebin uri=file:///a.mp4 ! m.sink_0 nvstreammux name=m batch-size=1 ! {} ! nvinfer config-file-path=x.txt ! fakesink\n",
+                vec!["queue"; 20_000].join(" ! ")
+            ),
+        ),
+        (
+            "bins.sh",
+            format!(
+                "gst-launch-1.0 nvstreammux name=m batch-size=1 ! {}queue{} ! fakesink\n",
+                "( ".repeat(20_000),
+                " )".repeat(20_000)
+            ),
+        ),
+    ];
+    for (name, text) in &files {
+        std::fs::write(l.repo.join(name), text).unwrap();
+    }
+    let mut summary = String::new();
+    for (name, _) in &files {
+        let (rc, out, err) = run_bounded(&l.repo, &["check", name, "--statistics"], &[], Duration::from_secs(60));
+        assert!(rc == 0 || rc == 1, "{name}: exit {rc}: {err}");
+        let counts: Vec<&str> = out.lines().filter(|l| l.contains("  DS")).map(str::trim).collect();
+        summary.push_str(&format!("{name}: {counts:?}\n"));
+    }
+    insta::assert_snapshot!(summary);
 }
 
 #[test]

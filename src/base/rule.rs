@@ -384,19 +384,19 @@ registry! {
     QueueBeforeInference = "DS501", "queue-before-inference" {
         severity: Info, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue before inference is not final_batch x 4 buffers",
     }
     QueueBeforeBroker = "DS502", "queue-before-broker" {
         severity: Warning, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue feeding a broker is not leaky and short",
     }
     QueueBeforeFileSink = "DS503", "queue-before-file-sink" {
         severity: Info, also: [],
         fix: FixSpec::Always(Safe),
-        status: Status::NotYetEmitted("needs a format with explicit queues (gst-launch, Service Maker)"),
+        status: Status::Emitted,
         summary: "queue feeding a file sink is not final_batch buffers",
     }
     OsdEnabled = "DS601", "osd-enabled" {
@@ -464,6 +464,24 @@ registry! {
         fix: FixSpec::Always(Safe),
         status: Status::Emitted,
         summary: "nvinfer batch differs from the preprocess tensor batch",
+    }
+    BranchPgieId = "DS708", "branch-pgie-id" {
+        severity: Error, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference branch's pgie-id is not its primary's gie-unique-id",
+    }
+    BranchSourceMissing = "DS709", "branch-source-missing" {
+        severity: Error, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference branch's src-ids names a source the app does not have",
+    }
+    BranchBatchAbovePrimary = "DS710", "branch-batch-above-primary" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a parallel-inference primary's batch-size is below its branch's source count",
     }
     AnalyticsCoordinates = "DS801", "analytics-coordinates" {
         severity: Error, also: [],

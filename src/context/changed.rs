@@ -15,6 +15,7 @@
 //! text conversion and the fsmonitor hook off, and a REF that starts with
 //! `-` is refused: it would be read as an option.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,6 +60,7 @@ pub fn changed_files(reference: &str, under: &[PathBuf]) -> Result<Vec<PathBuf>,
         .and_then(std::fs::canonicalize)
         .map_err(|e| format!("the current folder: {e}"))?;
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for name in diff.split(|&b| b == 0).chain(untracked.split(|&b| b == 0)) {
         if name.is_empty() {
             continue;
@@ -75,7 +77,7 @@ pub fn changed_files(reference: &str, under: &[PathBuf]) -> Result<Vec<PathBuf>,
             continue;
         }
         let shown = path.strip_prefix(&cwd).map_or_else(|_| path.clone(), Path::to_path_buf);
-        if !out.contains(&shown) {
+        if seen.insert(shown.clone()) {
             out.push(shown);
         }
     }

@@ -15,15 +15,17 @@
 //!
 //! # Adding a reference key
 //!
-//! A front end that follows a new path-valued key (Service Maker's
-//! `config-file-path` property, a Python `set_property`, a gst-launch
-//! `name=value` token) adds its key list to [`REFERENCE_KEYS`]; the scanner
-//! reads the syntaxes above, so nothing else changes. A key written in a
-//! file the walk does not look at yet (`.py`, `.sh`) also needs that
-//! extension in the workspace's walk (`model::workspace::is_candidate`),
-//! which the index shares.
+//! The keys are the front ends' own lists,
+//! [`crate::model::frontend::REFERENCE_KEYS`]: a front end that follows a
+//! new path-valued key adds it there, and the scanner reads the syntaxes
+//! above (key-file, YAML, protobuf text, Python calls and dicts, gst-launch
+//! `name=value`), so nothing else changes. A key written in a file the
+//! walk does not look at yet also needs that extension in the workspace's
+//! walk (`model::workspace::is_candidate`), which the index shares.
+//! `tests/context.rs` names a referenced file of each form and expects
+//! its pipeline's findings.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -33,13 +35,8 @@ use rayon::prelude::*;
 
 use crate::files::read;
 use crate::files::root::{Place, ProjectRoot};
-use crate::model::frontend::app;
+use crate::model::frontend::REFERENCE_KEYS;
 use crate::model::workspace::{self, MAX_FILE_BYTES, normalize};
-
-/// Keys whose value names another file, by the front end that follows
-/// them. GObject property names (`config_file_path`) are matched with `_`
-/// as well as `-`.
-pub const REFERENCE_KEYS: &[&[&str]] = &[app::CONFIG_PATH_KEYS, app::DATA_PATH_KEYS];
 
 /// Who references a file, by the referenced file's name.
 #[derive(Debug, Default)]
@@ -116,14 +113,15 @@ impl Index {
     /// written path against the root.
     pub fn referrers_of<'i>(&'i self, root: &ProjectRoot, target: &Path, names: &[&OsStr]) -> Vec<&'i Path> {
         let mut out: Vec<&Path> = Vec::new();
+        let mut found: HashSet<usize> = HashSet::new();
         for name in names {
             for (id, written) in self.by_name.get(*name).into_iter().flatten() {
-                let referrer = self.referrers[*id].as_path();
-                if out.contains(&referrer) {
+                if found.contains(id) {
                     continue;
                 }
                 if matches!(root.place(written), Place::Inside(real) if real == target) {
-                    out.push(referrer);
+                    found.insert(*id);
+                    out.push(self.referrers[*id].as_path());
                 }
             }
         }
@@ -138,7 +136,9 @@ type Scanned = (u64, Option<(PathBuf, Vec<PathBuf>)>);
 /// One search for every spelling of every reference key.
 fn matcher() -> AhoCorasick {
     let mut needles: Vec<String> = Vec::new();
-    for key in REFERENCE_KEYS.iter().flat_map(|l| l.iter()) {
+    // GObject property names (`config_file_path`) and protobuf fields
+    // (`labelfile_path`) are matched with `_` as well as `-`.
+    for key in REFERENCE_KEYS.iter().flat_map(|(_, keys)| keys.iter()) {
         needles.push((*key).to_string());
         needles.push(key.replace('-', "_"));
     }
@@ -161,17 +161,18 @@ fn is_name_byte(b: u8) -> bool {
 /// value gives both the rest of its line (a key-file value may hold
 /// spaces) and its first word (YAML, gst-launch and Python stop there);
 /// `file://` is dropped as the workspace's resolver drops it.
-fn referenced_paths(keys: &AhoCorasick, text: &[u8]) -> Vec<PathBuf> {
+fn referenced_paths<'t>(keys: &AhoCorasick, text: &'t [u8]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    let mut push = |raw: &[u8]| {
+    // A set, not `out.contains`: a file of 100k distinct paths stays linear.
+    let mut seen: HashSet<&[u8]> = HashSet::new();
+    let mut push = |raw: &'t [u8]| {
         let raw = raw.strip_prefix(b"file://").unwrap_or(raw);
         let raw = raw.trim_ascii();
         if raw.is_empty() || raw.windows(3).any(|w| w == b"://") {
             return;
         }
-        let p = PathBuf::from(OsStr::from_bytes(raw));
-        if !out.contains(&p) {
-            out.push(p);
+        if seen.insert(raw) {
+            out.push(PathBuf::from(OsStr::from_bytes(raw)));
         }
     };
     for m in keys.find_iter(text) {

@@ -145,7 +145,7 @@ impl Context {
         let mut todo: Vec<(PathBuf, Vec<&OsStr>)> = Vec::new();
         for arg in &ws.roots {
             let Some(id) = ws.get(arg) else { continue };
-            if matches!(ws.files[id].kind, Some(Kind::App | Kind::TestApp)) {
+            if matches!(ws.files[id].kind, Some(Kind::App | Kind::TestApp | Kind::ParallelApp)) {
                 continue;
             }
             if let Place::Inside(real) = root.place(arg) {

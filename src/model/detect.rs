@@ -23,12 +23,20 @@ pub enum Kind {
     Tracker,
     /// NvMultiObjectTracker low-level YAML (`BaseConfig:`, `TargetManagement:` …).
     TrackerLowLevel,
+    /// A shell script that runs `gst-launch-1.0` with DeepStream elements.
+    LaunchScript,
+    /// A Python app that builds a DeepStream pipeline (GStreamer's Python
+    /// bindings or pyservicemaker).
+    PythonApp,
     /// nvinferserver config (protobuf text, `infer_config { … }`).
     NvInferServer,
     /// A Service Maker pipeline (`deepstream:` with `nodes:`).
     ServiceMaker,
     /// nvdsanalytics config (`[property]` and `[roi-filtering-stream-N]`…).
     Analytics,
+    /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
+    /// `meta-mux`), read by its `parse_config_file_yaml`.
+    ParallelApp,
 }
 
 impl Kind {
@@ -40,9 +48,12 @@ impl Kind {
             Kind::Preprocess => "nvdspreprocess config",
             Kind::Tracker => "tracker config",
             Kind::TrackerLowLevel => "NvMultiObjectTracker config",
+            Kind::LaunchScript => "gst-launch script",
+            Kind::PythonApp => "Python app",
             Kind::NvInferServer => "nvinferserver config",
             Kind::ServiceMaker => "Service Maker pipeline",
             Kind::Analytics => "nvdsanalytics config",
+            Kind::ParallelApp => "deepstream-parallel-infer config",
         }
     }
 }
@@ -57,8 +68,9 @@ pub enum SkipReason {
     /// Protobuf text without `infer_config`: Triton's own model config, not
     /// a DeepStream element's.
     NotNvInferServer,
-    /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
-    /// `meta-mux`) or its metamux key-file.
+    /// deepstream-parallel-infer's metamux key-file, or a key-file with the
+    /// app's `primary-gieN`/`branchN`/`meta-mux` groups (the app reads only
+    /// YAML).
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
     /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
@@ -166,7 +178,7 @@ fn app_group(format: Format, name: &str) -> bool {
     let extra = match format {
         Format::KeyFile => APP_KEYFILE_ONLY,
         Format::Yaml => APP_YAML_ONLY,
-        Format::Protobuf => return false,
+        Format::Shell | Format::Python | Format::Protobuf => return false,
     };
     in_list(APP_GROUPS, name) || in_list(extra, name)
 }
@@ -175,7 +187,7 @@ fn app_near_miss(format: Format, name: &str) -> bool {
     let extra: &[&str] = match format {
         Format::KeyFile => &["source"],
         Format::Yaml => APP_YAML_ONLY,
-        Format::Protobuf => return false,
+        Format::Shell | Format::Python | Format::Protobuf => return false,
     };
     near_miss(APP_GROUPS, name)
         || near_miss(extra, name)
@@ -290,6 +302,52 @@ pub fn numbered(name: &str, prefix: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// DeepStream's own elements: a script or module that names none is not
+/// read further (a cheap scan of the bytes, before any parsing).
+static DEEPSTREAM_ELEMENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        "nv(streammux|infer|tracker|dsosd|osdbin|multistreamtiler|videoconvert|v4l2decoder|urisrcbin|multiurisrcbin|dsanalytics|msgconv|msgbroker|dspreprocess|dsmetamux|eglglessink|3dsink|streamdemux)",
+    )
+    .expect("a valid pattern")
+});
+
+/// What a script or module is, from its bytes: linted only when it names a
+/// DeepStream element and builds pipelines the way a front end reads.
+fn code_verdict(doc: &Document) -> Verdict {
+    let text = doc.text.as_str();
+    let names_element = DEEPSTREAM_ELEMENT.is_match(text);
+    match doc.format {
+        Format::Shell if names_element && text.contains("gst-launch-1.0") => Verdict::Lint(
+            Kind::LaunchScript,
+            "a gst-launch-1.0 line and a DeepStream element".into(),
+        ),
+        Format::Python
+            if names_element
+                && [
+                    "ElementFactory",
+                    "parse_launch",
+                    "parse_bin_from_description",
+                    "pyservicemaker",
+                ]
+                .iter()
+                .any(|m| text.contains(m)) =>
+        {
+            Verdict::Lint(
+                Kind::PythonApp,
+                "a DeepStream element made by GStreamer or pyservicemaker calls".into(),
+            )
+        }
+        Format::Shell => Verdict::Skip(
+            SkipReason::NotAConfig,
+            "a shell script with no gst-launch-1.0 line naming a DeepStream element".into(),
+        ),
+        _ => Verdict::Skip(
+            SkipReason::NotAConfig,
+            "a Python module that builds no DeepStream pipeline".into(),
+        ),
+    }
+}
+
 fn in_list(list: &[&str], name: &str) -> bool {
     list.iter().any(|p| match p.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
@@ -314,7 +372,7 @@ fn quote(names: &[&str], format: Format) -> String {
         .map(|n| match format {
             Format::KeyFile => format!("[{n}]"),
             Format::Yaml => format!("`{n}:`"),
-            Format::Protobuf => format!("`{n}`"),
+            Format::Shell | Format::Python | Format::Protobuf => format!("`{n}`"),
         })
         .collect();
     let more = names.len().saturating_sub(4);
@@ -332,6 +390,9 @@ pub fn classify(doc: &Document) -> Option<Kind> {
 
 /// Classify a parsed document by its content, saying why.
 pub fn verdict(doc: &Document) -> Verdict {
+    if matches!(doc.format, Format::Shell | Format::Python) {
+        return code_verdict(doc);
+    }
     // nvinferserver reads its config as protobuf text; the `PluginControl`
     // message (`nvdsinferserver_plugin.proto`) holds `infer_config`.
     // Triton's own model config (`name:`, `platform:`, `input [...]`) is
@@ -360,9 +421,18 @@ pub fn verdict(doc: &Document) -> Verdict {
         .iter()
         .any(|n| numbered(n, "primary-gie") || numbered(n, "branch") || *n == "meta-mux")
     {
+        // The app loads its config with `YAML::LoadFile`
+        // (`parse_config_file_yaml`, deepstream_parallel_infer_config_parser.cpp).
+        if doc.format == Format::Yaml {
+            return Verdict::Lint(
+                Kind::ParallelApp,
+                "`primary-gieN`/`branchN`/`meta-mux` groups: deepstream-parallel-infer's config".into(),
+            );
+        }
         return skip(
             SkipReason::ParallelInferenceApp,
-            "`primary-gieN`/`branchN`/`meta-mux` groups: deepstream-parallel-infer's own reader".into(),
+            "`primary-gieN`/`branchN`/`meta-mux` groups in a key-file: deepstream-parallel-infer reads only YAML"
+                .into(),
         );
     }
     if doc.format == Format::Yaml && has("deepstream") {
@@ -407,6 +477,7 @@ pub fn verdict(doc: &Document) -> Verdict {
     match doc.format {
         Format::KeyFile => keyfile_verdict(doc, &names),
         Format::Yaml => yaml_verdict(doc, &names),
+        Format::Shell | Format::Python => code_verdict(doc),
         Format::Protobuf => unreachable!("protobuf text is classified above"),
     }
 }
@@ -608,6 +679,15 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    match ext.as_str() {
+        "sh" | "bash" => return Some(Format::Shell),
+        "py" => return Some(Format::Python),
+        // A script without an extension says what it is on its first line
+        // (before the protobuf look: a shell function's `f() {` is not one).
+        "yml" | "yaml" | "txt" | "cfg" | "ini" | "conf" | "pbtxt" => {}
+        _ if text.starts_with("#!") => return shebang_format(text),
+        _ => {}
+    }
     if ext == "pbtxt" || looks_like_protobuf(text) {
         return Some(Format::Protobuf);
     }
@@ -627,6 +707,22 @@ pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
                 None
             }
         }
+    }
+}
+
+/// A script's format from its `#!` line: Python, a POSIX-family shell, or
+/// none dslint reads.
+fn shebang_format(text: &str) -> Option<Format> {
+    let shebang = text.lines().next().unwrap_or("");
+    if shebang.contains("python") {
+        Some(Format::Python)
+    } else if ["sh", "bash", "dash", "zsh"]
+        .iter()
+        .any(|s| shebang.ends_with(&format!("/{s}")) || shebang.ends_with(&format!(" {s}")))
+    {
+        Some(Format::Shell)
+    } else {
+        None
     }
 }
 
@@ -733,10 +829,14 @@ mod tests {
         assert_eq!(skip("car\nbus\n", KeyFile), Some(NotAConfig));
         assert_eq!(skip("on: push\njobs:\n  x: 1\n", Yaml), Some(NotAConfig));
         assert_eq!(
-            skip(
+            kind(
                 "application:\n  a: 1\nprimary-gie0:\n  enable: 1\nbranch0:\n  pgie-id: 1\n",
                 Yaml
             ),
+            Some(Kind::ParallelApp)
+        );
+        assert_eq!(
+            skip("[primary-gie0]\nenable=1\n[branch0]\npgie-id=1\n", KeyFile),
             Some(ParallelInferenceApp)
         );
         assert_eq!(

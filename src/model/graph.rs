@@ -119,6 +119,10 @@ pub enum Role {
     Sink,
     /// nvdsmetamux (the parallel-inference app).
     MetaMux,
+    /// A deepstream-parallel-infer `branchN`: the nvstreammux it builds in
+    /// front of one primary (`pgie-id`), fed the streams `src-ids` picks
+    /// (its batch-size is their count).
+    Branch,
     /// nvmsgconv.
     MsgConv,
     /// nvmsgbroker.
@@ -209,6 +213,25 @@ pub enum Home {
         /// property the element does not set points.
         header: Span,
     },
+    /// A gst-launch element (a script's `gst-launch-1.0` arguments, a
+    /// `Gst.parse_launch` string): ` key=value` is written at `at`, after
+    /// the element's last token.
+    Launch {
+        file: FileId,
+        at: usize,
+        /// The element's factory name.
+        header: Span,
+    },
+    /// An element a Python app makes: a new `set_property` statement is
+    /// written at `at` (the start of the line after the element's last
+    /// statement), `template` with `{key}` and `{value}` filled in.
+    Python {
+        file: FileId,
+        at: usize,
+        /// The call that makes the element.
+        header: Span,
+        template: String,
+    },
     /// An nvinferserver config (protobuf text): each property has its own
     /// message and field (`batch-size` is `infer_config { max_batch_size }`,
     /// `interval` is `input_control { interval }`), where a new one goes.
@@ -233,13 +256,19 @@ pub enum Home {
 impl Home {
     pub fn file(&self) -> FileId {
         match self {
-            Home::Group { file, .. } | Home::InferServer { file, .. } | Home::YamlMap { file, .. } => *file,
+            Home::Group { file, .. }
+            | Home::Launch { file, .. }
+            | Home::Python { file, .. }
+            | Home::InferServer { file, .. }
+            | Home::YamlMap { file, .. } => *file,
         }
     }
     /// Where to point a finding about the element as a whole.
     pub fn at(&self) -> (FileId, Span) {
         match self {
             Home::Group { file, header, .. }
+            | Home::Launch { file, header, .. }
+            | Home::Python { file, header, .. }
             | Home::InferServer { file, header }
             | Home::YamlMap { file, header, .. } => (*file, header.clone()),
         }
@@ -387,6 +416,30 @@ impl Element {
         })
     }
 
+    /// The effective value as a GObject boolean property takes it from text
+    /// (GStreamer's `gst_value_deserialize`: `true`/`yes`/`t`/`1` and
+    /// `false`/`no`/`f`/`0`, any case; a Python `True` is written `true`).
+    pub fn flag(&self, name: &str) -> Option<Effective<'_, bool>> {
+        let s = self.str(name)?;
+        let value = match s.value.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "t" | "1" => true,
+            "false" | "no" | "f" | "0" => false,
+            _ => return None,
+        };
+        Some(Effective {
+            value,
+            setting: s.setting,
+        })
+    }
+
+    /// Whether a property is set to a value that is not known (a `$VAR`, a
+    /// Python expression).
+    pub fn unknown(&self, name: &str) -> bool {
+        self.prop(name)
+            .and_then(Property::effective)
+            .is_some_and(|s| matches!(s.value, Value::Unknown(_)))
+    }
+
     /// The source this element is, if it is one.
     pub fn source(&self) -> Option<&Source> {
         match &self.role {
@@ -432,6 +485,19 @@ impl Pipeline {
         self.elements
             .iter()
             .find(|e| matches!(e.role, Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)))
+    }
+
+    /// The parallel-inference app's branches, in the app's order; the
+    /// `i`-th feeds the `i`-th primary (`create_parallel_infer_bin`).
+    pub fn branches(&self) -> impl Iterator<Item = &Element> {
+        self.all(&Role::Branch)
+    }
+
+    /// Whether primaries run side by side behind branches (the
+    /// parallel-inference app), each fed by its own branch's mux rather than
+    /// the main streammux.
+    pub fn is_parallel(&self) -> bool {
+        self.branches().next().is_some()
     }
 
     /// Inference elements that work on objects.

@@ -120,7 +120,7 @@ pub struct Skipped {
 }
 
 /// Extensions a directory walk looks at.
-const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt"];
+const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pbtxt", "sh", "bash", "py"];
 
 /// Whether a directory walk looks at this file (by its extension).
 pub fn is_candidate(path: &Path) -> bool {
@@ -381,16 +381,22 @@ impl Workspace {
         }
     }
 
+    /// Remember the files deepstream-parallel-infer's config at `path`
+    /// reads as fragments of its own (`cfg-file-path`, with its line).
+    fn note_fragments(&mut self, path: &Path, refs: Vec<(String, usize)>) {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (raw, line) in refs {
+            let target = canonical(&normalize(&dir.join(raw.trim())));
+            self.fragments
+                .entry(target)
+                .or_insert_with(|| format!("{}:{line} cfg-file-path", path.display()));
+        }
+    }
+
     fn insert(&mut self, path: &Path, key: PathBuf, loaded: Loaded) -> Option<FileId> {
         match loaded {
             Loaded::Skipped(code, reason, refs) => {
-                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                for (raw, line) in refs {
-                    let target = canonical(&normalize(&dir.join(raw.trim())));
-                    self.fragments
-                        .entry(target)
-                        .or_insert_with(|| format!("{}:{line} cfg-file-path", path.display()));
-                }
+                self.note_fragments(path, refs);
                 if !self.skipped.iter().any(|s| s.path == path) {
                     self.skipped.push(Skipped {
                         path: path.to_path_buf(),
@@ -406,6 +412,9 @@ impl Workspace {
                 None
             }
             Loaded::File(f) => {
+                if f.kind == Some(Kind::ParallelApp) {
+                    self.note_fragments(path, fragment_refs(&f.doc));
+                }
                 let id = self.files.len();
                 self.files.push(*f);
                 self.by_path.insert(key, id);
@@ -525,6 +534,21 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
         files: walked.files.into_iter().map(|(p, ())| p).collect(),
         problems: walked.problems,
     }
+}
+
+/// The `cfg-file-path` values deepstream-parallel-infer's config reads as
+/// fragments of its own (`parse_config_file_yaml`: tracker, secondary GIEs,
+/// nvdsanalytics), with their lines.
+fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
+    doc.groups
+        .iter()
+        .flat_map(|g| &g.entries)
+        .filter(|e| e.key == "cfg-file-path")
+        .filter_map(|e| {
+            let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
+            Some((e.value.clone()?, line))
+        })
+        .collect()
 }
 
 /// The outcome of reading one file.
@@ -697,20 +721,13 @@ fn classify_parsed(
         Verdict::Lint(kind, _) => kind,
         Verdict::Skip(code, detail) => {
             let refs = if code == SkipReason::ParallelInferenceApp {
-                doc.groups
-                    .iter()
-                    .flat_map(|g| &g.entries)
-                    .filter(|e| e.key == "cfg-file-path")
-                    .filter_map(|e| {
-                        let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
-                        Some((e.value.clone()?, line))
-                    })
-                    .collect()
+                fragment_refs(&doc)
             } else {
                 Vec::new()
             };
             // What the file held says more than "not a config".
-            let reason = if code == SkipReason::NotAConfig {
+            // (A script's or module's verdict already says what it lacks.)
+            let reason = if code == SkipReason::NotAConfig && !matches!(format, Format::Shell | Format::Python) {
                 skip_reason(&doc)
             } else {
                 detail

@@ -52,7 +52,16 @@ impl<'a> Ctx<'a> {
         // the sum can pass u32 (three of 2147483647 once wrapped to 1 stream,
         // and DS101 asked for batch-size=1); past it the count is unknown.
         let n = p.streams()?;
-        (n > 0).then(|| (n, "enabled sources in the config".into()))
+        let code = matches!(
+            self.ws.files[p.root].kind,
+            Some(crate::model::detect::Kind::LaunchScript | crate::model::detect::Kind::PythonApp)
+        );
+        let from = if code {
+            "the pipeline's sources"
+        } else {
+            "enabled sources in the config"
+        };
+        (n > 0).then(|| (n, from.into()))
     }
 
     /// final_batch = min(plateau_batch, n_streams) with facts, else
@@ -106,5 +115,9 @@ impl<'a> Ctx<'a> {
     /// Set `key` where it wins on `elem`, or add it at the element's home.
     pub fn set_or_insert(&self, elem: &Element, key: &str, value: &str) -> Option<Edit> {
         self.ws.set_or_insert(elem, key, value)
+    }
+
+    pub fn set_or_insert_all(&self, elem: &Element, keys: &[(&str, String)]) -> Option<Vec<Edit>> {
+        self.ws.set_or_insert_all(elem, keys)
     }
 }

@@ -30,8 +30,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let mux = p.first(&Role::Streammux).and_then(|m| m.int("batch-size"));
     let pgie = p.primary().and_then(|g| g.int("batch-size"));
     let preprocess = preprocess_feeds_primary(p);
-    // DS701: streammux and primary batch agree.
-    if let (Some(m), Some(g), false) = (&mux, &pgie, preprocess) {
+    // DS701: streammux and primary batch agree. Behind parallel-inference
+    // branches each primary is fed by its branch's own mux (DS710).
+    if let (Some(m), Some(g), false, false) = (&mux, &pgie, preprocess, p.is_parallel()) {
         if m.value != g.value {
             if let (Some(ml), Some(gl)) = (m.site(), g.site()) {
                 let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);
@@ -57,7 +58,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .expected(target.to_string())
                     .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
                     .related(gl.file, gl.value_span.clone())
-                    .message_at_related(format!("BATCH_MISMATCH: primary nvinfer batch-size {} != streammux batch-size {} ({}:{mux_line})", g.value, m.value, ws.files[ml.file].path.display()))
+                    .message_at_related(format!("BATCH_MISMATCH: primary {} batch-size {} != streammux batch-size {} ({}:{mux_line})", primary_factory(p), g.value, m.value, ws.files[ml.file].path.display()))
                     .fix(Some(fix)),
                 );
             }

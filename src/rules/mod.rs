@@ -6,6 +6,8 @@ pub mod cross;
 pub mod input;
 pub mod nvinfer;
 pub mod output;
+pub mod parallel;
+pub mod queue;
 pub mod selector;
 pub mod source;
 pub mod streammux;
@@ -220,6 +222,8 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     source::check(ctx, p, out);
     output::check(ctx, p, out);
     cross::check(ctx, p, out);
+    queue::check(ctx, p, out);
+    parallel::check(ctx, p, out);
     if let Some(t) = p.first(&Role::Tracker) {
         tracker::check(ctx, t, out);
     }

@@ -219,7 +219,10 @@ fn factory(inf: &Element) -> &str {
 /// the batch is the tensor batch (DS707).
 fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
     let tensor_batch = p.is_some_and(crate::rules::cross::preprocess_feeds_primary);
-    let (Some(p), Some(eff), false) = (p, inf.int("batch-size"), tensor_batch) else {
+    // Behind parallel-inference branches a primary batches its branch's
+    // sources, not the pipeline's (DS710).
+    let parallel = p.is_some_and(Pipeline::is_parallel);
+    let (Some(p), Some(eff), false, false) = (p, inf.int("batch-size"), tensor_batch, parallel) else {
         return;
     };
     let Some((fb, why)) = ctx.final_batch(p) else { return };

@@ -4,7 +4,8 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Pipeline, Role};
+use crate::base::{FileId, Span};
+use crate::model::graph::{Element, Home, Pipeline, Role};
 use crate::rules::context::{Ctx, Profile, site};
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -32,6 +33,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
     // DS603: exactly one sink, a fakesink without sync.
     for (i, at) in p.all(&Role::Sink).enumerate() {
+        // Sinks of a pipeline written in code (gst-launch, Python).
+        if let (Some(factory), Some(Home::Launch { .. } | Home::Python { .. })) = (&at.factory, &at.home) {
+            gst_sink(ctx, at, factory, i, note, out);
+            continue;
+        }
         let ty = at.int("type").map(|e| e.value);
         let sync = at.int("sync").map(|e| e.value).or_else(|| {
             // A GObject boolean (Service Maker) is written as a word.
@@ -57,24 +63,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .is_none()
                 .then(|| ctx.set_or_insert(at, "enable", "0"))
                 .flatten();
-            out.push(
-                Diagnostic::new(
-                    Rule::SinkNotFakesink,
-                    home_file,
-                    group_span,
-                    format!("[{}] is an extra sink", at.name),
-                )
-                .when(When::BenchProfile, bench)
-                .expected("exactly one sink in the bench profile")
-                .why(format!(
-                    "every sink is a branch that encodes, renders or sends frames{note}"
-                ))
-                .fix(if bench {
-                    edit.map(|e| Fix::safe("set enable=0", vec![e]))
-                } else {
-                    None
-                }),
-            );
+            out.push(extra_sink(at, (home_file, group_span), bench, note).fix(if bench {
+                edit.map(|e| Fix::safe("set enable=0", vec![e]))
+            } else {
+                None
+            }));
             continue;
         }
         if !is_fake || sync != Some(0) {
@@ -133,4 +126,73 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// DS603 about a sink after the first.
+fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool, note: &str) -> Diagnostic {
+    Diagnostic::new(
+        Rule::SinkNotFakesink,
+        file,
+        span,
+        format!("[{}] is an extra sink", at.name),
+    )
+    .when(When::BenchProfile, bench)
+    .expected("exactly one sink in the bench profile")
+    .why(format!(
+        "every sink is a branch that encodes, renders or sends frames{note}"
+    ))
+}
+
+/// DS603 for a GStreamer sink element (gst-launch, Python): the factory
+/// says what it is; `sync` is GstBaseSink's, on (TRUE) unless set off. The
+/// fix turns `sync` off on a fakesink; another sink is named, not replaced
+/// (its other properties would not fit a fakesink).
+fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, note: &str, out: &mut Vec<Diagnostic>) {
+    let bench = ctx.profile == Profile::Bench;
+    let Some((home_file, header)) = at.at() else { return };
+    let why =
+        format!("a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do{note}");
+    if i > 0 {
+        out.push(extra_sink(at, (home_file, header), bench, note));
+        return;
+    }
+    if factory != "fakesink" {
+        out.push(
+            Diagnostic::new(
+                Rule::SinkNotFakesink,
+                home_file,
+                header,
+                format!("[{}] is {factory}, not a fakesink", at.name),
+            )
+            .when(When::BenchProfile, bench)
+            .expected("fakesink sync=0")
+            .why(why),
+        );
+        return;
+    }
+    if at.unknown("sync") {
+        return;
+    }
+    let sync = at.flag("sync");
+    if sync.as_ref().is_some_and(|s| !s.value) {
+        return;
+    }
+    let (file, span) = sync.as_ref().map_or((home_file, header), |s| s.at());
+    let what = match &sync {
+        Some(_) => format!("[{}] syncs to the clock (sync is on)", at.name),
+        None => format!("[{}] does not set sync=0 (a sink syncs by default)", at.name),
+    };
+    let fix = if bench {
+        ctx.set_or_insert(at, "sync", "0")
+            .map(|e| Fix::safe("set sync=0", vec![e]))
+    } else {
+        None
+    };
+    out.push(
+        Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
+            .when(When::BenchProfile, bench)
+            .expected("sync=0")
+            .why(why)
+            .fix(fix),
+    );
 }

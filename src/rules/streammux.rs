@@ -16,7 +16,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let (Some(eff), Some((fb, why))) = (mux.int("batch-size"), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
             let primary = p.primary().and_then(|g| g.int("batch-size"));
-            let mismatch = primary.is_some_and(|pb| pb.value != eff.value) && p.first(&Role::Preprocess).is_none();
+            let mismatch = primary.is_some_and(|pb| pb.value != eff.value)
+                && p.first(&Role::Preprocess).is_none()
+                && !p.is_parallel();
             // Without a measurement, min(n_streams, 16) is a preset: only a
             // batch larger than its streams, or one the primary disagrees
             // with (DS701), is a defect (Precision 7).
@@ -154,7 +156,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         None => Some(false),
     };
     let have = mux.int("live-source").map(|e| e.value);
-    if let Some(live) = live.filter(|&l| p.sources().next().is_some() && have.unwrap_or(0) != i64::from(l)) {
+    // A value from a `$VAR` or an expression is not known to differ.
+    let have_known = !mux.unknown("live-source");
+    if let Some(live) =
+        live.filter(|&l| have_known && p.sources().next().is_some() && have.unwrap_or(0) != i64::from(l))
+    {
         let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
             Some(l) => (l.file, l.value_span.clone()),
@@ -200,8 +206,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 
 /// The primary model's input (H, W): nvinfer `infer-dims` (or the legacy
 /// `input-dims`/`uff-input-dims`, C;H;W) from its config file, else facts
-/// `model.height/width`.
+/// `model.height/width`. Unknown behind parallel-inference branches: each
+/// primary runs its own model on the same mux output.
 pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
+    if p.is_parallel() {
+        return None;
+    }
     let primary = p.primary()?;
     if primary.config.is_some() {
         for key in ["infer-dims", "input-dims", "uff-input-dims"] {

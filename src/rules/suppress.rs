@@ -3,7 +3,8 @@
 //!
 //! - `# dslint: ignore[DS101]` on a line of its own silences those codes on
 //!   the next line that is not blank or a comment;
-//! - in YAML also as a trailing comment on the key's line (not in key-files:
+//! - in YAML, shell scripts and Python also as a trailing comment on the
+//!   finding's line (not in key-files:
 //!   GLib reads a trailing `#…` as part of the value);
 //! - `# dslint: ignore-file[DS6]` anywhere silences the codes (a prefix
 //!   selects a family) in the whole file; bare `ignore-file` silences all.
@@ -81,7 +82,7 @@ pub fn collect(ws: &Workspace, file: FileId) -> Vec<Suppression> {
         let comment = &line[pos + 1..];
         let Some(m) = comment.trim_start().strip_prefix(MARK) else {
             // A trailing comment in YAML may come after other text.
-            if f.doc.format == Format::Yaml && !whole_comment {
+            if trailing_comments(f.doc.format) && !whole_comment {
                 if let Some(p2) = line.find("# dslint:") {
                     let c = &line[p2 + 2 + MARK.len()..];
                     if let Some((false, codes)) = parse_codes(c) {
@@ -117,7 +118,7 @@ pub fn collect(ws: &Workspace, file: FileId) -> Vec<Suppression> {
             out.push(own_line);
         } else if whole_comment {
             pending.push(own_line);
-        } else if f.doc.format == Format::Yaml {
+        } else if trailing_comments(f.doc.format) {
             let ws_start = start + line[..pos].trim_end().len();
             out.push(Suppression {
                 file,
@@ -209,4 +210,10 @@ pub fn apply(ws: &Workspace, diags: Vec<Diagnostic>, enabled: &dyn Fn(&str) -> b
         );
     }
     kept
+}
+
+/// Whether a `#` after other text on a line starts a comment: in YAML, shell
+/// scripts and Python, not in key-files (GLib reads it as part of the value).
+fn trailing_comments(format: Format) -> bool {
+    matches!(format, Format::Yaml | Format::Shell | Format::Python)
 }

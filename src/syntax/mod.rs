@@ -4,8 +4,11 @@
 
 pub mod glib;
 pub mod keyfile;
+pub mod launch;
 pub mod pbtxt;
+pub mod python;
 mod render;
+pub mod shell;
 pub mod yaml;
 pub mod yaml_tree;
 
@@ -19,6 +22,10 @@ use crate::base::Span;
 pub enum Format {
     KeyFile,
     Yaml,
+    /// A shell script (its `gst-launch-1.0` lines: `syntax::shell`).
+    Shell,
+    /// A Python module (`syntax::python`).
+    Python,
     /// Protobuf text format (nvinferserver).
     Protobuf,
 }
@@ -28,6 +35,8 @@ impl Format {
         match self {
             Format::KeyFile => "key-file",
             Format::Yaml => "YAML",
+            Format::Shell => "shell script",
+            Format::Python => "Python",
             Format::Protobuf => "protobuf text",
         }
     }
@@ -166,8 +175,22 @@ impl Document {
         match format {
             Format::KeyFile => keyfile::parse(text),
             Format::Yaml => yaml::parse(text),
+            Format::Shell | Format::Python => Document::code(text, format),
             Format::Protobuf => pbtxt::parse(text),
         }
+    }
+
+    /// A script or module: its text, with no groups. Its pipelines are read
+    /// from the text by the front ends (`syntax::shell`, `syntax::python`),
+    /// whose trees keep a byte span on every node.
+    fn code(text: String, format: Format) -> Document {
+        let line_ending = detect_line_ending(&text);
+        let has_bom = text.starts_with('\u{feff}');
+        let errors = match format {
+            Format::Python => python::too_deep(&text).into_iter().collect(),
+            _ => Vec::new(),
+        };
+        Document::new(text, format, Vec::new(), errors, has_bom, line_ending)
     }
 
     /// A document from a parser's parts, with its lookups built.

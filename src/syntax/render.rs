@@ -92,7 +92,7 @@ impl Document {
         self.in_bounds(span, what)?;
         let source = &self.text[span.clone()];
         let printed = match self.format {
-            Format::KeyFile => parsed.into(),
+            Format::KeyFile | Format::Shell | Format::Python => parsed.into(),
             Format::Yaml => yaml_source(source, parsed).map_or(source.into(), Into::into),
             Format::Protobuf => protobuf_source(source, parsed).map_or(source.into(), Into::into),
         };

@@ -82,3 +82,14 @@ pub fn whole_check(input: &str, file_name: &str, format: Format) -> Result<(), S
     }
     Ok(())
 }
+
+/// The text after one pass of every fix (bench profile, where the output
+/// rules fix too); `None` when no fix applies.
+pub fn fixed_text(input: &str, file_name: &str) -> Option<String> {
+    let path = Path::new("/nonexistent-dslint-fuzz").join(file_name);
+    let mut ws = Workspace::default();
+    let id = ws.read_text(&path, input.to_string())?;
+    let result = dslint::rules::check(&mut ws, None, Profile::Bench);
+    let edits = crate::support::first_pass_edits(&result.diagnostics, id);
+    (!edits.is_empty()).then(|| apply_to_string(input, &edits))
+}

@@ -22,7 +22,7 @@
 //! CI); `DSLINT_FUZZ_CASES=100000 cargo test --profile ci --test fuzz` runs
 //! longer, `PROPTEST_RNG_SEED=N` repeats a run.
 //!
-//! ## Adding a parser (gst-launch, …)
+//! ## Adding a parser (protobuf definitions, …)
 //! 1. Add `targets/NAME.rs` with a `pub fn document() -> BoxedStrategy<String>`
 //!    built from `grammar`'s pieces (`pick`, `word`, `lines`, `eol`…): list
 //!    the format's tokens, including the ones that break it (an unclosed
@@ -72,6 +72,13 @@ const SHELL: Target = Target {
     cases: 3000,
 };
 
+const LAUNCH: Target = Target {
+    name: "launch",
+    document: targets::launch::document,
+    check: targets::launch::check,
+    cases: 2000,
+};
+
 const PBTXT: Target = Target {
     name: "pbtxt",
     document: targets::pbtxt::document,
@@ -79,7 +86,7 @@ const PBTXT: Target = Target {
     cases: 3000,
 };
 
-const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT];
+const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT, &LAUNCH];
 
 /// Run a target's generator through its checks; on a failure, save and
 /// print the shrunk input.
@@ -155,6 +162,11 @@ fn keyfile() {
 #[test]
 fn shell() {
     fuzz(&SHELL);
+}
+
+#[test]
+fn launch() {
+    fuzz(&LAUNCH);
 }
 
 #[test]

@@ -194,3 +194,42 @@ pub fn agreeing_pipeline(dir: &Path) {
     replace_in(&dir.join("pgie.txt"), "\nbatch-size=2\n", "\nbatch-size=4\n");
     replace_in(&dir.join("pgie.txt"), "_b2_gpu0_fp16", "_b4_gpu0_fp16");
 }
+
+/// Run dslint in `dir`; the test fails if it runs past `limit`.
+pub fn run_bounded(
+    dir: &Path,
+    args: &[&str],
+    envs: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> (i32, String, String) {
+    let mut c = std::process::Command::new(dslint_bin());
+    c.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let child = c.spawn().unwrap();
+    let pid = child.id() as i32;
+    // The pipes are drained while waiting (a big output would block it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: kill(2) on the child this test started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("dslint {args:?} ran past {limit:?}");
+        }
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}

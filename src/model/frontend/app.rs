@@ -74,11 +74,11 @@ struct Found {
     others: Vec<Element>,
 }
 
-struct Reader<'w> {
-    ws: &'w mut Workspace,
-    root: FileId,
-    kind: Kind,
-    referenced: &'w mut HashSet<FileId>,
+pub(super) struct Reader<'w> {
+    pub(super) ws: &'w mut Workspace,
+    pub(super) root: FileId,
+    pub(super) kind: Kind,
+    pub(super) referenced: &'w mut HashSet<FileId>,
 }
 
 /// deepstream-app groups with an `enable` switch (DS 9.1
@@ -139,16 +139,16 @@ pub fn keys_unread(doc: &Document, group: &str, kind: Kind) -> bool {
 
 impl Reader<'_> {
     /// Whether a group is switched on (see [`group_is_off`]).
-    fn enabled(&self, group: &str) -> bool {
+    pub(super) fn enabled(&self, group: &str) -> bool {
         !group_is_off(&self.ws.files[self.root].doc, group, self.kind)
     }
 
-    fn str(&self, group: &str, key: &str) -> Option<&str> {
+    pub(super) fn str(&self, group: &str, key: &str) -> Option<&str> {
         value(&self.ws.files[self.root].doc, group, key)
     }
 
     /// An element whose properties are one group of the app config.
-    fn element(&self, role: Role, group: &str) -> Element {
+    pub(super) fn element(&self, role: Role, group: &str) -> Element {
         let doc = &self.ws.files[self.root].doc;
         let home = home(doc, self.root, group);
         Element {
@@ -179,7 +179,7 @@ impl Reader<'_> {
         })
     }
 
-    fn infer(&mut self, group: &str, stage: Stage) -> Element {
+    pub(super) fn infer(&mut self, group: &str, stage: Stage) -> Element {
         // `plugin-type=1` makes the element nvinferserver, whose protobuf
         // config is not nvinfer's (create_primary_gie_bin).
         let server = self.str(group, "plugin-type").and_then(glib::parse_int) == Some(1);
@@ -315,16 +315,22 @@ impl Reader<'_> {
     }
 }
 
-/// The pipeline an app config describes, loading the configs it references
-/// (added to `referenced`).
-pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
-    let kind = ws.files[root].kind.unwrap_or(Kind::App);
-    let names: Vec<String> = ws.files[root]
+/// The groups of a file, in order (owned: the reader then borrows the
+/// workspace mutably to load what they reference).
+pub(super) fn group_names(ws: &Workspace, file: FileId) -> Vec<String> {
+    ws.files[file]
         .doc
         .group_names()
         .into_iter()
         .map(str::to_string)
-        .collect();
+        .collect()
+}
+
+/// The pipeline an app config describes, loading the configs it references
+/// (added to `referenced`).
+pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+    let kind = ws.files[root].kind.unwrap_or(Kind::App);
+    let names = group_names(ws, root);
     let mut r = Reader {
         ws,
         root,

@@ -18,6 +18,15 @@ impl Workspace {
         let file = &self.files[site.file];
         let text = file.doc.text.get(site.value_span.clone()).unwrap_or("");
         let mut range = site.value_span.clone();
+        // A boolean written as a word stays a word (`sync=true` becomes
+        // `sync=false`, Python's `True` becomes `False`).
+        if let Some(word) = boolean_word(text, new) {
+            return Edit {
+                file: site.file,
+                range,
+                text: word,
+            };
+        }
         if let Some(q) = text.chars().next().filter(|c| *c == '"' || *c == '\'') {
             if text.len() >= 2 && text.ends_with(q) {
                 range = range.start + 1..range.end - 1;
@@ -62,6 +71,21 @@ impl Workspace {
                 ..
             } => return Some(self.insert_in_map(*file, *insert_at, indent, open.as_deref(), key, value)),
             Home::Group { file, group, .. } => (*file, group.as_str(), key),
+            Home::Launch { file, at, .. } => {
+                return Some(Edit {
+                    file: *file,
+                    range: *at..*at,
+                    text: format!(" {key}={value}"),
+                });
+            }
+            Home::Python { file, at, template, .. } => {
+                let value = python_literal(value);
+                return Some(Edit {
+                    file: *file,
+                    range: *at..*at,
+                    text: template.replace("{key}", key).replace("{value}", &value),
+                });
+            }
             Home::InferServer { file, .. } => {
                 let (message, field) = inferserver::field_for(key)?;
                 (*file, message, field)
@@ -73,6 +97,8 @@ impl Workspace {
         let line = match doc.format {
             Format::KeyFile => format!("{key}{}{value}", key_separator(self, file)),
             Format::Yaml | Format::Protobuf => format!("{}{key}: {value}", g.indent),
+            // A script or module has no groups.
+            Format::Shell | Format::Python => return None,
         };
         let on_own_line = g.insert_at == 0 || doc.text[..g.insert_at].ends_with('\n');
         let at_end = g.insert_at >= doc.text.len();
@@ -118,6 +144,42 @@ impl Workspace {
             range: at..at,
             text,
         }
+    }
+
+    /// Set each key where it wins on `elem`, or add the missing ones at the
+    /// element's home in one edit per place: two insertions at one offset
+    /// would be ambiguous, and a YAML node without a map must open it once.
+    pub fn set_or_insert_all(&self, elem: &Element, keys: &[(&str, String)]) -> Option<Vec<Edit>> {
+        let home = elem.home.as_ref()?;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut opened = false;
+        for (key, value) in keys {
+            let edit = match elem.prop(key).and_then(|p| p.effective()).and_then(|s| s.site.as_ref()) {
+                Some(site) => self.set_value(site, value),
+                None => match home {
+                    Home::YamlMap {
+                        file,
+                        insert_at,
+                        indent,
+                        open,
+                        ..
+                    } => {
+                        let open = if opened { None } else { open.as_deref() };
+                        opened = true;
+                        self.insert_in_map(*file, *insert_at, indent, open, key, value)
+                    }
+                    _ => self.insert_key(home, key, value)?,
+                },
+            };
+            match edits
+                .iter_mut()
+                .find(|e| e.file == edit.file && e.range.is_empty() && e.range == edit.range)
+            {
+                Some(e) => e.text.push_str(&edit.text),
+                None => edits.push(edit),
+            }
+        }
+        Some(edits)
     }
 
     /// Set `key` where it wins on `elem`, or add it at the element's home.
@@ -178,4 +240,47 @@ fn key_separator(ws: &Workspace, file: FileId) -> String {
         .into_iter()
         .max_by_key(|(_, n)| *n)
         .map_or_else(|| "=".to_string(), |(s, _)| s)
+}
+
+/// `new` ("0" / "1") in the style of the boolean word `old`, if it is one.
+fn boolean_word(old: &str, new: &str) -> Option<String> {
+    let on = match new {
+        "1" => true,
+        "0" => false,
+        _ => return None,
+    };
+    let word = match old {
+        "true" | "false" => {
+            if on {
+                "true"
+            } else {
+                "false"
+            }
+        }
+        "True" | "False" => {
+            if on {
+                "True"
+            } else {
+                "False"
+            }
+        }
+        "TRUE" | "FALSE" => {
+            if on {
+                "TRUE"
+            } else {
+                "FALSE"
+            }
+        }
+        _ => return None,
+    };
+    Some(word.to_string())
+}
+
+/// A value as a Python literal: a number stays, anything else is quoted.
+fn python_literal(value: &str) -> String {
+    if value.parse::<i64>().is_ok() || value.parse::<f64>().is_ok_and(f64::is_finite) {
+        value.to_string()
+    } else {
+        format!("{value:?}")
+    }
 }

@@ -8,12 +8,23 @@
 //!   YAML, whose groups are elements.
 //! - [`config`]: the files an element loads (nvinfer and nvdspreprocess
 //!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
+//! - [`launch`]: gst-launch pipelines (a script's `gst-launch-1.0`
+//!   commands, `Gst.parse_launch` strings), on [`gst`]'s elements.
+//! - [`python`]: Python apps (GStreamer's bindings, pyservicemaker).
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
+//! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
+//!   `branchN`, `meta-mux`).
 
 pub mod app;
+#[cfg(test)]
+mod code_tests;
 pub mod config;
 pub mod edit;
+pub mod gst;
 pub mod inferserver;
+pub mod launch;
+pub mod parallel;
+pub mod python;
 pub mod service_maker;
 #[cfg(test)]
 mod tests;
@@ -22,24 +33,68 @@ use std::collections::{HashMap, HashSet};
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
-use crate::model::graph::{Graph, Home, Layer, Property, Setting, Site, Value};
+use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Document, Entry};
+
+/// Keys whose value names another file, by the front ends that follow
+/// them: what the named-file context's reference index
+/// (`crate::context::index`) searches every file of the project root for,
+/// to find the pipelines a named file belongs to. A front end that follows
+/// a new path-valued key adds it here (its test in `tests/context.rs` names
+/// the referenced file and expects its pipeline's findings). GObject
+/// spellings with `_` (`config_file_path`, protobuf's `labelfile_path`)
+/// are searched too.
+pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
+    // deepstream-app and test-app configs (key-file and YAML); Service
+    // Maker's `config-file-path`/`ll-config-file`/`config-file` properties
+    // (`service_maker::config_key`) are among these.
+    ("configs an element loads", app::CONFIG_PATH_KEYS),
+    // Also nvinferserver's `postprocess { labelfile_path: … }` (protobuf
+    // text, `inferserver::FIELDS`), by its `_` spelling.
+    ("models, labels and libraries", app::DATA_PATH_KEYS),
+];
 
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
-        .filter(|&i| matches!(ws.files[i].kind, Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)))
+        .filter(|&i| {
+            matches!(
+                ws.files[i].kind,
+                Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)
+            )
+        })
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
+            Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
             _ => app::build(ws, root, &mut referenced),
         };
         graph.pipelines.push(p);
+    }
+    let scripts: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| ws.files[i].kind == Some(Kind::LaunchScript))
+        .collect();
+    for file in scripts {
+        for l in crate::syntax::shell::launches(&ws.files[file].doc.text) {
+            if let Some(p) = launch::build(ws, file, &l.mapped) {
+                note_configs(&p, &mut referenced);
+                graph.pipelines.push(p);
+            }
+        }
+    }
+    let apps: Vec<FileId> = (0..ws.files.len())
+        .filter(|&i| ws.files[i].kind == Some(Kind::PythonApp))
+        .collect();
+    for file in apps {
+        for p in python::build(ws, file) {
+            note_configs(&p, &mut referenced);
+            graph.pipelines.push(p);
+        }
     }
     for id in 0..ws.files.len() {
         if !referenced.contains(&id) {
@@ -47,6 +102,12 @@ pub fn build(ws: &mut Workspace) -> Graph {
         }
     }
     graph
+}
+
+/// The config files a pipeline's elements load are checked in its context,
+/// not on their own.
+fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<FileId>) {
+    referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
 }
 
 /// Whether deepstream-app's and the test apps' readers can see a key.
@@ -150,4 +211,27 @@ fn value<'d>(doc: &'d Document, group: &str, key: &str) -> Option<&'d str> {
 
 fn int(doc: &Document, group: &str, key: &str) -> Option<i64> {
     value(doc, group, key).and_then(crate::syntax::glib::parse_int)
+}
+
+/// The role of a factory whose role its name alone decides (shared by the
+/// front ends that name GStreamer factories: gst-launch, Python, Service
+/// Maker); `None` for sinks, sources and other factories, which each front
+/// end judges with what it knows.
+pub fn factory_role(factory: &str, stage: Stage) -> Option<Role> {
+    Some(match factory {
+        "nvstreammux" => Role::Streammux,
+        "nvdspreprocess" => Role::Preprocess,
+        "nvinfer" => Role::Infer(stage),
+        "nvinferserver" => Role::InferServer(stage),
+        "nvtracker" => Role::Tracker,
+        "nvdsanalytics" => Role::Analytics,
+        "queue" => Role::Queue,
+        "tee" => Role::Tee,
+        "nvdsosd" | "nvosdbin" => Role::Osd,
+        "nvmultistreamtiler" => Role::Tiler,
+        "nvdsmetamux" => Role::MetaMux,
+        "nvmsgconv" => Role::MsgConv,
+        "nvmsgbroker" => Role::MsgBroker,
+        _ => return None,
+    })
 }

@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use crate::base::FileId;
 use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path_references, uri_kind};
 use crate::model::frontend::config::{config_file, config_props};
-use crate::model::frontend::{by_name, overlay, setting};
+use crate::model::frontend::{by_name, factory_role, overlay, setting};
 use crate::model::graph::{
     ConfigFile, Element, Home, Layer, Link, Pipeline, Reference, Role, Source, SourceKind, Stage, Value,
 };
@@ -72,20 +72,16 @@ const SINKS: &[&str] = &[
 
 /// The role a factory plays.
 pub fn role(factory: &str, stage: Stage) -> Role {
+    // Service Maker also names the inference bins.
+    let factory = match factory {
+        "nvinferbin" => "nvinfer",
+        "nvinferserverbin" => "nvinferserver",
+        f => f,
+    };
+    if let Some(role) = factory_role(factory, stage) {
+        return role;
+    }
     match factory {
-        "nvstreammux" => Role::Streammux,
-        "nvdspreprocess" => Role::Preprocess,
-        "nvinfer" | "nvinferbin" => Role::Infer(stage),
-        "nvinferserver" | "nvinferserverbin" => Role::InferServer(stage),
-        "nvtracker" => Role::Tracker,
-        "nvdsanalytics" => Role::Analytics,
-        "queue" => Role::Queue,
-        "tee" => Role::Tee,
-        "nvdsosd" | "nvosdbin" => Role::Osd,
-        "nvmultistreamtiler" => Role::Tiler,
-        "nvdsmetamux" => Role::MetaMux,
-        "nvmsgconv" => Role::MsgConv,
-        "nvmsgbroker" => Role::MsgBroker,
         f if SINKS.contains(&f) => Role::Sink,
         f => match SOURCES.iter().find(|(s, _)| *s == f) {
             Some((_, kind)) => Role::Source(Source {

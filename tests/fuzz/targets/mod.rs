@@ -1,6 +1,7 @@
 //! One module per parser: a token-based generator and the checks.
 
 pub mod keyfile;
+pub mod launch;
 pub mod pbtxt;
 pub mod shell;
 pub mod yaml;

@@ -1,0 +1,170 @@
+//! The graph the code front ends build: gst-launch lines and Python apps.
+
+use crate::model::frontend::build;
+use crate::model::graph::{Graph, Home, Layer, Pipeline, Role, SourceKind, Stage, Value};
+use crate::model::workspace::Workspace;
+
+fn graph(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace, Graph) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let mut ws = Workspace::load(&[dir.path().to_path_buf()]);
+    let g = build(&mut ws);
+    (dir, ws, g)
+}
+
+fn roles(p: &Pipeline) -> Vec<String> {
+    p.elements.iter().map(|e| format!("{}:{:?}", e.name, e.role)).collect()
+}
+
+fn value<'p>(p: &'p Pipeline, role: &Role, key: &str) -> Option<&'p Value> {
+    Some(&p.first(role)?.prop(key)?.effective()?.value)
+}
+
+const PGIE: &str = "[property]\nbatch-size=1\ngie-unique-id=3\nnetwork-mode=2\nprocess-mode=1\n";
+
+#[test]
+fn a_launch_line_is_a_pipeline_with_streams_from_mux_links() {
+    let script = "#!/bin/sh\ngst-launch-1.0 filesrc location=a.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 \\\n  uridecodebin uri=rtsp://h/s ! m.sink_1 \\\n  nvstreammux name=m batch_size=2 live-source=$LIVE ! nvinfer config-file-path=pgie.txt unique-id=7 batch-size=2 ! fakesink\n";
+    let (_d, _ws, g) = graph(&[("run.sh", script), ("pgie.txt", PGIE)]);
+    assert_eq!(g.pipelines.len(), 1);
+    let p = &g.pipelines[0];
+    assert_eq!(
+        roles(p)[..2],
+        [
+            "filesrc0:Source(Source { kind: File, streams: Some(1) })",
+            "h264parse0:Other(\"h264parse\")"
+        ]
+    );
+    assert_eq!(p.streams(), Some(2));
+    assert!(
+        p.sources()
+            .any(|s| s.source().is_some_and(|s| s.kind == SourceKind::Live))
+    );
+    let mux = p.first(&Role::Streammux).unwrap();
+    assert_eq!(mux.name, "m");
+    assert_eq!(mux.int("batch-size").map(|b| b.value), Some(2));
+    assert!(matches!(value(p, &Role::Streammux, "live-source"), Some(Value::Unknown(w)) if w == "`$LIVE`"));
+    // nvinfer: the element's unique-id wins over the file's gie-unique-id.
+    let pgie = p.primary().unwrap();
+    let id = pgie.prop("gie-unique-id").unwrap();
+    assert_eq!(id.settings.len(), 2);
+    assert_eq!(id.settings[0].layer, Layer::ConfigFile);
+    assert_eq!(pgie.int("gie-unique-id").map(|v| v.value), Some(7));
+    assert!(matches!(pgie.home, Some(Home::Group { .. })));
+    assert!(matches!(mux.home, Some(Home::Launch { .. })));
+    // The config file is checked in the pipeline, not on its own.
+    assert!(g.standalone.is_empty());
+}
+
+#[test]
+fn launch_lines_with_unknown_structure_count_no_streams() {
+    let script = "gst-launch-1.0 $SOURCES nvstreammux name=m batch-size=2 ! nvinfer ! fakesink \\\n  filesrc location=a ! m.sink_0\n";
+    let (_d, _ws, g) = graph(&[("run.sh", script)]);
+    assert_eq!(g.pipelines[0].streams(), None);
+    // A reference to no element: gst-launch fails, no pipeline.
+    let (_d, _ws, g) = graph(&[(
+        "run.sh",
+        "gst-launch-1.0 filesrc ! x.sink_0 nvstreammux name=m ! fakesink\n",
+    )]);
+    assert!(g.pipelines.is_empty());
+}
+
+const APP: &str = r#"import sys
+from gi.repository import Gst
+
+WIDTH = 1280
+SHARED = 2
+
+
+def main(args):
+    source = Gst.ElementFactory.make("filesrc", "src")
+    decoder = Gst.ElementFactory.make("nvv4l2decoder", "dec")
+    mux = Gst.ElementFactory.make("nvstreammux", "mux")
+    mux.set_property("width", WIDTH)
+    mux.set_property("height", SHARED)
+    mux.set_property("batch-size", SHARED)
+    mux.set_property("batched-push-timeout", len(args))
+    if args:
+        mux.set_property("live-source", 1)
+        extra = Gst.ElementFactory.make("queue", "maybe")
+    if sys.platform == "linux":
+        sink = Gst.ElementFactory.make("fakesink", "fake")
+    else:
+        sink = Gst.ElementFactory.make("nveglglessink", "egl")
+    sink.set_property("sync", 0)
+    pgie = Gst.ElementFactory.make("nvinfer", "pgie")
+    pgie.set_property("config-file-path", "pgie.txt")
+    pgie.set_property("process-mode", 2)
+    sinkpad = mux.get_request_pad("sink_0")
+    decoder.get_static_pad("src").link(sinkpad)
+    source.link(decoder)
+    mux.link(pgie)
+"#;
+
+#[test]
+fn python_binds_names_folds_constants_and_leaves_conditions_unknown() {
+    let (_d, ws, g) = graph(&[("app.py", APP), ("pgie.txt", PGIE)]);
+    assert_eq!(g.pipelines.len(), 1);
+    let p = &g.pipelines[0];
+    // Elements made under a condition are left out.
+    let names: Vec<&str> = p.elements.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["src", "dec", "mux", "pgie"]);
+    let mux = p.first(&Role::Streammux).unwrap();
+    // A constant used once: its literal is the site.
+    let width = mux.int("width").unwrap();
+    let site = width.site().unwrap();
+    assert_eq!(&ws.files[site.file].doc.text[site.value_span.clone()], "1280");
+    // A constant used twice: known, but no site to edit.
+    let batch = mux.int("batch-size").unwrap();
+    assert_eq!(batch.value, 2);
+    assert!(batch.site().is_none());
+    assert!(
+        matches!(value(p, &Role::Streammux, "batched-push-timeout"), Some(Value::Unknown(w)) if w == "`len(args)`")
+    );
+    assert!(
+        matches!(value(p, &Role::Streammux, "live-source"), Some(Value::Unknown(w)) if w.starts_with("set under a condition"))
+    );
+    // process-mode 2 on the element wins: a secondary.
+    assert!(p.first(&Role::Infer(Stage::Secondary)).is_some());
+    assert_eq!(p.streams(), Some(1));
+    let Some(Home::Python { template, .. }) = &mux.home else {
+        panic!("the mux's home")
+    };
+    assert_eq!(template, "    mux.set_property(\"{key}\", {value})\n");
+}
+
+#[test]
+fn python_loops_count_pads_only_when_literal() {
+    let app = |loop_head: &str| {
+        format!(
+            "from gi.repository import Gst\n\n\ndef main(uris):\n    mux = Gst.ElementFactory.make(\"nvstreammux\", \"m\")\n    {loop_head}\n        src = Gst.ElementFactory.make(\"nvurisrcbin\", \"s\")\n        pad = mux.request_pad_simple(\"sink_%u\" % i)\n"
+        )
+    };
+    let (_d, _ws, g) = graph(&[("a.py", &app("for i in range(3):"))]);
+    assert_eq!(g.pipelines[0].streams(), Some(3));
+    let (_d, _ws, g) = graph(&[("a.py", &app("for i, u in enumerate(uris):"))]);
+    // Not countable: the source is made under the loop, and no pad counts.
+    assert_eq!(g.pipelines[0].streams(), None);
+}
+
+#[test]
+fn parse_launch_strings_and_service_maker() {
+    let app = "from gi.repository import Gst\nfrom pyservicemaker import Pipeline\n\nDESC = \"filesrc location=a ! h264parse ! nvv4l2decoder ! m.sink_0 \" \\\n    \"nvstreammux name=m batch-size=1 ! fakesink sync=0\"\n\n\ndef main():\n    p = Gst.parse_launch(DESC)\n    q = Pipeline(\"x\")\n    q.add(\"nvstreammux\", \"mux\", {\"batch-size\": 4}).add(\"nvinfer\", \"infer\", {\"batch-size\": 4})\n    q.link(\"mux\", \"infer\")\n";
+    let (_d, _ws, g) = graph(&[("a.py", app)]);
+    assert_eq!(g.pipelines.len(), 2);
+    let sm = &g.pipelines[0];
+    assert_eq!(roles(sm), ["mux:Streammux", "infer:Infer(Primary)"]);
+    assert_eq!(sm.links.len(), 1);
+    let launch = &g.pipelines[1];
+    assert_eq!(launch.streams(), Some(1));
+    assert_eq!(
+        launch
+            .first(&Role::Streammux)
+            .unwrap()
+            .int("batch-size")
+            .map(|b| b.value),
+        Some(1)
+    );
+}

@@ -1,0 +1,251 @@
+//! deepstream-parallel-infer's main YAML (NVIDIA-AI-IOT/
+//! deepstream_parallel_inference_app, `deepstream_parallel_infer_config_parser.cpp`
+//! `parse_config_file_yaml`, and `deepstream_parallel_infer_app.cpp`
+//! `create_parallel_infer_bin`).
+//!
+//! The app reads deepstream-app's groups with deepstream-app's own YAML
+//! parsers (`parse_streammux_yaml`, `parse_gie_yaml`, `parse_sink_yaml`, …)
+//! and adds its own. It matches top-level keys in this order: `source`
+//! (exactly: one source per enabled CSV row of `csv-file-path`),
+//! `streammux`, `osd`, then by prefix `primary-gie*` and `video-template*`
+//! (each takes the next primary slot when `enable` is on), `meta-mux`,
+//! `branch*` (every one counts, on or not),
+//! `sink*`, and `tiled-display` exactly. Its `tracker*`, `secondary-gie*`
+//! and `nvds-analytics*` name fragment files (`cfg-file-path`) its own
+//! parsers read: those are not modelled here (the workspace skips them).
+//!
+//! The pipeline: sources → nvstreammux → a tee; then for each enabled
+//! primary `i` the `i`-th branch (an nvstreammux fed the streams its
+//! `src-ids` picks, batch-size = their count) → the primary → nvdsmetamux →
+//! tiler → OSD → sinks.
+
+use std::collections::HashSet;
+
+use crate::base::FileId;
+use crate::model::detect::Kind;
+use crate::model::frontend::app::{Reader, collect_path_references, group_names};
+use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
+use crate::model::workspace::{Target, Workspace};
+use crate::syntax::glib;
+
+/// The pipeline a deepstream-parallel-infer config describes.
+pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+    let names = group_names(ws, root);
+    let mut r = Reader {
+        ws,
+        root,
+        kind: Kind::ParallelApp,
+        referenced,
+    };
+    let mut sources = Vec::new();
+    let mut streammux = None;
+    let mut primaries = Vec::new();
+    let mut branches = Vec::new();
+    let mut metamux = None;
+    let mut tiler = None;
+    let mut osd = None;
+    let mut sinks = Vec::new();
+    let mut others = Vec::new();
+    for name in &names {
+        let name = name.as_str();
+        // The app's structs start at zero: a group is on only when its
+        // `enable` says so.
+        let on = r.str(name, "enable").and_then(glib::parse_int).is_some_and(|v| v != 0);
+        match name {
+            "application" => others.push(r.element(Role::Application, name)),
+            "tests" => others.push(r.element(Role::Tests, name)),
+            "source" => sources.push(csv_source(&r, name)),
+            "streammux" => streammux = Some(r.element(Role::Streammux, name)),
+            "osd" if on => osd = Some(r.element(Role::Osd, name)),
+            "tiled-display" if on => tiler = Some(r.element(Role::Tiler, name)),
+            "meta-mux" if on => {
+                let mut m = r.element(Role::MetaMux, name);
+                m.factory = Some("nvdsmetamux".into());
+                metamux = Some(m);
+            }
+            n if n.starts_with("primary-gie") && on => primaries.push((n.to_string(), true)),
+            // An enabled video template takes a primary's place (and its
+            // branch) in the app's count.
+            n if n.starts_with("video-template") && on => primaries.push((n.to_string(), false)),
+            n if n.starts_with("branch") => {
+                let mut b = r.element(Role::Branch, n);
+                b.factory = Some("nvstreammux".into());
+                branches.push(b);
+            }
+            n if n.starts_with("sink") && on => sinks.push(r.element(Role::Sink, n)),
+            _ => {}
+        }
+    }
+    let primaries: Vec<Element> = primaries
+        .iter()
+        .map(|(g, infer)| {
+            if *infer {
+                r.infer(g, Stage::Primary)
+            } else {
+                let mut t = r.element(Role::Other("nvdsvideotemplate".into()), g);
+                t.factory = Some("nvdsvideotemplate".into());
+                t
+            }
+        })
+        .collect();
+    // The files of a group switched off with `enable: 0` are never opened
+    // (its element is not built).
+    let mut references = Vec::new();
+    collect_path_references(r.ws, root, Some(Kind::ParallelApp), &mut references);
+    for gie in &primaries {
+        if let Some(c) = &gie.config {
+            collect_path_references(r.ws, c.file, None, &mut references);
+        }
+    }
+    let (elements, links) = in_order(Parts {
+        sources,
+        streammux,
+        primaries,
+        branches,
+        metamux,
+        tail: tiler.into_iter().chain(osd).collect(),
+        sinks,
+        others,
+    });
+    Pipeline {
+        root,
+        elements,
+        links,
+        references,
+    }
+}
+
+/// `source: csv-file-path:`: `parse_config_file_yaml` makes one source per
+/// CSV row after the header (`parse_source_yaml`) and counts it only when
+/// its `enable` is on; at its end a `type` 3 row expands to `num-sources`
+/// streams (at least 1). The count is known only when every row says
+/// `enable` (and a type 3 row `num-sources`) as an integer and no
+/// `camera-id` column renumbers the streams (otherwise unknown: rules stay
+/// silent).
+fn csv_source(r: &Reader, group: &str) -> Element {
+    let csv = r.str(group, "csv-file-path").map(str::to_string);
+    let text = csv.and_then(|c| match r.ws.resolve(r.root, &c) {
+        Some(Target::Exists(p)) => crate::files::read::read_text(&p, crate::files::read::MAX_FILE_BYTES).ok(),
+        _ => None,
+    });
+    let streams = text.as_deref().and_then(csv_streams);
+    r.element(
+        Role::Source(Source {
+            kind: SourceKind::Other,
+            streams,
+        }),
+        group,
+    )
+}
+
+/// The enabled sources of the app's CSV (see [`csv_source`]); the app
+/// splits lines at every `,` (`split_csv_entries`).
+fn csv_streams(text: &str) -> Option<u32> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next()?.split(',').map(str::trim).collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let enable = col("enable")?;
+    // A `camera-id` may renumber the streams: which ids exist is unknown.
+    if col("camera-id").is_some() {
+        return None;
+    }
+    let ty = col("type");
+    let num = col("num-sources");
+    let mut n: u32 = 0;
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        let on: i64 = cells.get(enable)?.parse().ok()?;
+        if on == 0 {
+            continue;
+        }
+        let streams = if ty.and_then(|t| cells.get(t)).is_some_and(|t| *t == "3") {
+            let k: i64 = cells.get(num?)?.parse().ok()?;
+            u32::try_from(k.max(1)).ok()?
+        } else {
+            1
+        };
+        n = n.checked_add(streams)?;
+    }
+    Some(n)
+}
+
+struct Parts {
+    sources: Vec<Element>,
+    streammux: Option<Element>,
+    primaries: Vec<Element>,
+    branches: Vec<Element>,
+    metamux: Option<Element>,
+    /// Tiler and OSD, in that order.
+    tail: Vec<Element>,
+    sinks: Vec<Element>,
+    others: Vec<Element>,
+}
+
+/// Elements in the app's order, linked as `create_parallel_infer_bin` links
+/// them: the `i`-th branch feeds the `i`-th primary slot (an enabled
+/// primary or video template), and every slot feeds the metamux. A branch without a primary is never built
+/// (the app loops over the primaries): it stays unlinked.
+fn in_order(parts: Parts) -> (Vec<Element>, Vec<Link>) {
+    let mut elements = Vec::new();
+    let mut links = Vec::new();
+    let mut push = |e: Element, from: &[usize], elements: &mut Vec<Element>| {
+        let id = elements.len();
+        elements.push(e);
+        links.extend(from.iter().map(|&from| Link { from, to: id }));
+        id
+    };
+    let mut last: Vec<usize> = Vec::new();
+    for s in parts.sources {
+        last.push(push(s, &[], &mut elements));
+    }
+    if let Some(m) = parts.streammux {
+        last = vec![push(m, &last, &mut elements)];
+    }
+    let mut branches = parts.branches.into_iter();
+    let mut outs = Vec::new();
+    for g in parts.primaries {
+        let from = match branches.next() {
+            Some(b) => vec![push(b, &last, &mut elements)],
+            None => last.clone(),
+        };
+        outs.push(push(g, &from, &mut elements));
+    }
+    for b in branches {
+        push(b, &[], &mut elements);
+    }
+    if !outs.is_empty() {
+        last = outs;
+    }
+    if let Some(m) = parts.metamux {
+        last = vec![push(m, &last, &mut elements)];
+    }
+    for e in parts.tail {
+        last = vec![push(e, &last, &mut elements)];
+    }
+    for s in parts.sinks {
+        push(s, &last, &mut elements);
+    }
+    for o in parts.others {
+        push(o, &[], &mut elements);
+    }
+    (elements, links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_streams;
+
+    #[test]
+    fn csv_sources_count_only_when_every_row_is_known() {
+        assert_eq!(csv_streams("enable,type,uri\n1,3,a\n"), None);
+        assert_eq!(csv_streams("enable,type,uri,num-sources\n1,3,a,4\n1,2,b,9\n"), Some(5));
+        assert_eq!(csv_streams("enable,type,uri,num-sources\n1,3,a,0\n0,3,b,x\n"), Some(1));
+        assert_eq!(csv_streams("enable,type,uri,num-sources\n1,3,a,x\n"), None);
+        assert_eq!(csv_streams("enable,type,camera-id\n1,2,5\n"), None);
+        assert_eq!(csv_streams("enable,type,uri\n1,2,a\n0,2,b\n\n1,2,c\n"), Some(2));
+        assert_eq!(csv_streams("type,uri\n2,a\n"), None);
+        assert_eq!(csv_streams("enable,type,uri\nyes,2,a\n"), None);
+        assert_eq!(csv_streams("enable,type\n"), Some(0));
+        assert_eq!(csv_streams(""), None);
+    }
+}

@@ -1,0 +1,913 @@
+//! Python apps: GStreamer's Python bindings in the style of NVIDIA's
+//! deepstream_python_apps (`x = Gst.ElementFactory.make("nvstreammux", …)`,
+//! `x.set_property("batch-size", 4)`, `a.link(b)`, `mux.get_request_pad(
+//! "sink_0")`), pipeline strings (`Gst.parse_launch("…")`, read by the
+//! gst-launch front end) and pyservicemaker's Pipeline API
+//! (`pipeline.add("nvstreammux", "mux", {"batch-size": 4})`,
+//! `pipeline.link("mux", "infer")`).
+//!
+//! Nothing is run and nothing is guessed. Each function body (and the
+//! module's top level) is read statement by statement:
+//! - a name is bound to the element a `make` call returns; a name bound
+//!   differently in the branches of an `if` (or rebound in a loop) is no
+//!   element after it;
+//! - an element made under a condition (`if`, `while`, a loop whose count
+//!   is not a literal, an `except`) may not exist: it is left out of the
+//!   pipeline;
+//! - a property set under a condition its element was not made under is
+//!   unknown (it may or may not be set);
+//! - a value is a literal, a module constant (a name assigned once, at the
+//!   top level, to a literal) or unknown (`len(args)`: not a guess). A fix
+//!   edits a literal argument, or a constant's literal when that is its
+//!   only use; a value from an expression has no fix;
+//! - the streams are the mux's `sink_N` pad requests, counted through
+//!   literal loops, when the sources made agree with them.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use crate::base::{FileId, Span};
+use crate::model::frontend::gst::{self, Found};
+use crate::model::frontend::launch;
+use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
+use crate::model::workspace::Workspace;
+use crate::syntax::launch::Mapped;
+use crate::syntax::python::{self, text};
+
+/// Every pipeline a module builds.
+pub fn build(ws: &mut Workspace, file: FileId) -> Vec<Pipeline> {
+    let src = ws.files[file].doc.text.clone();
+    let Some(tree) = python::parse_tree(&src) else {
+        return Vec::new();
+    };
+    let module = Module::new(tree.root_node(), &src);
+    let mut scopes = Vec::new();
+    collect_scopes(tree.root_node(), &mut scopes);
+    let mut out = Vec::new();
+    let mut strings = Vec::new();
+    for body in scopes {
+        let mut s = Scope::new(&module, file, body);
+        s.block(body, Cond::default());
+        s.find_launches(body);
+        strings.append(&mut s.launches);
+        if s.elements.iter().any(|e| e.certain) {
+            out.push(s.finish(ws));
+        }
+    }
+    for m in strings {
+        out.extend(launch::build(ws, file, &m));
+    }
+    out
+}
+
+/// The module's top level, every function body and every method body, in
+/// file order.
+fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let body = n.kind() == "module"
+            || (n.kind() == "block" && n.parent().is_some_and(|p| p.kind() == "function_definition"));
+        if body {
+            out.push(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+}
+
+/// What the module says once for all its scopes: its top-level constants.
+struct Module<'t> {
+    src: &'t str,
+    /// Names assigned once in the whole module, at the top level: their
+    /// value expression.
+    constants: HashMap<&'t str, Node<'t>>,
+    /// How many times each name appears.
+    uses: HashMap<&'t str, usize>,
+}
+
+impl<'t> Module<'t> {
+    fn new(root: Node<'t>, src: &'t str) -> Self {
+        let mut assigned: HashMap<&str, usize> = HashMap::new();
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "identifier" {
+                *uses.entry(text(n, src)).or_default() += 1;
+            }
+            if matches!(n.kind(), "assignment" | "augmented_assignment" | "for_statement") {
+                if let Some(left) = n.child_by_field_name("left") {
+                    let mut ids = vec![left];
+                    while let Some(t) = ids.pop() {
+                        if t.kind() == "identifier" {
+                            *assigned.entry(text(t, src)).or_default() += 1;
+                        }
+                        let mut c = t.walk();
+                        ids.extend(t.named_children(&mut c));
+                    }
+                }
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let mut constants = HashMap::new();
+        let mut c = root.walk();
+        for stmt in root.named_children(&mut c) {
+            let Some(a) = stmt
+                .named_child(0)
+                .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+            else {
+                continue;
+            };
+            let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right")) else {
+                continue;
+            };
+            let name = text(left, src);
+            if left.kind() == "identifier" && assigned.get(name) == Some(&1) {
+                constants.insert(name, right);
+            }
+        }
+        Module { src, constants, uses }
+    }
+}
+
+/// Blocks nested deeper than this (or calls chained longer) are not read:
+/// no app needs it, and a hostile file must not exhaust the stack.
+const MAX_NESTING: u16 = 64;
+
+/// Where a statement runs.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cond {
+    /// Under a condition (it may not run).
+    conditional: bool,
+    /// How many times it runs, through literal loops; `None`: not known.
+    times: Option<u32>,
+    /// How deep its block is nested.
+    depth: u16,
+}
+
+impl Cond {
+    fn times(self) -> Option<u32> {
+        Some(self.times.unwrap_or(1))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Bind {
+    Element(usize),
+    /// A pad of an element (`get_static_pad`, `get_request_pad`).
+    Pad(usize),
+    /// A pyservicemaker `Pipeline`.
+    ServiceMaker,
+}
+
+struct Made {
+    factory: String,
+    name: String,
+    make: Span,
+    certain: bool,
+    times: Option<u32>,
+    props: gst::Props,
+    /// The block it was made in, and where a new statement goes.
+    block: usize,
+    anchor: Option<(usize, String)>,
+    receiver: Option<String>,
+    /// Requested `sink_N` pads: their count, `None` once one is not
+    /// countable.
+    pads: Option<u32>,
+}
+
+struct Scope<'m, 't> {
+    m: &'m Module<'t>,
+    file: FileId,
+    /// Names assigned in this scope (they hide module constants), and
+    /// those assigned once: their value.
+    locals: Vec<&'t str>,
+    local_constants: HashMap<&'t str, Node<'t>>,
+    env: HashMap<String, Bind>,
+    elements: Vec<Made>,
+    links: Vec<(usize, usize)>,
+    launches: Vec<Mapped>,
+    /// The quote the file's `set_property` keys use.
+    quote: char,
+    /// How many elements of each factory were made so far.
+    made_per_factory: HashMap<String, usize>,
+}
+
+impl<'m, 't> Scope<'m, 't> {
+    fn new(m: &'m Module<'t>, file: FileId, body: Node<'t>) -> Self {
+        let mut locals = Vec::new();
+        let mut assigned_once = Vec::new();
+        if body.kind() == "block" {
+            // Each node with its parent: `Node::parent` walks down from the
+            // root, so asking it of every identifier would be quadratic in
+            // the nesting.
+            let mut stack = vec![(body, body.parent())];
+            if let Some(params) = body.parent().and_then(|f| f.child_by_field_name("parameters")) {
+                stack.push((params, body.parent()));
+            }
+            while let Some((n, parent)) = stack.pop() {
+                if n.kind() == "identifier" {
+                    let kind = parent.map(|p| p.kind()).unwrap_or("");
+                    if matches!(kind, "parameters" | "default_parameter" | "typed_parameter")
+                        || parent.and_then(|p| p.child_by_field_name("left")) == Some(n)
+                    {
+                        locals.push(text(n, m.src));
+                        if kind == "assignment" {
+                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                                assigned_once.push((text(n, m.src), right));
+                            }
+                        }
+                    }
+                }
+                if n.kind() == "function_definition" && n.id() != body.id() {
+                    continue;
+                }
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c).map(|child| (child, Some(n))));
+            }
+        }
+        let quote = if m.src.contains("set_property('") { '\'' } else { '"' };
+        let mut bound: HashMap<&str, usize> = HashMap::new();
+        for l in &locals {
+            *bound.entry(l).or_default() += 1;
+        }
+        let local_constants = assigned_once
+            .into_iter()
+            .filter(|(name, _)| bound.get(name) == Some(&1))
+            .collect();
+        Scope {
+            m,
+            file,
+            locals,
+            local_constants,
+            env: HashMap::new(),
+            elements: Vec::new(),
+            links: Vec::new(),
+            launches: Vec::new(),
+            quote,
+            made_per_factory: HashMap::new(),
+        }
+    }
+
+    fn src(&self) -> &'t str {
+        self.m.src
+    }
+
+    /// A module constant's value expression, unless the name is local here.
+    fn constant(&self, name: &str) -> Option<Node<'t>> {
+        if let Some(n) = self.local_constants.get(name) {
+            return Some(*n);
+        }
+        if self.locals.contains(&name) {
+            return None;
+        }
+        self.m.constants.get(name).copied()
+    }
+
+    fn block(&mut self, block: Node<'t>, cond: Cond) {
+        if cond.depth > MAX_NESTING {
+            return;
+        }
+        let cond = Cond {
+            depth: cond.depth + 1,
+            ..cond
+        };
+        let mut c = block.walk();
+        let stmts: Vec<Node> = block.named_children(&mut c).collect();
+        for s in stmts {
+            self.statement(s, block, cond);
+        }
+    }
+
+    /// Run branches: each from the bindings before; a name the branches do
+    /// not all leave the same is no longer bound (`complete`: one branch
+    /// always runs).
+    fn branches(&mut self, blocks: &[Node<'t>], cond: Cond, complete: bool) {
+        let before = self.env.clone();
+        let mut after: Vec<HashMap<String, Bind>> = Vec::new();
+        for b in blocks {
+            self.env = before.clone();
+            self.block(*b, cond);
+            after.push(std::mem::take(&mut self.env));
+        }
+        if !complete {
+            after.push(before.clone());
+        }
+        let mut merged = HashMap::new();
+        if let Some(first) = after.first() {
+            for (k, v) in first {
+                if after.iter().all(|e| e.get(k) == Some(v)) {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        self.env = merged;
+    }
+
+    fn statement(&mut self, s: Node<'t>, block: Node<'t>, cond: Cond) {
+        let under = Cond {
+            conditional: true,
+            ..cond
+        };
+        match s.kind() {
+            "expression_statement" => {
+                let mut c = s.walk();
+                let exprs: Vec<Node> = s.named_children(&mut c).collect();
+                for e in exprs {
+                    self.expression(e, s, block, cond);
+                }
+            }
+            "if_statement" => {
+                let mut blocks = Vec::new();
+                blocks.extend(s.child_by_field_name("consequence"));
+                let mut c = s.walk();
+                let mut complete = false;
+                for alt in s.children_by_field_name("alternative", &mut c) {
+                    complete |= alt.kind() == "else_clause";
+                    blocks.extend(
+                        alt.child_by_field_name("consequence")
+                            .or_else(|| alt.child_by_field_name("body")),
+                    );
+                }
+                self.branches(&blocks, under, complete);
+            }
+            "for_statement" => {
+                let count = s.child_by_field_name("right").and_then(|r| self.loop_count(r));
+                let body: Vec<Node> = s.child_by_field_name("body").into_iter().collect();
+                let inner = match count {
+                    Some(n) if n >= 1 => Cond {
+                        times: cond.times().and_then(|t| t.checked_mul(n)),
+                        ..cond
+                    },
+                    _ => Cond {
+                        conditional: true,
+                        times: None,
+                        ..cond
+                    },
+                };
+                // The names the body binds: the last iteration's, or none.
+                self.branches(&body, inner, count != Some(1));
+            }
+            "while_statement" => {
+                let body: Vec<Node> = s.child_by_field_name("body").into_iter().collect();
+                self.branches(
+                    &body,
+                    Cond {
+                        conditional: true,
+                        times: None,
+                        ..cond
+                    },
+                    false,
+                );
+            }
+            "try_statement" => {
+                if let Some(b) = s.child_by_field_name("body") {
+                    self.block(b, cond);
+                }
+                let mut c = s.walk();
+                let clauses: Vec<Node> = s.named_children(&mut c).collect();
+                for clause in clauses {
+                    let body = {
+                        let mut cc = clause.walk();
+                        clause.named_children(&mut cc).filter(|n| n.kind() == "block").last()
+                    };
+                    match (clause.kind(), body) {
+                        ("finally_clause", Some(b)) => self.block(b, cond),
+                        ("except_clause" | "else_clause" | "except_group_clause", Some(b)) => {
+                            self.branches(&[b], under, false)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "with_statement" => {
+                if let Some(b) = s.child_by_field_name("body") {
+                    self.block(b, cond);
+                }
+            }
+            "decorated_definition" | "function_definition" | "class_definition" => {}
+            _ => {}
+        }
+    }
+
+    /// A literal loop count: `range(N)`, `range(a, b)`, a list or tuple.
+    fn loop_count(&self, n: Node<'t>) -> Option<u32> {
+        match n.kind() {
+            "list" | "tuple" => u32::try_from(n.named_child_count()).ok(),
+            "call" if text(n.child_by_field_name("function")?, self.src()) == "enumerate" => {
+                let args = n.child_by_field_name("arguments")?;
+                (args.named_child_count() == 1)
+                    .then(|| self.loop_count(args.named_child(0)?))
+                    .flatten()
+            }
+            "call" if text(n.child_by_field_name("function")?, self.src()) == "range" => {
+                let args = n.child_by_field_name("arguments")?;
+                let mut c = args.walk();
+                let a: Vec<i64> = args
+                    .named_children(&mut c)
+                    .map(|x| self.int(x))
+                    .collect::<Option<Vec<i64>>>()?;
+                let n = match a.as_slice() {
+                    [n] => *n,
+                    [a, b] => b.checked_sub(*a)?,
+                    _ => return None,
+                };
+                u32::try_from(n.max(0)).ok()
+            }
+            _ => None,
+        }
+    }
+
+    fn int(&self, n: Node<'t>) -> Option<i64> {
+        python::int(n, self.src()).or_else(|| {
+            let c = (n.kind() == "identifier")
+                .then(|| self.constant(text(n, self.src())))
+                .flatten()?;
+            python::int(c, self.src())
+        })
+    }
+
+    fn string(&self, n: Node<'t>) -> Option<String> {
+        let m = python::string(n, self.src(), &|name| self.constant(name))?;
+        m.unknown.is_empty().then_some(m.text)
+    }
+
+    /// The element a name or expression stands for.
+    fn element(&self, n: Node<'t>) -> Option<usize> {
+        match self.env.get(text(n, self.src()))? {
+            Bind::Element(e) => Some(*e),
+            _ => None,
+        }
+    }
+
+    fn expression(&mut self, e: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) {
+        match e.kind() {
+            "assignment" => {
+                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else {
+                    return;
+                };
+                let bound = self.value_bind(right, stmt, block, cond);
+                if left.kind() == "identifier" {
+                    let name = text(left, self.src()).to_string();
+                    if let Some(Bind::Element(id)) = &bound {
+                        let m = &mut self.elements[*id];
+                        if m.receiver.is_none() && m.block == block.id() {
+                            m.receiver = Some(name.clone());
+                        }
+                    }
+                    match bound {
+                        Some(b) => self.env.insert(name, b),
+                        None => self.env.remove(&name),
+                    };
+                } else {
+                    // Tuple targets and attributes: whatever they held is gone.
+                    let mut stack = vec![left];
+                    while let Some(t) = stack.pop() {
+                        if t.kind() == "identifier" {
+                            self.env.remove(text(t, self.src()));
+                        }
+                        let mut c = t.walk();
+                        stack.extend(t.named_children(&mut c));
+                    }
+                }
+            }
+            "call" => {
+                self.value_bind(e, stmt, block, cond);
+            }
+            _ => {}
+        }
+    }
+
+    /// Read a call (its effects), and what the value it returns is bound to.
+    fn value_bind(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+        if n.kind() != "call" {
+            return None;
+        }
+        let f = n.child_by_field_name("function")?;
+        let args = n.child_by_field_name("arguments")?;
+        let mut c = args.walk();
+        let argv: Vec<Node> = args.named_children(&mut c).collect();
+        let (object, method) = match f.kind() {
+            "attribute" => (
+                f.child_by_field_name("object"),
+                text(f.child_by_field_name("attribute")?, self.src()),
+            ),
+            "identifier" => (None, text(f, self.src())),
+            _ => return None,
+        };
+        match method {
+            "make" if object.is_some_and(|o| text(o, self.src()).ends_with("ElementFactory")) => {
+                let factory = self.string(*argv.first()?)?;
+                let name = argv.get(1).and_then(|a| self.string(*a));
+                Some(Bind::Element(self.make(factory, name, n, stmt, block, cond)))
+            }
+            "Pipeline" => Some(Bind::ServiceMaker),
+            "add" => {
+                // pyservicemaker: pipeline.add("factory", "name", {…}), chainable.
+                let o = object?;
+                let on_pipeline = self.env.get(text(o, self.src())) == Some(&Bind::ServiceMaker)
+                    || (o.kind() == "call" && self.bind_of(o, stmt, block, cond) == Some(Bind::ServiceMaker));
+                let factory = argv.first().and_then(|a| self.string(*a));
+                if on_pipeline && factory.is_some() {
+                    let name = argv.get(1).and_then(|a| self.string(*a));
+                    let id = self.make(factory?, name, n, stmt, block, cond);
+                    if let Some(dict) = argv.get(2).filter(|d| d.kind() == "dictionary") {
+                        self.dictionary(id, *dict, stmt, cond);
+                    }
+                }
+                on_pipeline.then_some(Bind::ServiceMaker)
+            }
+            "set_property" => {
+                let id = self.element(object?)?;
+                let key = self.string(*argv.first()?)?;
+                let value = *argv.get(1)?;
+                let key_node = *argv.first()?;
+                self.set(id, &key, key_node, value, stmt, block, cond);
+                None
+            }
+            "get_request_pad" | "request_pad_simple" | "get_static_pad" => {
+                let id = self.element(object?)?;
+                if method != "get_static_pad" {
+                    self.request(id, cond);
+                }
+                Some(Bind::Pad(id))
+            }
+            "link" => {
+                let o = object?;
+                if self.env.get(text(o, self.src())) == Some(&Bind::ServiceMaker) {
+                    self.service_maker_link(&argv, cond);
+                    return Some(Bind::ServiceMaker);
+                }
+                let from = self.bind_of(o, stmt, block, cond);
+                let to = match argv.first() {
+                    Some(a) => self.bind_of(*a, stmt, block, cond),
+                    None => None,
+                };
+                if let (Some(Bind::Element(a) | Bind::Pad(a)), Some(Bind::Element(b) | Bind::Pad(b))) = (from, to) {
+                    self.links.push((a, b));
+                }
+                None
+            }
+            m if m.ends_with("link_many") => {
+                let ids: Vec<Option<usize>> = argv.iter().map(|a| self.element(*a)).collect();
+                for w in ids.windows(2) {
+                    if let [Some(a), Some(b)] = w {
+                        self.links.push((*a, *b));
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// What a name or a call (`decoder.get_static_pad("src")`) stands for.
+    /// Calls chained deeper than `MAX_NESTING` are not followed.
+    fn bind_of(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+        match n.kind() {
+            "identifier" => self.env.get(text(n, self.src())).cloned(),
+            "call" if cond.depth <= MAX_NESTING => {
+                let inner = Cond {
+                    depth: cond.depth + 1,
+                    ..cond
+                };
+                self.value_bind(n, stmt, block, inner)
+            }
+            _ => None,
+        }
+    }
+
+    /// `Gst.parse_launch("…")` / `parse_bin_from_description("…")` calls
+    /// of this scope (not of the functions it defines).
+    fn find_launches(&mut self, n: Node<'t>) {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "function_definition" && x.id() != n.id() {
+                continue;
+            }
+            if x.kind() == "call" {
+                let name = x
+                    .child_by_field_name("function")
+                    .map(|f| text(f, self.src()))
+                    .unwrap_or("");
+                if name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description") {
+                    let arg = x.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+                    if let Some(m) = arg.and_then(|a| python::string(a, self.src(), &|c| self.constant(c))) {
+                        self.launches.push(m);
+                    }
+                }
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+    }
+
+    fn make(
+        &mut self,
+        factory: String,
+        name: Option<String>,
+        call: Node<'t>,
+        stmt: Node<'t>,
+        block: Node<'t>,
+        cond: Cond,
+    ) -> usize {
+        // GStreamer names an unnamed element after its factory and how many
+        // of that factory were made before it.
+        let made = self.made_per_factory.entry(factory.clone()).or_default();
+        let name = name.unwrap_or_else(|| format!("{factory}{made}"));
+        *made += 1;
+        self.elements.push(Made {
+            certain: !cond.conditional,
+            times: cond.times,
+            factory,
+            name,
+            make: call.byte_range(),
+            props: gst::Props::default(),
+            block: block.id(),
+            anchor: None,
+            receiver: None,
+            pads: Some(0),
+        });
+        let id = self.elements.len() - 1;
+        self.anchor(id, stmt, block);
+        id
+    }
+
+    /// Remember `stmt` as the element's last statement in its own block.
+    fn anchor(&mut self, id: usize, stmt: Node<'t>, block: Node<'t>) {
+        let m = &mut self.elements[id];
+        if block.id() != m.block {
+            return;
+        }
+        let src = self.m.src;
+        // The line's start from the statement's column (tree-sitter counts
+        // it in bytes): searching back would cost a whole line per
+        // statement on a long line of `a; b; …`.
+        let line_start = stmt.start_byte().saturating_sub(stmt.start_position().column);
+        let indent = src.get(line_start..stmt.start_byte()).unwrap_or("x");
+        if !indent.chars().all(|c| c == ' ' || c == '\t') {
+            // Not on a line of its own (`a = 1; b = 2`).
+            m.anchor = None;
+            return;
+        }
+        // The rest of the line must be blank or a comment; the scan stops
+        // at the first other character.
+        let rest = &src[stmt.end_byte()..];
+        let first = rest.find(|c: char| c != ' ' && c != '\t' && c != '\r');
+        m.anchor = match first.map(|i| (i, rest.as_bytes()[i])) {
+            Some((i, b'\n')) => Some(i),
+            Some((i, b'#')) => rest[i..].find('\n').map(|j| i + j),
+            _ => None,
+        }
+        .map(|i| (stmt.end_byte() + i + 1, indent.to_string()));
+    }
+
+    fn request(&mut self, id: usize, cond: Cond) {
+        let m = &mut self.elements[id];
+        m.pads = match (m.pads, cond.conditional, cond.times) {
+            (Some(p), false, t) => p.checked_add(t.unwrap_or(1)),
+            _ => None,
+        };
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn set(
+        &mut self,
+        id: usize,
+        key: &str,
+        key_node: Node<'t>,
+        value: Node<'t>,
+        stmt: Node<'t>,
+        block: Node<'t>,
+        cond: Cond,
+    ) {
+        let certain = self.elements[id].certain;
+        let same_place = !cond.conditional || !certain;
+        let setting = if same_place {
+            self.setting(id, key, key_node, value, stmt)
+        } else {
+            let line = self.m.src[..stmt.start_byte()].matches('\n').count() + 1;
+            Setting {
+                value: Value::Unknown(format!("set under a condition (line {line})")),
+                site: None,
+                at: (self.file, value.byte_range()),
+                layer: Layer::Element,
+                derived: None,
+            }
+        };
+        self.elements[id].props.push(key, setting);
+        self.anchor(id, stmt, block);
+    }
+
+    /// A value written in code: known when it is a literal or a module
+    /// constant; its site the literal an edit can replace.
+    fn setting(&self, id: usize, key: &str, key_node: Node<'t>, value: Node<'t>, stmt: Node<'t>) -> Setting {
+        let src = self.src();
+        let (known, literal) = self.literal(value);
+        let value_span = literal.and_then(|l| editable(l, src));
+        let group = self.elements[id].name.clone();
+        let site = value_span.map(|value_span| Site {
+            file: self.file,
+            group: group.clone(),
+            key: key.to_string(),
+            key_span: key_node.byte_range(),
+            value_span,
+            line_span: stmt.byte_range(),
+        });
+        Setting {
+            value: known.map_or_else(
+                || Value::Unknown(format!("`{}`", short(text(value, src)))),
+                Value::Known,
+            ),
+            site,
+            at: (self.file, value.byte_range()),
+            layer: Layer::Element,
+            derived: None,
+        }
+    }
+
+    /// A value's text and the literal node that writes it (the argument, or
+    /// a constant's literal when the argument is its only use).
+    fn literal(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
+        let src = self.src();
+        match n.kind() {
+            "integer" | "unary_operator" => (python::int(n, src).map(|v| v.to_string()), Some(n)),
+            "float" => (Some(text(n, src).replace('_', "")), Some(n)),
+            "true" => (Some("true".into()), Some(n)),
+            "false" => (Some("false".into()), Some(n)),
+            "string" | "concatenated_string" => (self.string(n), Some(n)),
+            "identifier" => {
+                let name = text(n, src);
+                let Some(c) = self.constant(name) else {
+                    return (None, None);
+                };
+                let (v, lit) = self.literal_only(c);
+                // The constant's own line is one use; the argument another.
+                let only_here = self.m.uses.get(name) == Some(&2);
+                (v, lit.filter(|_| only_here))
+            }
+            _ => (None, None),
+        }
+    }
+
+    fn literal_only(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
+        match n.kind() {
+            "identifier" => (None, None),
+            _ => self.literal(n),
+        }
+    }
+
+    /// pyservicemaker's property dictionary.
+    fn dictionary(&mut self, id: usize, dict: Node<'t>, stmt: Node<'t>, cond: Cond) {
+        let mut c = dict.walk();
+        let pairs: Vec<Node> = dict.named_children(&mut c).filter(|p| p.kind() == "pair").collect();
+        for p in pairs {
+            let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else {
+                continue;
+            };
+            let Some(key) = self.string(k) else { continue };
+            let mut s = self.setting(id, &key, k, v, stmt);
+            if let Some(site) = &mut s.site {
+                site.line_span = p.byte_range();
+            }
+            if cond.conditional && self.elements[id].certain {
+                s.value = Value::Unknown("set under a condition".into());
+            }
+            self.elements[id].props.push(&key, s);
+        }
+    }
+
+    /// pyservicemaker's `link("a", "b", …)` and `link(("a", "b"), ("", "sink_%u"))`.
+    fn service_maker_link(&mut self, argv: &[Node<'t>], cond: Cond) {
+        let by_name = |s: &Self, n: Node<'t>| {
+            let name = s.string(n)?;
+            s.elements.iter().rposition(|e| e.name == name)
+        };
+        if argv.first().is_some_and(|a| a.kind() == "tuple") {
+            let mut c = argv[0].walk();
+            let ends: Vec<Option<usize>> = argv[0].named_children(&mut c).map(|n| by_name(self, n)).collect();
+            if let [a, Some(b)] = ends.as_slice() {
+                if let Some(a) = a {
+                    self.links.push((*a, *b));
+                }
+                // A link to the mux requests a sink pad, whatever the source.
+                if self.elements[*b].factory == "nvstreammux" {
+                    self.request(*b, cond);
+                }
+            }
+            return;
+        }
+        let ids: Vec<Option<usize>> = argv.iter().map(|a| by_name(self, *a)).collect();
+        for w in ids.windows(2) {
+            if let [Some(a), Some(b)] = w {
+                self.links.push((*a, *b));
+            }
+        }
+    }
+
+    /// The pipeline: the elements made for certain, their links, and the
+    /// streams when the mux's pad requests and the sources agree.
+    fn finish(self, ws: &mut Workspace) -> Pipeline {
+        let file = self.file;
+        let eol = ws.files[file].doc.line_ending;
+        let mut index = vec![None; self.elements.len()];
+        let mut found = Vec::new();
+        let mut times = Vec::new();
+        let mut pads = None;
+        let mut muxes = 0;
+        for (i, m) in self.elements.into_iter().enumerate() {
+            if !m.certain {
+                continue;
+            }
+            if m.factory == "nvstreammux" {
+                muxes += 1;
+                pads = m.pads.filter(|p| *p > 0);
+            }
+            index[i] = Some(found.len());
+            times.push(m.times);
+            let home = match (&m.anchor, &m.receiver) {
+                (Some((at, indent)), Some(recv)) => Some(Home::Python {
+                    file,
+                    at: *at,
+                    header: m.make.clone(),
+                    template: format!(
+                        "{indent}{recv}.set_property({q}{{key}}{q}, {{value}}){eol}",
+                        q = self.quote
+                    ),
+                }),
+                _ => None,
+            };
+            found.push(Found {
+                factory: Some(m.factory),
+                name: m.name,
+                props: m.props.into_vec(),
+                home,
+            });
+        }
+        let links = self
+            .links
+            .iter()
+            .filter_map(|(a, b)| {
+                Some(Link {
+                    from: index[*a]?,
+                    to: index[*b]?,
+                })
+            })
+            .collect();
+        let mut references = Vec::new();
+        let elements: Vec<_> = found
+            .into_iter()
+            .map(|f| gst::element(ws, file, f, &mut references))
+            .collect();
+        let mut p = gst::assemble(file, elements, links, true, references);
+        // Sources made for certain, each as many times as its loops run,
+        // must add up to the pads the mux requests.
+        let sources: Option<u32> = p
+            .elements
+            .iter()
+            .zip(&times)
+            .filter(|(e, _)| matches!(e.role, Role::Source(_)))
+            .map(|(_, t)| t.unwrap_or(1))
+            .try_fold(0u32, |a, t| a.checked_add(t));
+        if muxes == 1 && pads.is_some() && sources == pads {
+            for (e, t) in p.elements.iter_mut().zip(&times) {
+                if let Role::Source(s) = &mut e.role {
+                    s.streams = Some(t.unwrap_or(1));
+                }
+            }
+        }
+        p
+    }
+}
+
+/// The bytes of a literal an edit may replace: a number as written, a
+/// plain string's contents (no prefix, escape or interpolation).
+fn editable(n: Node, src: &str) -> Option<Span> {
+    match n.kind() {
+        "integer" | "float" | "true" | "false" | "unary_operator" => Some(n.byte_range()),
+        "string" => {
+            let start = n.child(0)?;
+            let end = n.child(n.child_count().checked_sub(1)?)?;
+            let prefix = text(start, src).trim_end_matches(['"', '\'']);
+            let mut c = n.walk();
+            let plain = n.named_children(&mut c).all(|p| {
+                matches!(p.kind(), "string_start" | "string_end")
+                    || (p.kind() == "string_content" && p.named_child_count() == 0)
+            });
+            (prefix.is_empty() && plain).then(|| start.end_byte()..end.start_byte())
+        }
+        _ => None,
+    }
+}
+
+/// An expression for a message, cut short.
+fn short(s: &str) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}

@@ -1,0 +1,140 @@
+//! deepstream-parallel-infer's branches (DS708–DS710), R7 cross-checks of
+//! a `branchN` against the primary it feeds and the app's sources.
+//!
+//! What the app does (NVIDIA-AI-IOT/deepstream_parallel_inference_app,
+//! `deepstream_parallel_infer_app.cpp`): `create_parallel_infer_bin` loops
+//! over the enabled primaries; for primary `i` it builds an nvstreammux,
+//! sets its `batch-size` to the number of `;`-separated `src-ids` of the
+//! `i`-th `branch*` (`split_string`), and `link_streamdemux_to_streammux`
+//! stops the app with "pgieid %d != branch pgieid %d" when the primary's
+//! `gie-unique-id` (the app group's, read by `parse_gie_yaml`) is not the
+//! branch's `pgie-id`; otherwise it links nvstreamdemux's stream `id` for
+//! each src-id into that mux. The branches are read in the file's order by
+//! `parse_config_file_yaml` (deepstream_parallel_infer_config_parser.cpp),
+//! each one counted, and so are the enabled primaries.
+//!
+//! Each check speaks only when the values it compares are plain integers
+//! in the files (and the source count is known from the CSV): anything
+//! else, silent.
+
+use crate::base::diagnostic::Diagnostic;
+use crate::base::rule::Rule;
+use crate::model::graph::{Element, Layer, Pipeline, Role, Site, Value};
+use crate::rules::context::Ctx;
+
+/// A key's value as written on the element's own group (not its config
+/// file), with the line that writes it.
+fn on_group<'e>(e: &'e Element, key: &str) -> Option<(&'e str, &'e Site)> {
+    let s = e.prop(key)?.settings.iter().rev().find(|s| s.layer == Layer::Element)?;
+    match (&s.value, &s.site) {
+        (Value::Known(v), Some(site)) => Some((v.trim(), site)),
+        _ => None,
+    }
+}
+
+/// A branch's `src-ids`: the app splits at every `;` and reads each piece
+/// with `std::stoi`; `None` unless every piece is a plain non-negative
+/// integer.
+fn src_ids(branch: &Element) -> Option<(Vec<u32>, &Site)> {
+    let (v, site) = on_group(branch, "src-ids")?;
+    let ids = v
+        .split(';')
+        .map(|p| p.trim().parse::<u32>().ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some((ids, site))
+}
+
+/// `path:line` of a value, as messages name another line.
+fn place(ctx: &Ctx, site: &Site) -> String {
+    let f = &ctx.ws.files[site.file];
+    format!("{}:{}", f.path.display(), f.position(site.value_span.start).0)
+}
+
+pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    // Each branch with the inference it feeds (the front end links the
+    // i-th branch to the i-th primary slot, as the app pairs them).
+    let pairs = p.links.iter().filter_map(|l| {
+        let (from, to) = (&p.elements[l.from], &p.elements[l.to]);
+        (from.role == Role::Branch && to.role.is_inference()).then_some((from, to))
+    });
+    for (branch, primary) in pairs {
+        // DS708: the branch names the primary the app pairs it with.
+        let pgie = on_group(branch, "pgie-id").and_then(|(v, s)| Some((v.parse::<i64>().ok()?, s)));
+        let uid = on_group(primary, "gie-unique-id").and_then(|(v, s)| Some((v.parse::<i64>().ok()?, s)));
+        if let (Some((pgie, bs)), Some((uid, us))) = (pgie, uid) {
+            // A pgie-id of 0 is skipped by the parser (the branch keeps no id).
+            if pgie != 0 && pgie != uid {
+                out.push(
+                    Diagnostic::new(
+                        Rule::BranchPgieId,
+                        bs.file,
+                        bs.value_span.clone(),
+                        format!(
+                            "{} pgie-id {pgie} != gie-unique-id {uid} of {}, the primary it feeds ({}): deepstream-parallel-infer stops with \"pgieid {uid} != branch pgieid {pgie}\"",
+                            branch.name,
+                            primary.name,
+                            place(ctx, us)
+                        ),
+                    )
+                    .expected(uid.to_string())
+                    .why("the app pairs the i-th branch with the i-th enabled primary and refuses to link them when the ids differ (link_streamdemux_to_streammux)")
+                    .related(us.file, us.value_span.clone())
+                    .message_at_related(format!(
+                        "{} gie-unique-id {uid} != {} pgie-id {pgie} ({})",
+                        primary.name,
+                        branch.name,
+                        place(ctx, bs)
+                    )),
+                );
+            }
+        }
+        let Some((ids, ss)) = src_ids(branch) else { continue };
+        // DS709: every src-id is a stream the app has.
+        if let Some(n) = p.streams() {
+            if let Some(&id) = ids.iter().find(|&&id| id >= n) {
+                out.push(
+                    Diagnostic::new(
+                        Rule::BranchSourceMissing,
+                        ss.file,
+                        ss.value_span.clone(),
+                        format!(
+                            "{} src-ids names source {id}, but the app has {n} source{} (ids 0–{})",
+                            branch.name,
+                            if n == 1 { "" } else { "s" },
+                            n.saturating_sub(1)
+                        ),
+                    )
+                    .why(format!(
+                        "no frame ever comes from source {id}: {}'s nvstreammux (batch-size {}, one per src-id) never fills a batch",
+                        branch.name,
+                        ids.len()
+                    )),
+                );
+            }
+        }
+        // DS710: the primary takes the branch's whole batch.
+        let count = ids.len();
+        if let Some(b) = primary.int("batch-size") {
+            if b.value < count as i64 {
+                let (file, span) = b.at();
+                out.push(
+                    Diagnostic::new(
+                        Rule::BranchBatchAbovePrimary,
+                        file,
+                        span,
+                        format!(
+                            "{} batch-size {} < the {count} sources of {} (src-ids at {}), whose nvstreammux batch-size the app sets to {count}",
+                            primary.name,
+                            b.value,
+                            branch.name,
+                            place(ctx, ss)
+                        ),
+                    )
+                    .expected(count.to_string())
+                    .why("the inference gets batches larger than its batch-size and runs several engine batches for each")
+                    .related(ss.file, ss.value_span.clone()),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Shell scripts, read with tree-sitter-bash (a maintained grammar with a
+//! byte span on every node): the `gst-launch-1.0` commands a script runs,
+//! each turned into the pipeline description gst-launch builds from its
+//! arguments, mapped back to the script's bytes.
+//!
+//! gst-launch (`tools/gst-launch.c`) hands its arguments, after GOption has
+//! taken its own `-e`, `-v`, `--gst-debug-level=…`, to `gst_parse_launchv`,
+//! which escapes the spaces of each argument outside double quotes
+//! (`_gst_parse_escape` in `gst/gstparse.c`) and joins them with a space.
+//! The shell has already removed its quotes and backslashes; what it
+//! expands (`$VAR`, `${VAR}`, `$(cmd)`) is not knowable here and becomes a
+//! placeholder.
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::base::Span;
+use crate::syntax::launch::Mapped;
+
+/// One `gst-launch-1.0` command of a script.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The description gst-launch parses.
+    pub mapped: Mapped,
+    /// The whole command in the script.
+    pub span: Span,
+}
+
+/// Programs that run the command after them (with their own options).
+const WRAPPERS: &[&str] = &[
+    "exec", "sudo", "nohup", "time", "env", "command", "nice", "stdbuf", "timeout",
+];
+
+/// gst-launch and GStreamer options whose value may be the next argument.
+const OPTIONS_WITH_VALUE: &[&str] = &[
+    "--gst-debug-level",
+    "--gst-debug",
+    "--gst-debug-color-mode",
+    "--gst-plugin-path",
+    "--gst-plugin-load",
+    "-X",
+    "--exclude",
+];
+
+pub fn parse_tree(text: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+    parser.parse(text, None)
+}
+
+/// Every `gst-launch-1.0` command of a script, in order.
+pub fn launches(text: &str) -> Vec<Launch> {
+    let Some(tree) = parse_tree(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    // Depth-first, children in order (pushed in reverse).
+    while let Some(node) = stack.pop() {
+        if node.kind() == "command" {
+            if let Some(l) = launch(node, text) {
+                out.push(l);
+            }
+        }
+        let mut c = node.walk();
+        let children: Vec<Node> = node.children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+/// The plain text of a word that has no quotes or expansions.
+fn static_word<'t>(n: Node, text: &'t str) -> Option<&'t str> {
+    matches!(n.kind(), "word" | "command_name" | "number")
+        .then(|| &text[n.byte_range()])
+        .filter(|w| !w.contains(['\\', '$', '"', '\'', '`']))
+}
+
+fn is_gst_launch(word: &str) -> bool {
+    word.rsplit('/').next() == Some("gst-launch-1.0")
+}
+
+fn launch(cmd: Node, text: &str) -> Option<Launch> {
+    let name = cmd.child_by_field_name("name")?;
+    let mut c = cmd.walk();
+    let args: Vec<Node> = cmd.children_by_field_name("argument", &mut c).collect();
+    let program = static_word(name, text)?;
+    let rest: &[Node] = if is_gst_launch(program) {
+        &args
+    } else if WRAPPERS.contains(&program) {
+        let at = args
+            .iter()
+            .position(|a| static_word(*a, text).is_some_and(is_gst_launch))?;
+        // Only the wrappers' own options and `VAR=x` words before it.
+        let before_ok = args[..at].iter().all(|a| {
+            static_word(*a, text).is_some_and(|w| w.starts_with('-') || w.contains('=') || w.parse::<f64>().is_ok())
+        });
+        if !before_ok {
+            return None;
+        }
+        &args[at + 1..]
+    } else {
+        return None;
+    };
+    let mut mapped = Mapped {
+        shell_words: true,
+        ..Mapped::default()
+    };
+    let mut skip_value = false;
+    let mut first = true;
+    for arg in rest {
+        if let Some(w) = static_word(*arg, text) {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
+            if w.starts_with('-') && w.len() > 1 {
+                skip_value = OPTIONS_WITH_VALUE.contains(&w);
+                continue;
+            }
+        }
+        skip_value = false;
+        if !first {
+            mapped.push_synthetic(" ");
+        }
+        first = false;
+        let mut b = Arg::new(&mut mapped);
+        b.node(*arg, text);
+        let end = mapped.text.len();
+        mapped.word_ends.push((end, arg.end_byte()));
+    }
+    Some(Launch {
+        mapped,
+        span: cmd.byte_range(),
+    })
+}
+
+/// Builds one argument: its characters as the shell leaves them, with
+/// gst_parse_launchv's escaping of spaces outside double quotes.
+struct Arg<'m> {
+    m: &'m mut Mapped,
+    in_quotes: bool,
+    prev: Option<char>,
+}
+
+impl<'m> Arg<'m> {
+    fn new(m: &'m mut Mapped) -> Self {
+        Arg {
+            m,
+            in_quotes: false,
+            prev: None,
+        }
+    }
+
+    fn char(&mut self, c: char, at: usize) {
+        if c == '"' && (!self.in_quotes || self.prev != Some('\\')) {
+            self.in_quotes = !self.in_quotes;
+        }
+        if c == ' ' && !self.in_quotes {
+            self.m.push_synthetic("\\");
+        }
+        self.m.push_char(c, at);
+        self.prev = Some(c);
+    }
+
+    fn unknown(&mut self, n: Node, text: &str) {
+        self.m
+            .push_unknown(n.byte_range(), format!("`{}`", &text[n.byte_range()]));
+        self.prev = None;
+    }
+
+    /// Characters outside quotes: a backslash escapes the next one.
+    fn unquoted(&mut self, s: &str, at: usize) {
+        let mut it = s.char_indices().peekable();
+        while let Some((i, c)) = it.next() {
+            if c == '\\' {
+                if let Some((j, n)) = it.next() {
+                    if n != '\n' {
+                        self.char(n, at + j);
+                    }
+                }
+                continue;
+            }
+            self.char(c, at + i);
+        }
+    }
+
+    /// Characters inside double quotes: a backslash escapes only `$`,
+    /// `` ` ``, `"`, `\` and a newline.
+    fn double_quoted(&mut self, s: &str, at: usize) {
+        let mut it = s.char_indices().peekable();
+        while let Some((i, c)) = it.next() {
+            if c == '\\' {
+                if let Some(&(j, n)) = it.peek() {
+                    if matches!(n, '$' | '`' | '"' | '\\' | '\n') {
+                        it.next();
+                        if n != '\n' {
+                            self.char(n, at + j);
+                        }
+                        continue;
+                    }
+                }
+            }
+            self.char(c, at + i);
+        }
+    }
+
+    fn node(&mut self, n: Node, text: &str) {
+        let r = n.byte_range();
+        match n.kind() {
+            "word" | "number" => self.unquoted(&text[r.clone()], r.start),
+            "raw_string" => {
+                let inner = &text[r.clone()];
+                let body = inner.strip_prefix('\'').unwrap_or(inner);
+                let body = body.strip_suffix('\'').unwrap_or(body);
+                for (i, c) in body.char_indices() {
+                    self.char(c, r.start + 1 + i);
+                }
+            }
+            "string" => {
+                // The bytes between the quotes: content, with expansions.
+                // A string left unclosed (tree-sitter's recovery) has no
+                // closing quote to skip.
+                let mut pos = r.start + 1;
+                let closed = r.len() >= 2 && text[r.clone()].ends_with('"');
+                let end = if closed { r.end - 1 } else { r.end }.max(pos);
+                let mut c = n.walk();
+                for child in n.named_children(&mut c) {
+                    if child.kind() == "string_content" {
+                        continue;
+                    }
+                    let cr = child.byte_range();
+                    if cr.start > pos {
+                        self.double_quoted(&text[pos..cr.start], pos);
+                    }
+                    self.unknown(child, text);
+                    pos = cr.end.max(pos);
+                }
+                if end > pos {
+                    self.double_quoted(&text[pos..end], pos);
+                }
+            }
+            "concatenation" => {
+                let mut c = n.walk();
+                let children: Vec<Node> = n.children(&mut c).collect();
+                let mut pos = r.start;
+                for child in children {
+                    let cr = child.byte_range();
+                    if cr.start > pos {
+                        // Bytes the grammar leaves between parts.
+                        self.unquoted(&text[pos..cr.start], pos);
+                    }
+                    self.node(child, text);
+                    pos = cr.end.max(pos);
+                }
+            }
+            _ => self.unknown(n, text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_become_one_description() {
+        let src = "B=4\nGST_DEBUG=3 gst-launch-1.0 -e --gst-debug-level 3 filesrc location=\"$HOME/my file.mp4\" ! m.sink_0 \\\n  nvstreammux name=m batch-size=${B} 'width'=1920 height= 1080 ! fakesink sync=a\\ b 2>&1 | tee log\necho gst-launch-1.0\n";
+        let l = launches(src);
+        assert_eq!(l.len(), 1);
+        let m = &l[0].mapped;
+        let p = crate::syntax::launch::PLACEHOLDER;
+        assert_eq!(
+            m.text,
+            format!(
+                "filesrc location={p}/my\\ file.mp4 ! m.sink_0 nvstreammux name=m batch-size={p} width=1920 height= 1080 ! fakesink sync=a\\ b"
+            )
+        );
+        // `width` comes from inside the quotes; `1920` is verbatim.
+        let at = m.text.find("1920").unwrap();
+        assert_eq!(
+            m.verbatim(&(at..at + 4), src),
+            Some(src.find("1920").unwrap()..src.find("1920").unwrap() + 4)
+        );
+        assert_eq!(m.unknown[1].2, "`${B}`");
+        // A new word after `height= 1080` goes after its word in the script.
+        let end = m.text.find(" 1080").unwrap() + 5;
+        assert_eq!(m.insertion_after(end, src), Some(src.find("1080").unwrap() + 4));
+    }
+
+    #[test]
+    fn wrappers_and_non_launch_commands() {
+        assert_eq!(launches("exec gst-launch-1.0 fakesrc ! fakesink\n").len(), 1);
+        assert_eq!(
+            launches("timeout 10 /usr/bin/gst-launch-1.0 fakesrc ! fakesink\n").len(),
+            1
+        );
+        assert_eq!(launches("echo gst-launch-1.0 a ! b\n# gst-launch-1.0 x\n").len(), 0);
+        assert_eq!(
+            launches("f() {\n  gst-launch-1.0 a ! b\n}\nif x; then gst-launch-1.0 c ! d; fi\n").len(),
+            2
+        );
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""One file through the detector, in the style of deepstream_python_apps."""
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+
+MUXER_BATCH_TIMEOUT_USEC = 4000000
+
+
+def main(args):
+    Gst.init(None)
+    pipeline = Gst.Pipeline()
+    source = Gst.ElementFactory.make("filesrc", "file-source")
+    parser = Gst.ElementFactory.make("h264parse", "h264-parser")
+    decoder = Gst.ElementFactory.make("nvv4l2decoder", "decoder")
+    streammux = Gst.ElementFactory.make("nvstreammux", "stream-muxer")
+    pgie = Gst.ElementFactory.make("nvinfer", "primary-inference")
+    sink = Gst.ElementFactory.make("fakesink", "sink")
+    source.set_property("location", args[1])
+    streammux.set_property("batch-size", 1)
+    streammux.set_property("batched-push-timeout", MUXER_BATCH_TIMEOUT_USEC)
+    pgie.set_property("config-file-path", "pgie_config.txt")
+    sink.set_property("sync", True)
+    for element in (source, parser, decoder, streammux, pgie, sink):
+        pipeline.add(element)
+    source.link(parser)
+    parser.link(decoder)
+    sinkpad = streammux.request_pad_simple("sink_0")
+    srcpad = decoder.get_static_pad("src")
+    srcpad.link(sinkpad)
+    streammux.link(pgie)
+    pgie.link(sink)
+    pipeline.set_state(Gst.State.PLAYING)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,7 @@
+#!/bin/bash
+# The timeout comes from the environment: unknown.
+TIMEOUT=${TIMEOUT:-4000000}
+gst-launch-1.0 -e filesrc location=a.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 \
+  nvstreammux name=m batch-size=1 batched-push-timeout=$TIMEOUT \
+  ! nvinfer batch-size=1 \
+  ! fakesink sync=0

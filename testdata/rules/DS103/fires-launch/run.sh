@@ -1,0 +1,6 @@
+#!/bin/bash
+# A four-second push timeout.
+gst-launch-1.0 -e filesrc location=a.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 \
+  nvstreammux name=m batch-size=1 batched-push-timeout=4000000 \
+  ! nvinfer batch-size=1 \
+  ! fakesink sync=0

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Four batches deep, bounded by count only."""
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+
+
+def main(args):
+    Gst.init(None)
+    pipeline = Gst.Pipeline()
+    source = Gst.ElementFactory.make("filesrc", "source")
+    parser = Gst.ElementFactory.make("h264parse", "parser")
+    decoder = Gst.ElementFactory.make("nvv4l2decoder", "decoder")
+    streammux = Gst.ElementFactory.make("nvstreammux", "mux")
+    queue = Gst.ElementFactory.make("queue", "queue")
+    queue.set_property("max-size-buffers", 4)
+    queue.set_property("max-size-bytes", 0)
+    queue.set_property("max-size-time", 0)
+    pgie = Gst.ElementFactory.make("nvinfer", "pgie")
+    sink = Gst.ElementFactory.make("fakesink", "sink")
+    sink.set_property("sync", 0)
+    source.set_property("location", args[1])
+    streammux.set_property("batch-size", 1)
+    streammux.set_property("batched-push-timeout", 33333)
+    pgie.set_property("batch-size", 1)
+    source.link(parser)
+    parser.link(decoder)
+    sinkpad = streammux.request_pad_simple("sink_0")
+    srcpad = decoder.get_static_pad("src")
+    srcpad.link(sinkpad)
+    streammux.link(queue)
+    queue.link(pgie)
+    pgie.link(sink)
+    pipeline.set_state(Gst.State.PLAYING)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

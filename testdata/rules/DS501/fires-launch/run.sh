@@ -1,0 +1,5 @@
+#!/bin/bash
+# A default queue in front of the inference: 200 buffers, 10 MB, 1 s.
+gst-launch-1.0 -e filesrc location=a.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 \
+  nvstreammux name=m batch-size=1 batched-push-timeout=33333 \
+  ! queue ! nvinfer batch-size=1 ! fakesink sync=0

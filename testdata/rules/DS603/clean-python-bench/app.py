@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+
+# A fakesink without sync.
+MUXER_BATCH_TIMEOUT_USEC = 33333
+
+
+def main(args):
+    Gst.init(None)
+    pipeline = Gst.Pipeline()
+    source = Gst.ElementFactory.make("filesrc", "source")
+    parser = Gst.ElementFactory.make("h264parse", "parser")
+    decoder = Gst.ElementFactory.make("nvv4l2decoder", "decoder")
+    streammux = Gst.ElementFactory.make("nvstreammux", "mux")
+    pgie = Gst.ElementFactory.make("nvinfer", "pgie")
+    sink = Gst.ElementFactory.make("fakesink", "sink")
+    if not streammux:
+        sys.stderr.write("Unable to create the mux\n")
+    source.set_property("location", args[1])
+    streammux.set_property("batch-size", 1)
+    streammux.set_property("batched-push-timeout", MUXER_BATCH_TIMEOUT_USEC)
+    pgie.set_property("batch-size", 1)
+    sink.set_property("sync", False)
+    for element in (source, parser, decoder, streammux, pgie, sink):
+        pipeline.add(element)
+    source.link(parser)
+    parser.link(decoder)
+    sinkpad = streammux.request_pad_simple("sink_0")
+    srcpad = decoder.get_static_pad("src")
+    srcpad.link(sinkpad)
+    streammux.link(pgie)
+    pgie.link(sink)
+    pipeline.set_state(Gst.State.PLAYING)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

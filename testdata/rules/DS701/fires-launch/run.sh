@@ -1,0 +1,6 @@
+#!/bin/bash
+# The mux batches one frame, the engine two.
+gst-launch-1.0 -e filesrc location=a.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 \
+  nvstreammux name=m batch-size=1 batched-push-timeout=33333 \
+  ! nvinfer batch-size=2 \
+  ! fakesink sync=0
