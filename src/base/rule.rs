@@ -425,7 +425,7 @@ registry! {
     }
     BatchMismatch = "DS701", "batch-mismatch" {
         severity: Error, also: [],
-        fix: FixSpec::SafeWhen("when n_streams is known"),
+        fix: FixSpec::SafeWhen("when the value it settles on is proven (see Fix)"),
         status: Status::Emitted,
         summary: "streammux and primary batch-size differ",
     }

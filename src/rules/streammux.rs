@@ -8,7 +8,15 @@ use crate::rules::context::{Ctx, origin, site};
 
 /// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
 /// between 15 and 60 fps: from half of 1e6/60 to twice 1e6/15.
+/// The range rules.md's DS103 row describes in words ("0.5× a 60 fps
+/// interval to 2× a 15 fps one", Precision 7's "[0.5×, 2×] the frame
+/// interval of any plausible source"); the row's printed lower bound,
+/// 16667, is 1× a 60 fps interval and would call 16000 (0.96× at 60 fps)
+/// a defect.
 const PLAUSIBLE_PUSH_TIMEOUT_US: std::ops::RangeInclusive<i64> = 8333..=133_333;
+
+/// The legacy nvstreammux's "no timeout" value.
+const WAIT_FOR_FULL_BATCHES: i64 = -1;
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = p.first(&Role::Streammux) else { return };
@@ -101,13 +109,25 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         site(mux, "batched-push-timeout"),
     ) {
         if have != want {
-            let proven = facts_fps.is_some() || !PLAUSIBLE_PUSH_TIMEOUT_US.contains(&have);
+            // -1 is no timeout but "wait for full batches": the legacy
+            // nvstreammux's documented meaning (range -1..G_MAXINT) and
+            // deepstream-app's own value when the key is unset
+            // (deepstream_config_file_parser.c `parse_streammux`,
+            // deepstream_streammux_yaml.cpp). NVIDIA's samples set it on
+            // purpose: without facts it is a choice, not a defect.
+            let proven =
+                facts_fps.is_some() || (have != WAIT_FOR_FULL_BATCHES && !PLAUSIBLE_PUSH_TIMEOUT_US.contains(&have));
+            let meaning = if have == WAIT_FOR_FULL_BATCHES {
+                " (wait for full batches)"
+            } else {
+                ""
+            };
             out.push(
                 Diagnostic::new(
                     Rule::BatchedPushTimeout,
                     loc.file,
                     loc.value_span.clone(),
-                    format!("batched-push-timeout is {have} µs"),
+                    format!("batched-push-timeout is {have} µs{meaning}"),
                 )
                 .when(When::Preset, !proven)
                 .expected(want.to_string())
