@@ -726,6 +726,9 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
             for line in &outcome.log {
                 eprintln!("{}", output::escape_controls(&line.to_string()));
             }
+            for dropped in &outcome.dropped {
+                eprintln!("{}", output::escape_controls(&dropped.to_string()));
+            }
         }
         if !how.quiet {
             eprint!("{}", dslint::fix::diff::summary(&outcome, how.write));

@@ -273,10 +273,10 @@ fn statistics_with_totals_and_a_legend_or_as_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["totals"],
-        serde_json::json!({"findings": 16, "errors": 2, "warnings": 5, "info": 9, "fixable_safe": 2, "fixable_unsafe": 8, "fixable_related": 0, "files": 6, "context": 0})
+        serde_json::json!({"findings": 14, "errors": 1, "warnings": 4, "info": 9, "fixable_safe": 2, "fixable_unsafe": 7, "fixable_related": 0, "files": 6, "context": 0})
     );
     let codes = v["codes"].as_array().unwrap();
-    assert_eq!(codes.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 16);
+    assert_eq!(codes.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 14);
     assert_eq!(
         codes[0],
         serde_json::json!({"code": "DS102", "name": "streammux-resolution", "severity": "warning", "count": 2, "fix": "unsafe"})
@@ -454,10 +454,7 @@ fn rules_has_a_header_and_json() {
     );
     assert_eq!(
         find("DS101")["also"],
-        serde_json::json!([
-            "error when it also differs from the primary nvinfer's batch-size",
-            "info when the expected value is a preset, not a measurement (no facts)"
-        ])
+        serde_json::json!(["info when the expected value is a preset, not a measurement (no facts)"])
     );
     // DS009 is emitted, so it is registered: explain works.
     let (rc, out, _) = dslint(&["explain", "DS009"]);

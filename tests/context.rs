@@ -87,10 +87,9 @@ fn a_named_app_reports_its_own_findings_and_a_folder_everything() {
     assert_eq!(rc, 1);
     assert_eq!(
         out,
-        "apps/detect.txt:18:12: DS101 streammux batch-size is 4 ([streammux] batch-size)\n\
-         apps/detect.txt:18:12: DS701 BATCH_MISMATCH: streammux batch-size 4 != primary nvinfer batch-size 1 (models/detector.txt:6)\n\
+        "apps/detect.txt:18:12: DS701 BATCH_MISMATCH: streammux batch-size 4 != primary nvinfer batch-size 1 (models/detector.txt:6)\n\
          apps/detect.txt:32:16: DS403 tracker preset `config_tracker_NvDCF_accuracy.yml` favours accuracy over throughput\n\
-         Found 2 errors, 0 warnings, 1 info in 1 file, 2 more read as pipeline context; 1 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 1 more with `--fix-related`.\n"
+         Found 1 error, 0 warnings, 1 info in 1 file, 2 more read as pipeline context; 0 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 1 more with `--fix-related`.\n"
     );
     // A folder is walked and reported whole, as before.
     let (_, out, _) = check_in_project(&["check", ".", "--format", "concise"]);
@@ -99,14 +98,13 @@ fn a_named_app_reports_its_own_findings_and_a_folder_everything() {
         located,
         [
             "./apps/detect.txt:18:12",
-            "./apps/detect.txt:18:12",
             "./apps/detect.txt:32:16",
             "./apps/unrelated.txt:11:12",
             "./models/detector.txt:1:2",
             "./models/detector.txt:6:12",
             "./roi/detector.txt:1:2",
             "./roi/detector.txt:6:12",
-            "Found 3 errors, 1 warning, 4 info in 7 files; 4 fixable with `dslint fix`, 2 more with `--unsafe-fixes`.",
+            "Found 2 errors, 1 warning, 4 info in 7 files; 3 fixable with `dslint fix`, 2 more with `--unsafe-fixes`.",
         ]
     );
     // A named file and a folder: the file, and everything under the folder.
@@ -116,11 +114,10 @@ fn a_named_app_reports_its_own_findings_and_a_folder_everything() {
         located,
         [
             "apps/detect.txt:18:12",
-            "apps/detect.txt:18:12",
             "apps/detect.txt:32:16",
             "apps/unrelated.txt:11:12",
             "roi/preprocess.txt:14:21",
-            "Found 3 errors, 1 warning, 1 info in 4 files, 3 more read as pipeline context; 2 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 2 more with `--fix-related`.",
+            "Found 2 errors, 1 warning, 1 info in 4 files, 3 more read as pipeline context; 1 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 2 more with `--fix-related`.",
         ]
     );
 }

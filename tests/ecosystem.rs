@@ -122,8 +122,7 @@ fn conveniences() {
     let (rc, out, _) = dslint(&["check", "testdata/examples", "--statistics"]);
     assert_eq!(rc, 1);
     assert!(
-        out.lines()
-            .any(|l| l == "    1  DS101  error     [-]  streammux-batch-size"),
+        out.lines().any(|l| l == "    1  DS701  error     [*]  batch-mismatch"),
         "{out}"
     );
     let (_, out, _) = dslint(&["check", "testdata/rules/DS101/clean", "--quiet"]);

@@ -26,8 +26,6 @@ pub enum When {
     BenchProfile,
     /// The missing file is a config file, which stops the app (DS704).
     ConfigFile,
-    /// DS101's streammux batch also differs from the primary nvinfer's.
-    PrimaryBatchDiffers,
     /// DS002's key is one a later release stopped reading (the releases
     /// before it still honour it; which one runs the config is unknown).
     RemovedKey,
@@ -47,7 +45,6 @@ impl When {
         match self {
             When::BenchProfile => "in the bench profile",
             When::ConfigFile => "for config files",
-            When::PrimaryBatchDiffers => "when it also differs from the primary nvinfer's batch-size",
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
@@ -250,7 +247,7 @@ registry! {
         summary: "a suppression comment that silences nothing",
     }
     StreammuxBatchSize = "DS101", "streammux-batch-size" {
-        severity: Warning, also: [(When::PrimaryBatchDiffers, Error), (When::Preset, Info)],
+        severity: Warning, also: [(When::Preset, Info)],
         fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
         status: Status::Emitted,
         summary: "streammux batch-size is not final_batch",
@@ -431,7 +428,7 @@ registry! {
     }
     BatchBelowStreams = "DS702", "batch-below-streams" {
         severity: Warning, also: [],
-        fix: FixSpec::None,
+        fix: FixSpec::Always(Safe),
         status: Status::Emitted,
         summary: "streammux batch-size below the stream count",
     }

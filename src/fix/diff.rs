@@ -112,6 +112,15 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
             per.join(", ")
         );
     }
+    if !o.dropped.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} dropped: a finding at warning or above appeared after {} (--show-fixes lists {}).",
+            plural(o.dropped.len(), "fix"),
+            if o.dropped.len() == 1 { "it" } else { "them" },
+            if o.dropped.len() == 1 { "it" } else { "them" },
+        );
+    }
     if !o.conflicting.is_empty() {
         let shown: Vec<String> = o.conflicting.iter().take(3).map(|p| p.display().to_string()).collect();
         let more = o.conflicting.len().saturating_sub(shown.len());

@@ -12,6 +12,7 @@ use crate::base::rule::Rule;
 use crate::context::{Context, edits_outside};
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
+use crate::fix::guard::{self, DroppedFix, FixKey, PassFix};
 use crate::model::facts::Facts;
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::Settings;
@@ -51,6 +52,9 @@ pub struct FixOutcome {
     pub final_ws: Workspace,
     /// Files whose fixes undid one another (left unfixed from then on).
     pub conflicting: Vec<PathBuf>,
+    /// Fixes undone because a finding at warning or above appeared after
+    /// them that the tree did not have (Precision 10).
+    pub dropped: Vec<DroppedFix>,
 }
 
 /// A fix left because it edits files that were not named: where its
@@ -113,6 +117,56 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 /// one, and its findings are left for the user, with the file named in
 /// `conflicting`, instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
+    let mut banned: HashSet<FixKey> = HashSet::new();
+    let mut dropped: Vec<DroppedFix> = Vec::new();
+    let mut restarts = 0;
+    loop {
+        let run = run_once(paths, opts, start.clone(), &banned);
+        let mut out = run.outcome;
+        let new = guard::introduced(&run.before, &guard::warned(&out.final_ws, &out.remaining));
+        if new.is_empty() || restarts == guard::MAX_RESTARTS {
+            out.dropped = dropped;
+            return out;
+        }
+        restarts += 1;
+        let ws = &out.final_ws;
+        let shown: Vec<String> = new
+            .iter()
+            .map(|(path, code)| {
+                let at = ws.get(path).map_or(path.clone(), |id| ws.files[id].path.clone());
+                format!("{code} in {}", at.display())
+            })
+            .collect();
+        let clears = |suspect: &FixKey| {
+            let mut without = banned.clone();
+            without.insert(suspect.clone());
+            let r = run_once(paths, opts, start.clone(), &without);
+            guard::introduced(&r.before, &guard::warned(&r.outcome.final_ws, &r.outcome.remaining)).is_empty()
+        };
+        for f in guard::blame(&run.applied, &new, clears) {
+            banned.insert(f.key.clone());
+            dropped.push(DroppedFix {
+                file: f.file.clone(),
+                line: f.line,
+                code: f.key.1,
+                title: f.key.2.clone(),
+                introduced: shown.clone(),
+            });
+        }
+    }
+}
+
+/// One fix loop, the fixes in `banned` left out.
+struct Run {
+    outcome: FixOutcome,
+    /// Findings at warning or above before the first pass.
+    before: guard::Counts,
+    /// Every fix applied, in order.
+    applied: Vec<PassFix>,
+}
+
+fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>, banned: &HashSet<FixKey>) -> Run {
+    let mut applied: Vec<PassFix> = Vec::new();
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
@@ -128,6 +182,8 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
     // The pipelines around named files, found once (fixes do not move
     // references).
     let mut context: Option<Context> = None;
+    // Findings at warning or above before any fix (Precision 10).
+    let mut before: Option<guard::Counts> = None;
     loop {
         let mut ws = match previous.take() {
             Some(prev) => Workspace::load_reusing(paths, root.clone(), overlay.clone(), prev),
@@ -136,10 +192,19 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
         ws.drop_reusable();
+        before.get_or_insert_with(|| guard::warned(&ws, &result.diagnostics));
         let covered = opts.selection.scope(&ws).covered(&ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
-        let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f));
+        let fix_key = |d: &Diagnostic| -> Option<FixKey> {
+            Some((
+                canonical(&ws.files[d.file].path),
+                d.code(),
+                d.fix.as_ref()?.title.clone(),
+            ))
+        };
+        let allowed = |d: &Diagnostic| banned.is_empty() || fix_key(d).is_none_or(|k| !banned.contains(&k));
+        let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f)) && allowed(d);
         let mut keys: HashMap<FileId, PathBuf> = HashMap::new();
         let mut key = |file: FileId| {
             keys.entry(file)
@@ -239,9 +304,16 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
                         code: d.code(),
                         title: f.title.clone(),
                     });
+                    applied.push(PassFix {
+                        key: (key(d.file), d.code(), f.title.clone()),
+                        file: file.path.clone(),
+                        line,
+                        edits: f.edits.iter().map(|e| key(e.file)).collect(),
+                    });
                 }
             }
         }
+
         for (file, text) in texts {
             let path = ws.files[file].path.clone();
             let k = key(file);
@@ -263,7 +335,11 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         .iter()
         .filter_map(|k| out.final_ws.get(k).map(|id| out.final_ws.files[id].path.clone()))
         .collect();
-    out
+    Run {
+        outcome: out,
+        before: before.unwrap_or_default(),
+        applied,
+    }
 }
 
 /// A text's fingerprint, to tell a text the file already had.

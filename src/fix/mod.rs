@@ -4,5 +4,6 @@
 pub mod apply;
 pub mod diff;
 pub mod engine;
+pub mod guard;
 pub mod variant;
 pub mod write;

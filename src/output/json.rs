@@ -148,6 +148,8 @@ struct FixReport<'a> {
     /// Fixes left because they edit files that were not named (no
     /// `--fix-related`).
     related_left: &'a [crate::fix::engine::RelatedLeft],
+    /// Fixes undone because a finding appeared after them.
+    dropped: &'a [crate::fix::guard::DroppedFix],
     remaining: Vec<JsonDiagnostic>,
 }
 
@@ -171,6 +173,7 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
         fixes: &o.log,
         unsafe_left: &o.unsafe_left,
         related_left: &o.related_left,
+        dropped: &o.dropped,
         remaining: items(&o.final_ws, &o.remaining, problems),
     };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"

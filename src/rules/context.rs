@@ -43,25 +43,29 @@ impl<'a> Ctx<'a> {
         self.ws.files[file].doc.text.get(span.clone()).unwrap_or("")
     }
 
-    /// n_streams: facts first, else the streams the config's sources feed.
+    /// n_streams: the streams the config's sources feed when it can count
+    /// them; facts' `workload.n_streams` only where it cannot (Precision 8:
+    /// the facts may describe another pipeline, and a fix that sets the
+    /// batch to their count while the config runs fewer streams would be
+    /// undone by a run without facts).
     pub fn n_streams(&self, p: &Pipeline) -> Option<(u32, String)> {
-        if let Some(n) = self.facts.and_then(Facts::n_streams) {
-            return Some((n, "workload.n_streams in facts".into()));
-        }
         // A checked sum: each `num-sources` is a C int from the config, so
         // the sum can pass u32 (three of 2147483647 once wrapped to 1 stream,
         // and DS101 asked for batch-size=1); past it the count is unknown.
-        let n = p.streams()?;
-        let code = matches!(
-            self.ws.files[p.root].kind,
-            Some(crate::model::detect::Kind::LaunchScript | crate::model::detect::Kind::PythonApp)
-        );
-        let from = if code {
-            "the pipeline's sources"
-        } else {
-            "enabled sources in the config"
-        };
-        (n > 0).then(|| (n, from.into()))
+        if let Some(n) = p.streams().filter(|&n| n > 0) {
+            let code = matches!(
+                self.ws.files[p.root].kind,
+                Some(crate::model::detect::Kind::LaunchScript | crate::model::detect::Kind::PythonApp)
+            );
+            let from = if code {
+                "the pipeline's sources"
+            } else {
+                "enabled sources in the config"
+            };
+            return Some((n, from.into()));
+        }
+        let n = self.facts.and_then(Facts::n_streams)?;
+        Some((n, "workload.n_streams in facts".into()))
     }
 
     /// final_batch = min(plateau_batch, n_streams) with facts, else

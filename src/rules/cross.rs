@@ -142,7 +142,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         format!("streammux batch-size {} < {n} streams ({from})", m.value),
                     )
                     .expected(n.to_string())
-                    .why("every tick the remaining streams wait for a second batch"),
+                    .why("every tick the remaining streams wait for a second batch")
+                    // n ≤ 16 is final_batch without facts, and the least
+                    // batch that takes every stream's frame in one tick: a
+                    // proven value, not a preset.
+                    .fix(Some(Fix::safe(
+                        format!("set batch-size={n}"),
+                        vec![ctx.set_value(ml, &n.to_string())],
+                    ))),
                 );
             }
         }

@@ -258,6 +258,8 @@ fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: 
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
     let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    // After selection and suppressions: `--select DS101` still shows DS101.
+    fold_batch_findings(&mut out);
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
     // linted but never rewritten: writing it back would change those bytes.
     for d in &mut out {
@@ -319,6 +321,43 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
             });
             folded[i] = true;
         }
+    }
+    let mut folded = folded.into_iter();
+    out.retain(|_| !folded.next().unwrap_or(false));
+}
+
+/// One defect on one line is one finding (Precision 10): DS701 (the
+/// streammux and the primary disagree), DS702 (a batch below the streams)
+/// and DS101 (a batch other than final_batch) all judge the streammux
+/// `batch-size` value. Where more than one lands on the same value, the
+/// most specific is kept, in that order, and the others become notes of its
+/// `why`. Linear: the findings are indexed by place once.
+fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
+    const ORDER: [Rule; 3] = [Rule::BatchMismatch, Rule::BatchBelowStreams, Rule::StreammuxBatchSize];
+    let rank = |d: &Diagnostic| ORDER.iter().position(|r| *r == d.rule());
+    let mut host: FastMap<(FileId, usize, usize), usize> = FastMap::default();
+    for (i, d) in out.iter().enumerate() {
+        let Some(r) = rank(d) else { continue };
+        let slot = host.entry((d.file, d.span.start, d.span.end)).or_insert(i);
+        if rank(&out[*slot]).is_some_and(|kept| r < kept) {
+            *slot = i;
+        }
+    }
+    let mut folded = vec![false; out.len()];
+    for i in 0..out.len() {
+        let Some(&j) = rank(&out[i]).and_then(|_| host.get(&(out[i].file, out[i].span.start, out[i].span.end))) else {
+            continue;
+        };
+        if j == i {
+            continue;
+        }
+        let note = format!("note: {} {}", out[i].code(), out[i].message);
+        let kept = &mut out[j];
+        kept.why = Some(match kept.why.take() {
+            Some(w) => format!("{w}; {note}"),
+            None => note,
+        });
+        folded[i] = true;
     }
     let mut folded = folded.into_iter();
     out.retain(|_| !folded.next().unwrap_or(false));

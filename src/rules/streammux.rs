@@ -23,10 +23,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS101: batch-size = final_batch.
     if let (Some(eff), Some((fb, why))) = (mux.int("batch-size"), ctx.final_batch(p)) {
         if eff.value != fb as i64 {
-            let primary = p.primary().and_then(|g| g.int("batch-size"));
-            let mismatch = primary.is_some_and(|pb| pb.value != eff.value)
-                && p.first(&Role::Preprocess).is_none()
-                && !p.is_parallel();
             // Without a measurement, min(n_streams, 16) is a preset: only a
             // batch larger than its streams, or one the primary disagrees
             // with (DS701), is a defect (Precision 7).
@@ -43,7 +39,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!("streammux batch-size is {} ({})", eff.value, origin(eff.setting)),
                 )
                 .when(When::Preset, !proven)
-                .when(When::PrimaryBatchDiffers, mismatch)
                 .expected(fb.to_string())
                 .why(format!(
                     "{why}: a larger batch waits for frames that never come, a smaller one leaves the GPU idle"

@@ -1,0 +1,116 @@
+//! The fix loop checks itself (Precision 10): when the loop is done, the
+//! pipelines are checked again (the loop's last check); a fix after which a
+//! finding at warning or above appears that the tree did not have before
+//! fixing is dropped and the run starts over without it, as ruff reverts a
+//! fix that breaks a file. The DS403 preset named by a path that does not
+//! exist (DS704) is the case in point. The end state is what is judged, not
+//! each pass: an FP16 fix makes the engine name wrong (DS207) for one pass,
+//! until the rename that follows it.
+//!
+//! A finding is "the same" by its file and code: lines move under other
+//! fixes (DS006 moves a comment above its key), values change (that is the
+//! point of fixing), so the count of findings per (file, code) at warning
+//! or above is compared with the count before the first pass.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::model::workspace::{Workspace, canonical};
+
+/// Findings at warning or above, counted by (canonical file, code).
+pub type Counts = HashMap<(PathBuf, &'static str), usize>;
+
+pub fn warned(ws: &Workspace, diagnostics: &[Diagnostic]) -> Counts {
+    let mut counts = Counts::new();
+    for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
+        *counts.entry((canonical(&ws.files[d.file].path), d.code())).or_default() += 1;
+    }
+    counts
+}
+
+/// The (file, code) pairs with more findings than before fixing, sorted.
+pub fn introduced(before: &Counts, now: &Counts) -> Vec<(PathBuf, &'static str)> {
+    let mut new: Vec<(PathBuf, &'static str)> = now
+        .iter()
+        .filter(|(k, n)| **n > before.get(*k).copied().unwrap_or(0))
+        .map(|(k, _)| k.clone())
+        .collect();
+    new.sort();
+    new
+}
+
+/// A fix as the loop knows it across passes: the file of its finding
+/// (canonical), its code and its title. Offsets are not part of it: they
+/// move as other fixes land.
+pub type FixKey = (PathBuf, &'static str, String);
+
+/// One fix the loop applied.
+pub struct PassFix {
+    pub key: FixKey,
+    /// Where its finding is, as reported (`path:line`).
+    pub file: PathBuf,
+    pub line: usize,
+    /// The files it edits (canonical).
+    pub edits: Vec<PathBuf>,
+}
+
+/// How many times a fix run starts over without the fixes it blamed.
+pub const MAX_RESTARTS: usize = 3;
+/// How many suspects are each tried left out, at most, per restart.
+const MAX_TRIALS: usize = 8;
+
+/// The applied fixes to blame for `new`. Suspects are the fixes that edit a
+/// file holding a new finding, or whose finding is in one (all fixes when
+/// none does). One suspect is blamed outright; of several, the ones whose
+/// leaving out (`clears`: the run without it has nothing new) is enough,
+/// the last applied first; all of them when none is enough alone.
+pub fn blame<'a>(
+    applied: &'a [PassFix],
+    new: &[(PathBuf, &'static str)],
+    clears: impl Fn(&FixKey) -> bool,
+) -> Vec<&'a PassFix> {
+    let files: HashSet<&PathBuf> = new.iter().map(|(p, _)| p).collect();
+    let touches = |f: &PassFix| files.contains(&f.key.0) || f.edits.iter().any(|p| files.contains(p));
+    let mut suspects: Vec<&PassFix> = applied.iter().filter(|f| touches(f)).collect();
+    if suspects.is_empty() {
+        suspects = applied.iter().collect();
+    }
+    // A fix applied in several passes (a fixed point revisited) is one suspect.
+    let mut seen = HashSet::new();
+    suspects.retain(|f| seen.insert(f.key.clone()));
+    if suspects.len() <= 1 {
+        return suspects;
+    }
+    let guilty = suspects.iter().rev().take(MAX_TRIALS).find(|f| clears(&f.key));
+    match guilty {
+        Some(f) => vec![*f],
+        None => suspects,
+    }
+}
+
+/// A fix undone because a finding appeared after it; listed by
+/// `--show-fixes` and in `fix --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DroppedFix {
+    pub file: PathBuf,
+    pub line: usize,
+    pub code: &'static str,
+    pub title: String,
+    /// What appeared: `CODE in path`.
+    pub introduced: Vec<String>,
+}
+
+impl std::fmt::Display for DroppedFix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} {} dropped: it would introduce {}",
+            self.file.display(),
+            self.line,
+            self.code,
+            self.title,
+            self.introduced.join(", ")
+        )
+    }
+}
