@@ -479,6 +479,12 @@ registry! {
         status: Status::Emitted,
         summary: "a parallel-inference primary's batch-size is below its branch's source count",
     }
+    MetaMuxDropsBranchSource = "DS711", "metamux-drops-branch-source" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "nvdsmetamux drops a parallel-inference primary's results for a source its branch infers on",
+    }
     AnalyticsCoordinates = "DS801", "analytics-coordinates" {
         severity: Error, also: [],
         fix: FixSpec::None,

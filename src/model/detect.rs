@@ -37,6 +37,10 @@ pub enum Kind {
     /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
     /// `meta-mux`), read by its `parse_config_file_yaml`.
     ParallelApp,
+    /// nvdsmetamux's key-file, as the `config-file` of deepstream-parallel-infer's
+    /// `meta-mux:` names it (by reference only: its content alone is the
+    /// app's, and skipped).
+    MetaMux,
 }
 
 impl Kind {
@@ -54,6 +58,7 @@ impl Kind {
             Kind::ServiceMaker => "Service Maker pipeline",
             Kind::Analytics => "nvdsanalytics config",
             Kind::ParallelApp => "deepstream-parallel-infer config",
+            Kind::MetaMux => "nvdsmetamux config",
         }
     }
 }

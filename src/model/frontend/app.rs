@@ -167,7 +167,7 @@ impl Reader<'_> {
     /// nothing (DS704 reports it).
     /// `kind`: what the key makes the file (Precision 1: the reference
     /// beats content); `None` leaves it to the content.
-    fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
+    pub(super) fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
         let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
         let id = match kind {
             Some(kind) => self.ws.load_reference_as(self.root, &raw, kind)?,

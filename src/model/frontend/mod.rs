@@ -14,6 +14,7 @@
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 //! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
 //!   `branchN`, `meta-mux`).
+//! - [`metamux`]: the nvdsmetamux key-file its `meta-mux:` loads.
 
 pub mod app;
 #[cfg(test)]
@@ -23,6 +24,7 @@ pub mod edit;
 pub mod gst;
 pub mod inferserver;
 pub mod launch;
+pub mod metamux;
 pub mod parallel;
 pub mod python;
 pub mod service_maker;

@@ -24,6 +24,7 @@ use std::collections::HashSet;
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
+use crate::model::frontend::config::config_file;
 use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
 use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
@@ -58,11 +59,10 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "streammux" => streammux = Some(r.element(Role::Streammux, name)),
             "osd" if on => osd = Some(r.element(Role::Osd, name)),
             "tiled-display" if on => tiler = Some(r.element(Role::Tiler, name)),
-            "meta-mux" if on => {
-                let mut m = r.element(Role::MetaMux, name);
-                m.factory = Some("nvdsmetamux".into());
-                metamux = Some(m);
-            }
+            // `create_parallel_infer_bin` makes the nvdsmetamux and gives
+            // it `config-file` whatever `enable` says (`parse_metamux_yaml`
+            // reads both keys; nothing reads `enable` after).
+            "meta-mux" => metamux = Some(name),
             n if n.starts_with("primary-gie") && on => primaries.push((n.to_string(), true)),
             // An enabled video template takes a primary's place (and its
             // branch) in the app's count.
@@ -76,6 +76,14 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             _ => {}
         }
     }
+    let metamux = metamux.map(|name| {
+        let mut m = r.element(Role::MetaMux, name);
+        m.factory = Some("nvdsmetamux".into());
+        m.config = r
+            .follow(name, &["config-file"], Some(Kind::MetaMux))
+            .map(|c| config_file(r.ws, c));
+        m
+    });
     let primaries: Vec<Element> = primaries
         .iter()
         .map(|(g, infer)| {
