@@ -12,10 +12,11 @@ use dslint::model::workspace::Workspace;
 /// (file under testdata/classify, expected kind or skip-reason code)
 const EXPECTED: &[(&str, &str)] = &[
     // deepstream-parallel-infer's config is linted as its own; its fragment
-    // is read by its own parser, by the reference (cfg-file-path), although
-    // its content looks like deepstream-app's.
+    // is read as its own parser reads it, by the reference (cfg-file-path),
+    // although its content looks like deepstream-app's (skipped at load,
+    // read when the pipeline is built: see the test below).
     ("parallel/main.yml", "ParallelApp"),
-    ("parallel/secondary-gie0.yml", "parallel-inference-fragment"),
+    ("parallel/secondary-gie0.yml", "ParallelFragment"),
     // deepstream-nmos's [receiverN]; an ASR app's keys in [sink0];
     // the multi-GPU test's `nvxfer:`.
     ("nmos/recv_send_config.txt", "custom-app"),

@@ -41,6 +41,11 @@ pub enum Kind {
     /// `meta-mux:` names it (by reference only: its content alone is the
     /// app's, and skipped).
     MetaMux,
+    /// A YAML that deepstream-parallel-infer's `trackerN`/`secondary-gieN`
+    /// `cfg-file-path` names, read by the app's own parsers
+    /// (deepstream-app's `parse_tracker_yaml`, its `parse_sgie_yaml`): by
+    /// reference only.
+    ParallelFragment,
 }
 
 impl Kind {
@@ -59,6 +64,7 @@ impl Kind {
             Kind::Analytics => "nvdsanalytics config",
             Kind::ParallelApp => "deepstream-parallel-infer config",
             Kind::MetaMux => "nvdsmetamux config",
+            Kind::ParallelFragment => "deepstream-parallel-infer fragment",
         }
     }
 }
@@ -78,7 +84,8 @@ pub enum SkipReason {
     /// YAML).
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
-    /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
+    /// (`parse_sgie_yaml`, `parse_tracker_yaml`) through a `cfg-file-path`,
+    /// when no pipeline loads it as such (its main config is not read).
     ParallelInferenceFragment,
     /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
     /// dslint can build.

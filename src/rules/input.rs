@@ -27,6 +27,13 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
     for group in &doc.groups {
+        // A deepstream-parallel-infer tracker fragment's `tracker:` is read
+        // by deepstream-app's own `parse_tracker_yaml`; nothing else in a
+        // fragment is read by a reader with a key table.
+        let schema = match f.kind {
+            Some(Kind::ParallelFragment) => (group.name == "tracker").then_some(Schema::App),
+            _ => schema,
+        };
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(

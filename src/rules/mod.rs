@@ -224,7 +224,9 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     cross::check(ctx, p, out);
     queue::check(ctx, p, out);
     parallel::check(ctx, p, out);
-    if let Some(t) = p.first(&Role::Tracker) {
+    // deepstream-app has one tracker; deepstream-parallel-infer one per
+    // branch, Service Maker one per node.
+    for t in p.all(&Role::Tracker) {
         tracker::check(ctx, t, out);
     }
     for inf in p.infers() {
