@@ -281,6 +281,12 @@ registry! {
         status: Status::Emitted,
         summary: "streammux pads frames",
     }
+    StreammuxLegacyKey = "DS107", "streammux-legacy-key" {
+        severity: Info, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a legacy nvstreammux key that does nothing under the new nvstreammux",
+    }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
         severity: Warning, also: [],
         fix: FixSpec::Always(Safe),

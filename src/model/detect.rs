@@ -46,6 +46,10 @@ pub enum Kind {
     /// (deepstream-app's `parse_tracker_yaml`, its `parse_sgie_yaml`): by
     /// reference only.
     ParallelFragment,
+    /// The new nvstreammux's config (`USE_NEW_NVSTREAMMUX=yes`): `[property]`
+    /// `algorithm-type`, … and `[source-config-N]`, read by
+    /// `MuxConfigParser` (DeepStream `src/utils/nvstreammux`).
+    NewStreammux,
 }
 
 impl Kind {
@@ -65,6 +69,7 @@ impl Kind {
             Kind::ParallelApp => "deepstream-parallel-infer config",
             Kind::MetaMux => "nvdsmetamux config",
             Kind::ParallelFragment => "deepstream-parallel-infer fragment",
+            Kind::NewStreammux => "new nvstreammux config",
         }
     }
 }
@@ -94,8 +99,6 @@ pub enum SkipReason {
     /// config-width` without per-stream groups, or stream groups without the
     /// `[property]` nvdsanalytics requires.
     NvDsAnalytics,
-    /// The new nvstreammux's config (`[property] algorithm-type`, …).
-    NewStreammux,
     /// nvdspostprocess config (`property:` with clustering or blob keys and
     /// no model source).
     NvDsPostprocess,
@@ -121,7 +124,6 @@ impl SkipReason {
             SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
             SkipReason::ServiceMaker => "service-maker",
             SkipReason::NvDsAnalytics => "nvdsanalytics",
-            SkipReason::NewStreammux => "new-streammux",
             SkipReason::NvDsPostprocess => "nvdspostprocess",
             SkipReason::AudioApp => "audio-app",
             SkipReason::CustomApp => "custom-app",
@@ -494,17 +496,16 @@ pub fn verdict(doc: &Document) -> Verdict {
     }
 }
 
+/// `[property]` keys only the new nvstreammux's config has
+/// (`MuxConfigParser::ParseTxtConfigCommonProps`).
+const NEW_STREAMMUX_MARKERS: &[&str] = &["algorithm-type", "adaptive-batching", "overall-max-fps-n"];
+
 /// `[property]` keys that name another element's config, and what it is.
 const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
     (
         &["config-width", "config-height"],
         SkipReason::NvDsAnalytics,
         "[property] config-width: nvdsanalytics",
-    ),
-    (
-        &["algorithm-type", "adaptive-batching", "overall-max-fps-n"],
-        SkipReason::NewStreammux,
-        "[property] algorithm-type: the new nvstreammux",
     ),
     (
         &["active-pad", "pts-tolerance"],
@@ -525,6 +526,12 @@ fn property_verdict(doc: &Document) -> Verdict {
         return Verdict::Lint(
             Kind::Preprocess,
             "[property] network-input-shape: nvdspreprocess".into(),
+        );
+    }
+    if NEW_STREAMMUX_MARKERS.iter().any(|k| prop(k)) {
+        return Verdict::Lint(
+            Kind::NewStreammux,
+            "[property] algorithm-type: the new nvstreammux's config".into(),
         );
     }
     for (keys, reason, why) in PROPERTY_READERS {
@@ -835,8 +842,8 @@ mod tests {
         use SkipReason::*;
         assert_eq!(skip("[property]\nconfig-width=1920\n", KeyFile), Some(NvDsAnalytics));
         assert_eq!(
-            skip("[property]\nalgorithm-type=1\nbatch-size=4\n", KeyFile),
-            Some(NewStreammux)
+            kind("[property]\nalgorithm-type=1\nbatch-size=4\n", KeyFile),
+            Some(Kind::NewStreammux)
         );
         assert_eq!(skip("car\nbus\n", KeyFile), Some(NotAConfig));
         assert_eq!(skip("on: push\njobs:\n  x: 1\n", Yaml), Some(NotAConfig));

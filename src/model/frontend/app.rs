@@ -179,6 +179,18 @@ impl Reader<'_> {
         })
     }
 
+    /// `[streammux]`, with the new nvstreammux's config it names
+    /// (`config-file-path`, `config-file` before DS 9.0:
+    /// `parse_streammux`/`parse_streammux_yaml`), which
+    /// `set_streammux_properties` gives the element.
+    pub(super) fn streammux(&mut self, group: &str) -> Element {
+        let mut m = self.element(Role::Streammux, group);
+        m.config = self
+            .follow(group, &["config-file-path", "config-file"], Some(Kind::NewStreammux))
+            .map(|c| config_file(self.ws, c));
+        m
+    }
+
     pub(super) fn infer(&mut self, group: &str, stage: Stage) -> Element {
         // `plugin-type=1` makes the element nvinferserver, whose protobuf
         // config is not nvinfer's (create_primary_gie_bin).
@@ -351,7 +363,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         let name = name.as_str();
         let on = r.enabled(name);
         match name {
-            "streammux" => found.streammux = Some(r.element(Role::Streammux, name)),
+            "streammux" => found.streammux = Some(r.streammux(name)),
             "application" => application = Some(r.element(Role::Application, name)),
             "tests" => tests = Some(r.element(Role::Tests, name)),
             "osd" if on => found.osd = Some(r.element(Role::Osd, name)),

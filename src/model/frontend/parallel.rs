@@ -61,7 +61,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "application" => others.push(r.element(Role::Application, name)),
             "tests" => others.push(r.element(Role::Tests, name)),
             "source" => sources.push(csv_source(&r, name)),
-            "streammux" => streammux = Some(r.element(Role::Streammux, name)),
+            "streammux" => streammux = Some(r.streammux(name)),
             "osd" if on => osd = Some(r.element(Role::Osd, name)),
             "tiled-display" if on => tiler = Some(r.element(Role::Tiler, name)),
             // `create_parallel_infer_bin` makes the nvdsmetamux and gives
