@@ -29,6 +29,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("ota/test5_ota_override_config.txt", "fragment"),
     // A Service Maker pipeline (`deepstream:` with `nodes:`) is linted.
     ("service-maker/pipeline.yaml", "ServiceMaker"),
+    ("service-maker/source_list.yaml", "service-maker-source-list"),
     ("audio/ds_audio_config.txt", "audio-app"),
     // A reference from a loading config beats content.
     ("referenced/app.txt", "App"),

@@ -95,6 +95,10 @@ pub enum SkipReason {
     /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
     /// dslint can build.
     ServiceMaker,
+    /// A Service Maker source list (`source-list:`/`source-config:`), given
+    /// to its app beside a pipeline on the command line: which pipeline it
+    /// feeds is in no file.
+    ServiceMakerSourceList,
     /// An nvdsanalytics-shaped file dslint does not check: `[property]
     /// config-width` without per-stream groups, or stream groups without the
     /// `[property]` nvdsanalytics requires.
@@ -123,6 +127,7 @@ impl SkipReason {
             SkipReason::ParallelInferenceApp => "parallel-inference-app",
             SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
             SkipReason::ServiceMaker => "service-maker",
+            SkipReason::ServiceMakerSourceList => "service-maker-source-list",
             SkipReason::NvDsAnalytics => "nvdsanalytics",
             SkipReason::NvDsPostprocess => "nvdspostprocess",
             SkipReason::AudioApp => "audio-app",
@@ -636,6 +641,19 @@ fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
 fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
     if names.is_empty() {
         return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
+    }
+    // Service Maker's source lists (deepstream_test5_app's
+    // source_list_static.yaml: `source-list:` URIs, `source-config:` the
+    // source bin and its properties). The app takes it on its command line
+    // (`deepstream-test5-app -s … -c …`); no pipeline file names it, so
+    // which pipeline it feeds is not in the files.
+    if names.contains(&"source-config") && names.iter().all(|n| matches!(*n, "source-list" | "source-config")) {
+        return Verdict::Skip(
+            SkipReason::ServiceMakerSourceList,
+            "a Service Maker source list (source-list:, source-config:): its app takes it on the command line \
+             (-s) beside a pipeline (-c), and no file says which pipeline it feeds"
+                .into(),
+        );
     }
     let app_known = |n: &str| app_group(Format::Yaml, n) || app_near_miss(Format::Yaml, n);
     let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
