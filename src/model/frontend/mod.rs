@@ -215,6 +215,35 @@ fn int(doc: &Document, group: &str, key: &str) -> Option<i64> {
     value(doc, group, key).and_then(crate::syntax::glib::parse_int)
 }
 
+/// GStreamer sink factories (DS603 judges them), one table for every front
+/// end that names factories (gst-launch, Python, Service Maker): an element
+/// is a sink by what it is, whatever format names it. Includes Service
+/// Maker's own sink bins (`nvrtspoutsinkbin`, `nvvideoencfilesinkbin`),
+/// which gst-launch can name too.
+pub const SINK_FACTORIES: &[&str] = &[
+    "fakesink",
+    "filesink",
+    "nveglglessink",
+    "nv3dsink",
+    "nvoverlaysink",
+    "nvdrmvideosink",
+    "xvimagesink",
+    "ximagesink",
+    "autovideosink",
+    "glimagesink",
+    "waylandsink",
+    "kmssink",
+    "udpsink",
+    "rtspclientsink",
+    "appsink",
+    "splitmuxsink",
+    "multifilesink",
+    "hlssink",
+    "hlssink2",
+    "nvrtspoutsinkbin",
+    "nvvideoencfilesinkbin",
+];
+
 /// The role of a factory whose role its name alone decides (shared by the
 /// front ends that name GStreamer factories: gst-launch, Python, Service
 /// Maker); `None` for sinks, sources and other factories, which each front
