@@ -338,6 +338,20 @@ pub struct Site {
     pub line_span: Span,
 }
 
+impl Site {
+    /// The site of one entry of a document.
+    pub fn of(file: FileId, group: &str, e: &crate::syntax::Entry) -> Site {
+        Site {
+            file,
+            group: group.to_string(),
+            key: e.key.clone(),
+            key_span: e.key_span.clone(),
+            value_span: e.value_span.clone(),
+            line_span: e.line_span.clone(),
+        }
+    }
+}
+
 /// A path-valued key and what it points at (DS704).
 #[derive(Debug, Clone)]
 pub struct Reference {

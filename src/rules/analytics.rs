@@ -79,13 +79,7 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
         }
         return;
     }
-    let dim = |key: &str| {
-        doc.get("property", key)
-            .and_then(|e| e.value.as_deref())
-            .and_then(glib::parse_int)
-            .filter(|v| *v >= 0)
-    };
-    let (width, height) = (dim("config-width"), dim("config-height"));
+    let (width, height) = config_size(doc, glib::parse_int);
     let mut seen = std::collections::HashSet::new();
     for g in &doc.groups {
         let Some((prefix, index)) = analytics_stream_group(&g.name) else {
@@ -205,6 +199,19 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
     }
 }
 
+/// `[property] config-width` and `config-height`, read with `parse`
+/// (GLib's integer reader or YAML's); `None` when unset, unreadable or
+/// negative.
+fn config_size(doc: &crate::syntax::Document, parse: impl Fn(&str) -> Option<i64>) -> (Option<i64>, Option<i64>) {
+    let dim = |key: &str| {
+        doc.get("property", key)
+            .and_then(|e| e.value.as_deref())
+            .and_then(&parse)
+            .filter(|v| *v >= 0)
+    };
+    (dim("config-width"), dim("config-height"))
+}
+
 /// DS803: a group for a stream the pipeline does not have.
 fn stream_unused(file: FileId, g: &Group, index: Option<u64>, streams: Option<u32>, out: &mut Vec<Diagnostic>) {
     let (Some(n), Some(index)) = (streams, index) else {
@@ -238,13 +245,7 @@ fn stream_unused(file: FileId, g: &Group, index: Option<u64>, streams: Option<u3
 /// judged.
 fn check_yaml(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagnostic>) {
     let doc = &ctx.ws.files[file].doc;
-    let dim = |key: &str| {
-        doc.get("property", key)
-            .and_then(|e| e.value.as_deref())
-            .and_then(|v| v.trim().parse::<i64>().ok())
-            .filter(|v| *v >= 0)
-    };
-    let (width, height) = (dim("config-width"), dim("config-height"));
+    let (width, height) = config_size(doc, |v| v.trim().parse::<i64>().ok());
     let mut seen = std::collections::HashSet::new();
     for g in &doc.groups {
         let Some((prefix, index)) = analytics_stream_group(&g.name) else {

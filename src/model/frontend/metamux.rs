@@ -95,14 +95,7 @@ fn read_group(doc: &Document, file: FileId, group: &str) -> Option<Vec<ModelSour
         out.push(ModelSources {
             uid,
             ids,
-            site: Site {
-                file,
-                group: group.to_string(),
-                key: e.key.clone(),
-                key_span: e.key_span.clone(),
-                value_span: e.value_span.clone(),
-                line_span: e.line_span.clone(),
-            },
+            site: Site::of(file, group, e),
         });
     }
     Some(out)

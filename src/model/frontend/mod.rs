@@ -140,14 +140,7 @@ pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Set
     Setting {
         value,
         at: (file, e.value_span.clone()),
-        site: Some(Site {
-            file,
-            group: group.to_string(),
-            key: e.key.clone(),
-            key_span: e.key_span.clone(),
-            value_span: e.value_span.clone(),
-            line_span: e.line_span.clone(),
-        }),
+        site: Some(Site::of(file, group, e)),
         layer,
         derived: None,
     }
