@@ -282,6 +282,12 @@ registry! {
         status: Status::Emitted,
         summary: "streammux pads frames",
     }
+    StreammuxLegacyKey = "DS107", "streammux-legacy-key" {
+        severity: Info, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a legacy nvstreammux key that does nothing under the new nvstreammux",
+    }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
         severity: Warning, also: [(When::Preset, Info)],
         fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
@@ -479,6 +485,12 @@ registry! {
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "a parallel-inference primary's batch-size is below its branch's source count",
+    }
+    MetaMuxDropsBranchSource = "DS711", "metamux-drops-branch-source" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "nvdsmetamux drops a parallel-inference primary's results for a source its branch infers on",
     }
     AnalyticsCoordinates = "DS801", "analytics-coordinates" {
         severity: Error, also: [],

@@ -21,6 +21,8 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// The sink type the bench profile asks for (DS603).
     pub bench_sink_type: i64,
+    /// The project says the apps run the new nvstreammux (DS107).
+    pub new_streammux: bool,
 }
 
 /// Where a value comes from, as messages say it: how the app derives it,

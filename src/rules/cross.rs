@@ -155,8 +155,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
+    // Under the new nvstreammux the mux's key is not set (DS107).
     let elems = p
         .first(&Role::Streammux)
+        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
         .into_iter()
         .chain(p.sources())
         .chain(p.first(&Role::Osd))

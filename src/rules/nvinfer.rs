@@ -262,7 +262,18 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
 /// DS203: primary interval = 0.
 fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
     let Some(eff) = inf.int("interval") else { return };
-    let has_tracker = p.is_some_and(|p| p.first(&Role::Tracker).is_some());
+    if eff.value == 0 {
+        return;
+    }
+    // Behind parallel branches only the tracker of this primary's own
+    // branch follows it.
+    let has_tracker = p.is_some_and(|p| {
+        if p.is_parallel() {
+            p.downstream(inf).any(|e| e.role == Role::Tracker)
+        } else {
+            p.first(&Role::Tracker).is_some()
+        }
+    });
     let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
     let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
     if eff.value == 0 || allowed {

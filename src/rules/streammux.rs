@@ -1,9 +1,10 @@
-//! R1: nvstreammux (DS101–DS106).
+//! R1: nvstreammux (DS101–DS107).
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Pipeline, Role, SourceKind};
+use crate::model::detect::Kind;
+use crate::model::graph::{Element, Layer, Pipeline, Role, Site, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
 
 /// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
@@ -46,6 +47,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .fix(fix),
             );
         }
+    }
+    // Under the new nvstreammux the legacy keys do nothing: DS107 says so,
+    // and DS102–DS106 do not tune them.
+    if let Some(how) = new_mux(ctx, p, mux) {
+        legacy_keys_ignored(mux, &how, out);
+        return;
     }
     // DS102: width/height = min(source_res, model_dims) per axis.
     if let Some((mh, mw)) = model_dims(ctx, p) {
@@ -242,4 +249,68 @@ pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
         }
     }
     ctx.facts.and_then(|f| f.model_dims())
+}
+
+/// The legacy nvstreammux's keys that deepstream-app's
+/// `set_streammux_properties` (`deepstream_streammux.c`) sets only when
+/// `USE_NEW_NVSTREAMMUX` is not `yes`, and that DS102–DS106 tune.
+pub const LEGACY_ONLY_KEYS: &[&str] = &[
+    "width",
+    "height",
+    "batched-push-timeout",
+    "nvbuf-memory-type",
+    "enable-padding",
+    "live-source",
+];
+
+/// How dslint knows a pipeline's app runs the new nvstreammux.
+pub enum NewMux<'e> {
+    /// The project config says so (`new-streammux = true`).
+    Declared,
+    /// The streammux group names the new mux's config file.
+    ConfigFile(&'e Site),
+}
+
+/// Whether the app that reads this pipeline runs the new nvstreammux, for
+/// the apps whose streammux goes through `set_streammux_properties`
+/// (deepstream-app, deepstream-parallel-infer); `None` otherwise or when
+/// nothing says so.
+pub fn new_mux<'e>(ctx: &Ctx, p: &Pipeline, mux: &'e Element) -> Option<NewMux<'e>> {
+    if !matches!(ctx.ws.files[p.root].kind, Some(Kind::App | Kind::ParallelApp)) {
+        return None;
+    }
+    if ctx.new_streammux {
+        return Some(NewMux::Declared);
+    }
+    ["config-file-path", "config-file"].iter().find_map(|k| {
+        let s = mux.prop(k)?.effective()?;
+        let site = s.site.as_ref()?;
+        (s.layer == Layer::Element && mux.str(k).is_some_and(|v| !v.value.trim().is_empty()))
+            .then_some(NewMux::ConfigFile(site))
+    })
+}
+
+/// DS107: each legacy-only key the streammux group writes.
+fn legacy_keys_ignored(mux: &Element, how: &NewMux, out: &mut Vec<Diagnostic>) {
+    for key in LEGACY_ONLY_KEYS {
+        let Some(loc) = site(mux, key) else { continue };
+        let because = match how {
+            NewMux::Declared => "the project config says the apps run with USE_NEW_NVSTREAMMUX=yes".to_string(),
+            NewMux::ConfigFile(c) => format!(
+                "[{}] {} names the new nvstreammux's config, which is read only with USE_NEW_NVSTREAMMUX=yes",
+                c.group, c.key
+            ),
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::StreammuxLegacyKey,
+                loc.file,
+                loc.key_span.clone(),
+                format!("[{}] {key} does nothing under the new nvstreammux", loc.group),
+            )
+            .why(format!(
+                "{because}; then deepstream-app's set_streammux_properties does not set {key} on the element (the new mux batches by its config file's [property] instead)"
+            )),
+        );
+    }
 }
