@@ -239,10 +239,11 @@ fn check_trailing_comment(
     let Some((hash, kept, edits)) = comment_moved_above(file, &ctx.ws.files[file].doc, e, value) else {
         return;
     };
-    let is_string = schema
-        .and_then(|s| keys::lookup(s, group, &e.key))
-        .is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList));
-    if !is_string {
+    let spec = schema.and_then(|s| keys::lookup(s, group, &e.key));
+    if spec.is_none() && schema.is_some_and(|s| keys::group_has_key_table(s, group)) {
+        return; // a key its reader does not read: DS002 says so, and nothing reads the comment
+    }
+    if !spec.is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList)) {
         return; // integers read past it (DS003 covers doubles and booleans)
     }
     out.push(
