@@ -26,7 +26,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // first unknown keys of a file only, so a file of 100k junk keys stays
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
-    for group in &doc.groups {
+    for (gi, group) in doc.groups.iter().enumerate() {
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(
@@ -90,7 +90,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             // text, where a repeated field is a list and a repeated message
             // another item of it.
             let later = doc
-                .get(&group.name, &e.key)
+                .overridden_by(gi, i)
                 .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
@@ -105,7 +105,6 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     .related(file, winner.key_span.clone()),
                 );
             }
-            let _ = i;
             let Some(value) = e.value.as_deref() else { continue };
             // DS006: GLib keeps ` # …` as part of a string value.
             if doc.format == Format::KeyFile {
