@@ -12,10 +12,11 @@ use dslint::model::workspace::Workspace;
 /// (file under testdata/classify, expected kind or skip-reason code)
 const EXPECTED: &[(&str, &str)] = &[
     // deepstream-parallel-infer's config is linted as its own; its fragment
-    // is read by its own parser, by the reference (cfg-file-path), although
-    // its content looks like deepstream-app's.
+    // is read as its own parser reads it, by the reference (cfg-file-path),
+    // although its content looks like deepstream-app's (skipped at load,
+    // read when the pipeline is built: see the test below).
     ("parallel/main.yml", "ParallelApp"),
-    ("parallel/secondary-gie0.yml", "parallel-inference-fragment"),
+    ("parallel/secondary-gie0.yml", "ParallelFragment"),
     // deepstream-nmos's [receiverN]; an ASR app's keys in [sink0];
     // the multi-GPU test's `nvxfer:`.
     ("nmos/recv_send_config.txt", "custom-app"),
@@ -28,6 +29,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("ota/test5_ota_override_config.txt", "fragment"),
     // A Service Maker pipeline (`deepstream:` with `nodes:`) is linted.
     ("service-maker/pipeline.yaml", "ServiceMaker"),
+    ("service-maker/source_list.yaml", "service-maker-source-list"),
     ("audio/ds_audio_config.txt", "audio-app"),
     // A reference from a loading config beats content.
     ("referenced/app.txt", "App"),

@@ -306,7 +306,7 @@ fn statistics_with_totals_and_a_legend_or_as_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["totals"],
-        serde_json::json!({"findings": 16, "errors": 2, "warnings": 6, "info": 8, "fixable_safe": 4, "fixable_unsafe": 6, "fixable_related": 0, "files": 6, "context": 0})
+        serde_json::json!({"findings": 16, "errors": 2, "warnings": 5, "info": 9, "fixable_safe": 2, "fixable_unsafe": 8, "fixable_related": 0, "files": 6, "context": 0})
     );
     let codes = v["codes"].as_array().unwrap();
     assert_eq!(codes.iter().map(|c| c["count"].as_u64().unwrap()).sum::<u64>(), 16);
@@ -334,7 +334,7 @@ fn fix_reports_as_json() {
     assert_eq!(v["written"], false);
     assert_eq!(
         v["fixes"],
-        serde_json::json!([{"file": "./app.txt", "line": 18, "code": "DS701", "title": "set both batch-size=2"}])
+        serde_json::json!([{"file": "./app.txt", "line": 18, "code": "DS701", "title": "set streammux batch-size=2 (the primary's)"}])
     );
     assert_eq!(v["changed"][0]["file"], "./app.txt");
     assert_eq!(
@@ -487,7 +487,10 @@ fn rules_has_a_header_and_json() {
     );
     assert_eq!(
         find("DS101")["also"],
-        serde_json::json!(["error when it also differs from the primary nvinfer's batch-size"])
+        serde_json::json!([
+            "error when it also differs from the primary nvinfer's batch-size",
+            "info when the expected value is a preset, not a measurement (no facts)"
+        ])
     );
     // DS009 is emitted, so it is registered: explain works.
     let (rc, out, _) = dslint(&["explain", "DS009"]);

@@ -106,7 +106,7 @@ fn a_named_app_reports_its_own_findings_and_a_folder_everything() {
             "./models/detector.txt:6:12",
             "./roi/detector.txt:1:2",
             "./roi/detector.txt:6:12",
-            "Found 3 errors, 2 warnings, 3 info in 7 files; 5 fixable with `dslint fix`, 1 more with `--unsafe-fixes`.",
+            "Found 3 errors, 1 warning, 4 info in 7 files; 4 fixable with `dslint fix`, 2 more with `--unsafe-fixes`.",
         ]
     );
     // A named file and a folder: the file, and everything under the folder.
@@ -141,7 +141,22 @@ fn show_files_says_which_files_were_read_for_context() {
 fn fix_edits_only_the_named_files_and_says_what_it_left() {
     let tmp = project_copy();
     let before = tree(tmp.path());
+    // Without facts the detector's batch 2 is the preset min(n_streams, 16):
+    // an unsafe fix (Precision 7), so a plain fix writes nothing.
     let (rc, out, err) = dslint_in(tmp.path(), &["fix", "models/detector.txt", "--write"]);
+    assert_eq!(
+        (rc, out.as_str(), err.as_str()),
+        (
+            0,
+            "",
+            "fixed 0 findings in 0 files.\n\
+             1 fix left: unsafe (DS201 ×1); use --unsafe-fixes to apply.\n\
+             1 fix left: it edits files that were not named; --fix-related applies it:\n\
+             \x20 models/detector.txt:6: DS701 set both batch-size=2 (edits apps/detect.txt)\n"
+        )
+    );
+    assert_eq!(tree(tmp.path()), before);
+    let (rc, out, err) = dslint_in(tmp.path(), &["fix", "models/detector.txt", "--write", "--unsafe-fixes"]);
     assert_eq!(
         (rc, out.as_str(), err.as_str()),
         (
@@ -149,7 +164,7 @@ fn fix_edits_only_the_named_files_and_says_what_it_left() {
             "",
             "fixed 1 finding in 1 file (DS201 ×1).\n\
              1 fix left: it edits files that were not named; --fix-related applies it:\n\
-             \x20 models/detector.txt:6: DS701 set both batch-size=2 (edits apps/detect.txt)\n"
+             \x20 models/detector.txt:6: DS701 set streammux batch-size=2 (the primary's) (edits apps/detect.txt)\n"
         )
     );
     // Every file as it was, but the named one's batch.
@@ -170,7 +185,7 @@ fn fix_edits_only_the_named_files_and_says_what_it_left() {
             "file": "models/detector.txt",
             "line": 6,
             "code": "DS701",
-            "title": "set both batch-size=2",
+            "title": "set streammux batch-size=2 (the primary's)",
             "edits": ["apps/detect.txt"]
         }])
     );
@@ -184,7 +199,7 @@ fn fix_related_edits_the_app_too() {
     let (rc, out, err) = dslint_in(tmp.path(), &["fix", "models/detector.txt", "--write", "--fix-related"]);
     assert_eq!(
         (rc, out.as_str(), err.as_str()),
-        (0, "", "fixed 2 findings in 2 files (DS201 ×1, DS701 ×1).\n")
+        (0, "", "fixed 1 finding in 2 files (DS701 ×1).\n")
     );
     for (file, from, to) in [
         ("models/detector.txt", "\nbatch-size=1\n", "\nbatch-size=2\n"),
@@ -304,7 +319,7 @@ fn changed_since_checks_the_changed_files_with_their_pipelines() {
             "dslint: models/labels.txt: skipped, not checked: read as key-file, with no groups\n\
              fixed 1 finding in 1 file (DS201 ×1).\n\
              1 fix left: it edits files that were not named; --fix-related applies it:\n\
-             \x20 models/detector.txt:6: DS701 set both batch-size=2 (edits apps/detect.txt)\n"
+             \x20 models/detector.txt:6: DS701 set streammux batch-size=2 (the primary's) (edits apps/detect.txt)\n"
         )
     );
     let after = tree(dir);
@@ -390,7 +405,7 @@ fn named_configs_find_their_pipelines_in_every_form() {
         (
             "nvinferserver/triton/pgie_server.txt",
             "nvinferserver/triton/pgie_server.txt:5:19: DS201 primary nvinferserver batch-size is 4 (nvinferserver [infer_config] max_batch_size)\n\
-             nvinferserver/triton/pgie_server.txt:5:19: DS701 BATCH_MISMATCH: primary nvinferserver batch-size 4 != streammux batch-size 2 (nvinferserver/app.txt:14)\n",
+             nvinferserver/triton/pgie_server.txt:5:19: DS701 BATCH_MISMATCH: primary nvinferserver max_batch_size 4 != streammux batch-size 2 (nvinferserver/app.txt:14)\n",
         ),
         (
             "analytics/rois/analytics.txt",

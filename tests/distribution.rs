@@ -337,13 +337,14 @@ fn the_action_checks_the_files_a_pull_request_changes_against_their_pipelines() 
     );
     assert_eq!((rc, out.as_str()), (want_rc, want.as_str()));
     // Annotations on the changed file only: its batch against the streams
-    // (DS201) and against the app's (DS701). Its engine, built for batch 4,
+    // (DS201, a notice: without facts min(n_streams, 16) is a preset) and
+    // against the app's (DS701). Its engine, built for batch 4,
     // exists and serves batch 1, so its name is no finding (DS207).
     let located: Vec<&str> = out.lines().map(|l| l.split("::").nth(1).unwrap()).collect();
     assert_eq!(
         located,
         [
-            "warning file=pgie.txt,line=7,col=12,endLine=7,endColumn=13,title=DS201 primary-batch-size",
+            "notice file=pgie.txt,line=7,col=12,endLine=7,endColumn=13,title=DS201 primary-batch-size",
             "error file=pgie.txt,line=7,col=12,endLine=7,endColumn=13,title=DS701 batch-mismatch",
         ]
     );

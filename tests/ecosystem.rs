@@ -123,14 +123,14 @@ fn conveniences() {
     assert_eq!(rc, 1);
     assert!(
         out.lines()
-            .any(|l| l == "    1  DS101  error     [*]  streammux-batch-size"),
+            .any(|l| l == "    1  DS101  error     [-]  streammux-batch-size"),
         "{out}"
     );
     let (_, out, _) = dslint(&["check", "testdata/rules/DS101/clean", "--quiet"]);
     assert_eq!(out, "");
     let (_, _, err) = dslint(&["fix", "testdata/examples", "--show-fixes"]);
     assert!(
-        err.contains("testdata/examples/deepstream_app_4cam.txt:36: DS101 set batch-size=4"),
+        err.contains("testdata/examples/deepstream_app_4cam.txt:36: DS701 set streammux batch-size=4 (the primary's)"),
         "{err}"
     );
     let (rc, out, _) = dslint(&["completions", "bash"]);

@@ -17,7 +17,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         facts: facts.as_ref(),
         profile,
         unsafe_fixes,
-        selection: Default::default(),
+        selection: case_options(dir),
         root: None,
         fix_related: false,
     };

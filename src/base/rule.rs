@@ -36,6 +36,9 @@ pub enum When {
     /// A missing media file outside the bench profile: machine state, not
     /// config (DS704, Precision 9).
     MediaOutsideBench,
+    /// The expected value is a Stage 0 preset (no measurement in the facts)
+    /// and the value set is not provably wrong (Precision 7).
+    Preset,
 }
 
 impl When {
@@ -48,6 +51,7 @@ impl When {
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
+            When::Preset => "when the expected value is a preset, not a measurement (no facts)",
         }
     }
 }
@@ -246,8 +250,8 @@ registry! {
         summary: "a suppression comment that silences nothing",
     }
     StreammuxBatchSize = "DS101", "streammux-batch-size" {
-        severity: Warning, also: [(When::PrimaryBatchDiffers, Error)],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::PrimaryBatchDiffers, Error), (When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
         status: Status::Emitted,
         summary: "streammux batch-size is not final_batch",
     }
@@ -258,8 +262,8 @@ registry! {
         summary: "streammux width/height is not min(source, model)",
     }
     BatchedPushTimeout = "DS103", "batched-push-timeout" {
-        severity: Warning, also: [],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or outside [8333, 133333] µs"),
         status: Status::Emitted,
         summary: "batched-push-timeout is not one frame interval",
     }
@@ -281,9 +285,15 @@ registry! {
         status: Status::Emitted,
         summary: "streammux pads frames",
     }
+    StreammuxLegacyKey = "DS107", "streammux-legacy-key" {
+        severity: Info, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "a legacy nvstreammux key that does nothing under the new nvstreammux",
+    }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
-        severity: Warning, also: [],
-        fix: FixSpec::Always(Safe),
+        severity: Warning, also: [(When::Preset, Info)],
+        fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
         status: Status::Emitted,
         summary: "primary nvinfer batch-size is not final_batch",
     }
@@ -421,7 +431,7 @@ registry! {
     }
     BatchMismatch = "DS701", "batch-mismatch" {
         severity: Error, also: [],
-        fix: FixSpec::SafeWhen("when n_streams is known"),
+        fix: FixSpec::SafeWhen("when the value it settles on is proven (see Fix)"),
         status: Status::Emitted,
         summary: "streammux and primary batch-size differ",
     }
@@ -478,6 +488,12 @@ registry! {
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "a parallel-inference primary's batch-size is below its branch's source count",
+    }
+    MetaMuxDropsBranchSource = "DS711", "metamux-drops-branch-source" {
+        severity: Warning, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "nvdsmetamux drops a parallel-inference primary's results for a source its branch infers on",
     }
     AnalyticsCoordinates = "DS801", "analytics-coordinates" {
         severity: Error, also: [],

@@ -15,6 +15,7 @@
 //!
 //! [options]
 //! bench-sink-type = 1             # the sink type the bench profile asks for (1 fakesink)
+//! new-streammux = true            # the apps run with USE_NEW_NVSTREAMMUX=yes (DS107)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,9 @@ pub struct ProjectConfig {
     pub profile: Option<String>,
     pub facts: Option<PathBuf>,
     pub bench_sink_type: Option<i64>,
+    /// `USE_NEW_NVSTREAMMUX=yes` where the configs run (the environment,
+    /// which no file says).
+    pub new_streammux: bool,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -48,7 +52,7 @@ const TOP_KEYS: &[&str] = &[
     "facts",
     "options",
 ];
-const OPTION_KEYS: &[&str] = &["bench-sink-type"];
+const OPTION_KEYS: &[&str] = &["bench-sink-type", "new-streammux"];
 
 /// The closest config file above `start` (a file or folder), not above
 /// the project root.
@@ -194,6 +198,11 @@ pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, St
                                     format!("{}: `bench-sink-type` must be a sink type 1..8", at(kspan))
                                 })?);
                         }
+                        "new-streammux" => {
+                            cfg.new_streammux = v
+                                .as_bool()
+                                .ok_or_else(|| format!("{}: `new-streammux` must be true or false", at(kspan)))?;
+                        }
                         other => {
                             return Err(format!(
                                 "{}: unknown option `{other}`{}",
@@ -252,6 +261,7 @@ impl ProjectConfig {
             per_file_ignores: per_file,
             per_file_base,
             bench_sink_type: self.bench_sink_type,
+            new_streammux: self.new_streammux,
             whole_pipelines: false,
         })
     }
@@ -273,6 +283,12 @@ mod tests {
         let c = load_text("dslint.toml", "select = [\"DS1\", \"DS2\"]\nprofile = \"bench\"\n[per-file-ignores]\n\"legacy/*\" = [\"DS6\"]\n[options]\nbench-sink-type = 1\n").unwrap();
         assert_eq!(c.select, vec!["DS1", "DS2"]);
         assert_eq!(c.profile.as_deref(), Some("bench"));
+        assert!(!c.new_streammux);
+        assert!(
+            load_text("dslint.toml", "[options]\nnew-streammux = true\n")
+                .unwrap()
+                .new_streammux
+        );
         assert_eq!(
             c.per_file_ignores,
             vec![("legacy/*".to_string(), vec!["DS6".to_string()])]
@@ -281,6 +297,10 @@ mod tests {
             (
                 "select = [\"DS1\"]\nignroe = [\"DS2\"]\n",
                 "DIR/dslint.toml:2:1: unknown key `ignroe` (did you mean `ignore`?)",
+            ),
+            (
+                "[options]\nnew-streammux = 1\n",
+                "DIR/dslint.toml:2:1: `new-streammux` must be true or false",
             ),
             (
                 "profile = \"fast\"\n",

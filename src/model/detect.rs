@@ -39,6 +39,19 @@ pub enum Kind {
     /// deepstream-parallel-infer's main YAML (`primary-gieN`, `branchN`,
     /// `meta-mux`), read by its `parse_config_file_yaml`.
     ParallelApp,
+    /// nvdsmetamux's key-file, as the `config-file` of deepstream-parallel-infer's
+    /// `meta-mux:` names it (by reference only: its content alone is the
+    /// app's, and skipped).
+    MetaMux,
+    /// A YAML that deepstream-parallel-infer's `trackerN`/`secondary-gieN`
+    /// `cfg-file-path` names, read by the app's own parsers
+    /// (deepstream-app's `parse_tracker_yaml`, its `parse_sgie_yaml`): by
+    /// reference only.
+    ParallelFragment,
+    /// The new nvstreammux's config (`USE_NEW_NVSTREAMMUX=yes`): `[property]`
+    /// `algorithm-type`, … and `[source-config-N]`, read by
+    /// `MuxConfigParser` (DeepStream `src/utils/nvstreammux`).
+    NewStreammux,
 }
 
 impl Kind {
@@ -56,6 +69,9 @@ impl Kind {
             Kind::ServiceMaker => "Service Maker pipeline",
             Kind::Analytics => "nvdsanalytics config",
             Kind::ParallelApp => "deepstream-parallel-infer config",
+            Kind::MetaMux => "nvdsmetamux config",
+            Kind::ParallelFragment => "deepstream-parallel-infer fragment",
+            Kind::NewStreammux => "new nvstreammux config",
         }
     }
 }
@@ -75,17 +91,20 @@ pub enum SkipReason {
     /// YAML).
     ParallelInferenceApp,
     /// A YAML read by deepstream-parallel-infer's own parsers
-    /// (`parse_sgie_yaml`, …) through a `cfg-file-path`.
+    /// (`parse_sgie_yaml`, `parse_tracker_yaml`) through a `cfg-file-path`,
+    /// when no pipeline loads it as such (its main config is not read).
     ParallelInferenceFragment,
     /// A `deepstream:` YAML without `nodes:`: not a Service Maker pipeline
     /// dslint can build.
     ServiceMaker,
+    /// A Service Maker source list (`source-list:`/`source-config:`), given
+    /// to its app beside a pipeline on the command line: which pipeline it
+    /// feeds is in no file.
+    ServiceMakerSourceList,
     /// An nvdsanalytics-shaped file dslint does not check: `[property]
     /// config-width` without per-stream groups, or stream groups without the
     /// `[property]` nvdsanalytics requires.
     NvDsAnalytics,
-    /// The new nvstreammux's config (`[property] algorithm-type`, …).
-    NewStreammux,
     /// nvdspostprocess config (`property:` with clustering or blob keys and
     /// no model source).
     NvDsPostprocess,
@@ -110,8 +129,8 @@ impl SkipReason {
             SkipReason::ParallelInferenceApp => "parallel-inference-app",
             SkipReason::ParallelInferenceFragment => "parallel-inference-fragment",
             SkipReason::ServiceMaker => "service-maker",
+            SkipReason::ServiceMakerSourceList => "service-maker-source-list",
             SkipReason::NvDsAnalytics => "nvdsanalytics",
-            SkipReason::NewStreammux => "new-streammux",
             SkipReason::NvDsPostprocess => "nvdspostprocess",
             SkipReason::AudioApp => "audio-app",
             SkipReason::CustomApp => "custom-app",
@@ -509,17 +528,16 @@ pub fn verdict(doc: &Document) -> Verdict {
     }
 }
 
+/// `[property]` keys only the new nvstreammux's config has
+/// (`MuxConfigParser::ParseTxtConfigCommonProps`).
+const NEW_STREAMMUX_MARKERS: &[&str] = &["algorithm-type", "adaptive-batching", "overall-max-fps-n"];
+
 /// `[property]` keys that name another element's config, and what it is.
 const PROPERTY_READERS: &[(&[&str], SkipReason, &str)] = &[
     (
         &["config-width", "config-height"],
         SkipReason::NvDsAnalytics,
         "[property] config-width: nvdsanalytics",
-    ),
-    (
-        &["algorithm-type", "adaptive-batching", "overall-max-fps-n"],
-        SkipReason::NewStreammux,
-        "[property] algorithm-type: the new nvstreammux",
     ),
     (
         &["active-pad", "pts-tolerance"],
@@ -540,6 +558,12 @@ fn property_verdict(doc: &Document) -> Verdict {
         return Verdict::Lint(
             Kind::Preprocess,
             "[property] network-input-shape: nvdspreprocess".into(),
+        );
+    }
+    if NEW_STREAMMUX_MARKERS.iter().any(|k| prop(k)) {
+        return Verdict::Lint(
+            Kind::NewStreammux,
+            "[property] algorithm-type: the new nvstreammux's config".into(),
         );
     }
     for (keys, reason, why) in PROPERTY_READERS {
@@ -641,6 +665,19 @@ fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
 fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
     if names.is_empty() {
         return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
+    }
+    // Service Maker's source lists (deepstream_test5_app's
+    // source_list_static.yaml: `source-list:` URIs, `source-config:` the
+    // source bin and its properties). The app takes it on its command line
+    // (`deepstream-test5-app -s … -c …`); no pipeline file names it, so
+    // which pipeline it feeds is not in the files.
+    if names.contains(&"source-config") && names.iter().all(|n| matches!(*n, "source-list" | "source-config")) {
+        return Verdict::Skip(
+            SkipReason::ServiceMakerSourceList,
+            "a Service Maker source list (source-list:, source-config:): its app takes it on the command line \
+             (-s) beside a pipeline (-c), and no file says which pipeline it feeds"
+                .into(),
+        );
     }
     let mut near = NearMisses::new(Format::Yaml);
     let mut app_known = |n: &'a str| app_group(Format::Yaml, n) || near.of(n);
@@ -848,8 +885,8 @@ mod tests {
         use SkipReason::*;
         assert_eq!(skip("[property]\nconfig-width=1920\n", KeyFile), Some(NvDsAnalytics));
         assert_eq!(
-            skip("[property]\nalgorithm-type=1\nbatch-size=4\n", KeyFile),
-            Some(NewStreammux)
+            kind("[property]\nalgorithm-type=1\nbatch-size=4\n", KeyFile),
+            Some(Kind::NewStreammux)
         );
         assert_eq!(skip("car\nbus\n", KeyFile), Some(NotAConfig));
         assert_eq!(skip("on: push\njobs:\n  x: 1\n", Yaml), Some(NotAConfig));

@@ -338,6 +338,20 @@ pub struct Site {
     pub line_span: Span,
 }
 
+impl Site {
+    /// The site of one entry of a document.
+    pub fn of(file: FileId, group: &str, e: &crate::syntax::Entry) -> Site {
+        Site {
+            file,
+            group: group.to_string(),
+            key: e.key.clone(),
+            key_span: e.key_span.clone(),
+            value_span: e.value_span.clone(),
+            line_span: e.line_span.clone(),
+        }
+    }
+}
+
 /// A path-valued key and what it points at (DS704).
 #[derive(Debug, Clone)]
 pub struct Reference {
@@ -498,6 +512,33 @@ impl Pipeline {
     /// the main streammux.
     pub fn is_parallel(&self) -> bool {
         self.branches().next().is_some()
+    }
+
+    /// The elements data from `e` reaches through the links (not `e`
+    /// itself); empty when `e` is not one of this pipeline's elements.
+    pub fn downstream<'p>(&'p self, e: &Element) -> impl Iterator<Item = &'p Element> + 'p {
+        let start = self.elements.iter().position(|x| std::ptr::eq(x, e));
+        let mut reached = vec![false; self.elements.len()];
+        if let Some(s) = start {
+            reached[s] = true;
+        }
+        // Passes over the links until nothing changes: one pass (and a
+        // check) when the links are in data order, as front ends that build
+        // chains push them.
+        let mut changed = start.is_some();
+        while changed {
+            changed = false;
+            for l in &self.links {
+                if reached.get(l.from) == Some(&true) && reached.get(l.to) == Some(&false) {
+                    reached[l.to] = true;
+                    changed = true;
+                }
+            }
+        }
+        if let Some(s) = start {
+            reached[s] = false;
+        }
+        self.elements.iter().zip(reached).filter_map(|(x, r)| r.then_some(x))
     }
 
     /// Inference elements that work on objects.

@@ -17,6 +17,8 @@ pub enum Schema {
     NvInfer,
     /// nvtracker's key-file (`[tracker]`).
     Tracker,
+    /// The new nvstreammux's config (`[property]`, `[source-config-N]`).
+    NewStreammux,
 }
 
 #[derive(Debug, Clone)]
@@ -109,6 +111,7 @@ pub fn table() -> &'static [KeySpec] {
                     "app" => Schema::App,
                     "nvinfer" => Schema::NvInfer,
                     "tracker" => Schema::Tracker,
+                    "newmux" => Schema::NewStreammux,
                     _ => return None,
                 };
                 let ranges = cols

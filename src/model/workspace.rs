@@ -606,11 +606,12 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
 }
 
 /// The `cfg-file-path` values deepstream-parallel-infer's config reads as
-/// fragments of its own (`parse_config_file_yaml`: tracker, secondary GIEs,
-/// nvdsanalytics), with their lines.
+/// fragments of its own (`parse_config_file_yaml`: tracker and secondary
+/// GIEs, see [`is_fragment_group`]), with their lines.
 fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
     doc.groups
         .iter()
+        .filter(|g| is_fragment_group(&g.name))
         .flat_map(|g| &g.entries)
         .filter(|e| e.key == "cfg-file-path")
         .filter_map(|e| {
@@ -618,6 +619,15 @@ fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
             Some((e.value.clone()?, line))
         })
         .collect()
+}
+
+/// deepstream-parallel-infer groups whose `cfg-file-path` is a YAML the
+/// app's own parsers read (`parse_config_file_yaml`: `tracker*` through
+/// `parse_tracker_yaml`, `secondary-gie*` through `parse_sgie_yaml`).
+/// `nvds-analytics*`'s names nvdsanalytics' own key-file, which the plugin
+/// reads: not a fragment.
+pub fn is_fragment_group(group: &str) -> bool {
+    group.starts_with("tracker") || group.starts_with("secondary-gie")
 }
 
 /// The outcome of reading one file.

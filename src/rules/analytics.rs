@@ -16,13 +16,19 @@
 //! then the line) and `direction-<label>` four, whatever the count. The
 //! coordinates are in `config-width` × `config-height` (`[property]`), which
 //! the element scales to each frame.
+//!
+//! A config named `.yml`/`.yaml` goes to `nvdsanalytics_parse_yaml_config_file`
+//! (`nvdsanalytics_property_yaml_parser.cpp`) instead: the same group names
+//! and stream index, but each coordinate list is split at every `;` (an
+//! empty last piece kept) and read with `std::stoi`. For those only what
+//! reads the same is checked ([`check_yaml`]).
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::rule::Rule;
 use crate::model::detect::analytics_stream_group;
 use crate::rules::context::Ctx;
-use crate::syntax::glib;
+use crate::syntax::{Format, Group, glib};
 
 /// What one coordinate key holds, by its key prefix.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -58,18 +64,22 @@ fn coordinate_key(group_prefix: &str) -> &'static str {
 /// pipeline that loads it, when all are known (`None`: unknown or loaded by
 /// none, and the stream check is silent).
 pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagnostic>) {
-    let doc = &ctx.ws.files[file].doc;
-    // A file GLib refuses has its DS001 and nothing else.
+    let f = &ctx.ws.files[file];
+    let doc = &f.doc;
+    // A file its reader refuses has its DS001 and nothing else.
     if !doc.errors.is_empty() {
         return;
     }
-    let dim = |key: &str| {
-        doc.get("property", key)
-            .and_then(|e| e.value.as_deref())
-            .and_then(glib::parse_int)
-            .filter(|v| *v >= 0)
-    };
-    let (width, height) = (dim("config-width"), dim("config-height"));
+    if doc.format == Format::Yaml {
+        // The plugin picks its YAML reader by the name; a YAML text under
+        // another name goes to GLib, which refuses it.
+        let named_yaml = f.path.extension().is_some_and(|x| x == "yml" || x == "yaml");
+        if named_yaml {
+            check_yaml(ctx, file, streams, out);
+        }
+        return;
+    }
+    let (width, height) = config_size(doc, glib::parse_int);
     let mut seen = std::collections::HashSet::new();
     for g in &doc.groups {
         let Some((prefix, index)) = analytics_stream_group(&g.name) else {
@@ -97,20 +107,8 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                 .why("its group parser fails (\"… not specified in group\"), even with enable=0, and nvdsanalytics refuses the config: the element does not start (nvdsanalytics_property_parser.cpp)"),
             );
         }
-        // DS803: a group for a stream the pipeline does not have.
-        if let (Some(n), Some(index)) = (streams, index) {
-            if index >= u64::from(n) && first {
-                out.push(
-                    Diagnostic::new(
-                        Rule::AnalyticsStreamUnused,
-                        file,
-                        g.name_span.clone(),
-                        format!("[{}] is for stream {index}, but the pipeline has {n} stream{}", g.name, if n == 1 { "" } else { "s" }),
-                    )
-                    .expected(format!("a stream index below {n}"))
-                    .why("nvdsanalytics keys its settings by the frame's stream index (0…streams−1): this group never applies"),
-                );
-            }
+        if first {
+            stream_unused(file, g, index, streams, out);
         }
         for e in &g.entries {
             let Some(shape) = shape(prefix, &e.key) else {
@@ -196,6 +194,99 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                         .why("coordinates are in [property] config-width × config-height, scaled to each frame: this point lies beyond the frame"),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// `[property] config-width` and `config-height`, read with `parse`
+/// (GLib's integer reader or YAML's); `None` when unset, unreadable or
+/// negative.
+fn config_size(doc: &crate::syntax::Document, parse: impl Fn(&str) -> Option<i64>) -> (Option<i64>, Option<i64>) {
+    let dim = |key: &str| {
+        doc.get("property", key)
+            .and_then(|e| e.value.as_deref())
+            .and_then(&parse)
+            .filter(|v| *v >= 0)
+    };
+    (dim("config-width"), dim("config-height"))
+}
+
+/// DS803: a group for a stream the pipeline does not have.
+fn stream_unused(file: FileId, g: &Group, index: Option<u64>, streams: Option<u32>, out: &mut Vec<Diagnostic>) {
+    let (Some(n), Some(index)) = (streams, index) else {
+        return;
+    };
+    if index >= u64::from(n) {
+        out.push(
+            Diagnostic::new(
+                Rule::AnalyticsStreamUnused,
+                file,
+                g.name_span.clone(),
+                format!(
+                    "[{}] is for stream {index}, but the pipeline has {n} stream{}",
+                    g.name,
+                    if n == 1 { "" } else { "s" }
+                ),
+            )
+            .expected(format!("a stream index below {n}"))
+            .why("nvdsanalytics keys its settings by the frame's stream index (0…streams−1): this group never applies"),
+        );
+    }
+}
+
+/// A YAML nvdsanalytics config, as `nvdsanalytics_parse_yaml_config_file`
+/// reads it: DS803 as for a key-file (same group names, same
+/// `g_ascii_strtoull` index), and DS802 for the `roi-<label>` polygons of
+/// `roi-filtering-stream-N`/`overcrowding-stream-N` whose every piece is a
+/// plain non-negative integer in an even count (`split_string` at `;`, then
+/// `std::stoi` two at a time). Anything else (what `std::stoi` makes of
+/// other text, odd counts, line-crossing and direction lists) is not
+/// judged.
+fn check_yaml(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagnostic>) {
+    let doc = &ctx.ws.files[file].doc;
+    let (width, height) = config_size(doc, |v| v.trim().parse::<i64>().ok());
+    let mut seen = std::collections::HashSet::new();
+    for g in &doc.groups {
+        let Some((prefix, index)) = analytics_stream_group(&g.name) else {
+            continue;
+        };
+        if !seen.insert(g.name.clone()) {
+            continue;
+        }
+        stream_unused(file, g, index, streams, out);
+        let (Some(w), Some(h)) = (width, height) else { continue };
+        for e in &g.entries {
+            if shape(prefix, &e.key) != Some(Shape::Polygon) {
+                continue;
+            }
+            let Some(raw) = e.value.as_deref() else { continue };
+            let values: Option<Vec<i64>> = raw
+                .split(';')
+                .map(|p| {
+                    let p = p.trim();
+                    (!p.is_empty() && p.len() <= 9 && p.bytes().all(|b| b.is_ascii_digit()))
+                        .then(|| p.parse().ok())
+                        .flatten()
+                })
+                .collect();
+            let Some(values) = values.filter(|v| v.len() % 2 == 0) else {
+                continue;
+            };
+            if let Some(p) = values.chunks(2).find(|p| p[0] > w || p[1] > h) {
+                out.push(
+                    Diagnostic::new(
+                        Rule::AnalyticsPointOutside,
+                        file,
+                        e.value_span.clone(),
+                        format!(
+                            "{} has the point {};{} outside config-width × config-height ({w}×{h})",
+                            e.key, p[0], p[1]
+                        ),
+                    )
+                    .expected(format!("0 ≤ x ≤ {w}, 0 ≤ y ≤ {h}"))
+                    .why("coordinates are in property config-width × config-height, scaled to each frame: this point lies beyond the frame (nvdsanalytics_property_yaml_parser.cpp)"),
+                );
             }
         }
     }

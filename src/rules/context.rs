@@ -1,7 +1,7 @@
 //! The inputs rules share: n_streams and final_batch, and the helpers that
 //! build fixes through the files' own documents.
 
-use crate::base::edit::Edit;
+use crate::base::edit::{Edit, Fix};
 use crate::base::{FileId, Span};
 use crate::model::facts::Facts;
 use crate::model::graph::{Element, Home, Pipeline, Setting, Site};
@@ -21,6 +21,8 @@ pub struct Ctx<'a> {
     pub profile: Profile,
     /// The sink type the bench profile asks for (DS603).
     pub bench_sink_type: i64,
+    /// The project says the apps run the new nvstreammux (DS107).
+    pub new_streammux: bool,
 }
 
 /// Where a value comes from, as messages say it: how the app derives it,
@@ -77,6 +79,28 @@ impl<'a> Ctx<'a> {
                 n.min(16),
                 format!("final_batch = min(n_streams {n}, 16); n_streams from {from}"),
             )),
+        }
+    }
+
+    /// Whether `batch` is provably wrong for pipeline `p`, or `final_batch`
+    /// is a measurement: then a batch rule may warn and fix safely.
+    /// Otherwise `final_batch` is the Stage 0 preset `min(n_streams, 16)`, a
+    /// suggestion (Precision 7). Provable without facts: a batch larger
+    /// than the streams that feed it (streammux waits for frames that never
+    /// come).
+    pub fn batch_is_proven(&self, p: &Pipeline, batch: i64) -> bool {
+        self.facts.and_then(Facts::plateau_batch).is_some()
+            || self.n_streams(p).is_some_and(|(n, _)| batch > i64::from(n))
+    }
+
+    /// A fix that sets `site` to `value`: safe when `proven`, else unsafe
+    /// (the value is a preset the user may have tuned away from).
+    pub fn fix_value(&self, proven: bool, site: &Site, title: String, value: &str) -> Fix {
+        let edit = vec![self.set_value(site, value)];
+        if proven {
+            Fix::safe(title, edit)
+        } else {
+            Fix::unsafe_(title, edit)
         }
     }
 

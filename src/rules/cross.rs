@@ -25,6 +25,12 @@ fn primary_factory(p: &Pipeline) -> &str {
     p.primary().and_then(|g| g.factory.as_deref()).unwrap_or("nvinfer")
 }
 
+/// DS702's defect: a streammux batch below a stream count of at most 16, so
+/// every tick the remaining streams wait for a second batch.
+fn below_streams(ctx: &Ctx, p: &Pipeline, batch: i64) -> bool {
+    ctx.n_streams(p).is_some_and(|(n, _)| batch < i64::from(n) && n <= 16)
+}
+
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
     let mux = p.first(&Role::Streammux).and_then(|m| m.int("batch-size"));
@@ -36,6 +42,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if m.value != g.value {
             if let (Some(ml), Some(gl)) = (m.site(), g.site()) {
                 let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);
+                // The primary's key as its file spells it (nvinferserver's is
+                // `infer_config { max_batch_size }`).
+                let pkey = gl.key.as_str();
                 let mut edits = Vec::new();
                 if m.value != target {
                     edits.push(ctx.set_value(ml, &target.to_string()));
@@ -43,22 +52,37 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 if g.value != target {
                     edits.push(ctx.set_value(gl, &target.to_string()));
                 }
-                let fix = if ctx.final_batch(p).is_some() {
-                    Fix::safe(format!("set both batch-size={target}"), edits)
+                let title = match (m.value != target, g.value != target) {
+                    (true, true) if pkey == "batch-size" => format!("set both batch-size={target}"),
+                    (true, true) => format!("set streammux batch-size and primary {pkey}={target}"),
+                    (true, false) => format!("set streammux batch-size={target} (the primary's)"),
+                    _ => format!("set the primary {pkey}={target} (streammux's)"),
+                };
+                // The mismatch is proven; the value it settles on is proven
+                // only with a measurement, when the streammux already runs
+                // final_batch (the primary follows it), or when the
+                // streammux batch is itself a defect (larger than its
+                // streams, or DS702's). Otherwise final_batch is the Stage 0
+                // preset (Precision 7) and rewriting the streammux to it is a
+                // suggestion: 32 streams at batch 32 are not "fixed" to 16.
+                let safe = ctx.final_batch(p).is_some()
+                    && (m.value == target || ctx.batch_is_proven(p, m.value) || below_streams(ctx, p, m.value));
+                let fix = if safe {
+                    Fix::safe(title, edits)
                 } else {
-                    Fix::unsafe_(format!("set the primary batch-size={target} (streammux's)"), edits)
+                    Fix::unsafe_(title, edits)
                 };
                 let (line, _) = ws.files[gl.file].position(gl.value_span.start);
                 let (mux_line, _) = ws.files[ml.file].position(ml.value_span.start);
                 out.push(
                     Diagnostic::new(Rule::BatchMismatch, ml.file,
                         ml.value_span.clone(),
-                        format!("BATCH_MISMATCH: streammux batch-size {} != primary {} batch-size {} ({}:{line})", m.value, primary_factory(p), g.value, ws.files[gl.file].path.display()),
+                        format!("BATCH_MISMATCH: streammux batch-size {} != primary {} {pkey} {} ({}:{line})", m.value, primary_factory(p), g.value, ws.files[gl.file].path.display()),
                     )
                     .expected(target.to_string())
                     .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
                     .related(gl.file, gl.value_span.clone())
-                    .message_at_related(format!("BATCH_MISMATCH: primary {} batch-size {} != streammux batch-size {} ({}:{mux_line})", primary_factory(p), g.value, m.value, ws.files[ml.file].path.display()))
+                    .message_at_related(format!("BATCH_MISMATCH: primary {} {pkey} {} != streammux batch-size {} ({}:{mux_line})", primary_factory(p), g.value, m.value, ws.files[ml.file].path.display()))
                     .fix(Some(fix)),
                 );
             }
@@ -108,7 +132,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // A measured plateau below n_streams is DS101's business, not a mistake.
     let measured = ctx.facts.and_then(|f| f.plateau_batch()).is_some();
     if let (Some(m), Some((n, from)), false) = (&mux, ctx.n_streams(p), measured) {
-        if m.value < n as i64 && n <= 16 {
+        if below_streams(ctx, p, m.value) {
             if let Some(ml) = m.site() {
                 out.push(
                     Diagnostic::new(
@@ -124,8 +148,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
+    // Under the new nvstreammux the mux's key is not set (DS107).
     let elems = p
         .first(&Role::Streammux)
+        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
         .into_iter()
         .chain(p.sources())
         .chain(p.first(&Role::Osd))

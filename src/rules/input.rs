@@ -20,6 +20,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         Some(Kind::App) => Some(Schema::App),
         Some(Kind::NvInfer) => Some(Schema::NvInfer),
         Some(Kind::Tracker) => Some(Schema::Tracker),
+        Some(Kind::NewStreammux) => Some(Schema::NewStreammux),
         _ => None,
     };
     // "Did you mean" costs an edit distance per known key: offered for the
@@ -27,6 +28,13 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
     for (gi, group) in doc.groups.iter().enumerate() {
+        // A deepstream-parallel-infer tracker fragment's `tracker:` is read
+        // by deepstream-app's own `parse_tracker_yaml`; nothing else in a
+        // fragment is read by a reader with a key table.
+        let schema = match f.kind {
+            Some(Kind::ParallelFragment) => (group.name == "tracker").then_some(Schema::App),
+            _ => schema,
+        };
         if let Some(schema) = schema {
             if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
                 let mut d = Diagnostic::new(
@@ -188,7 +196,12 @@ fn check_type(
             format!("`{}`: {msg}", e.key),
         )
         .expected(spec.ty.describe())
-        .why("DeepStream's parser fails on this value and the pipeline does not start");
+        .why(if spec.schema == Schema::NewStreammux {
+            // `CHECK_ERROR` in MuxConfigParser.cpp: the default, no failure.
+            "the new nvstreammux's config parser cannot read this value and keeps its default: the setting has no effect"
+        } else {
+            "DeepStream's parser fails on this value and the pipeline does not start"
+        });
         if format == Format::KeyFile {
             d = d.fix(trailing_comment_fix(file, doc, e, value, spec.ty));
         }

@@ -50,6 +50,9 @@ pub struct Settings {
     pub per_file_base: Option<std::path::PathBuf>,
     /// The sink type the bench profile asks for (DS603); default 1, fakesink.
     pub bench_sink_type: Option<i64>,
+    /// The project says the apps run the new nvstreammux
+    /// (`USE_NEW_NVSTREAMMUX=yes`; `new-streammux = true`).
+    pub new_streammux: bool,
     /// Report the findings of every file read even when files are named
     /// (runs that rewrite a whole pipeline: measure's variants). By
     /// default a run that names files reports those files and the findings
@@ -127,6 +130,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         facts,
         profile,
         bench_sink_type: sel.bench_sink_type.unwrap_or(1),
+        new_streammux: sel.new_streammux,
     };
     let found = findings(&ctx, &graph);
     let out = merge(ctx.ws, &graph.pipelines, found, sel);
@@ -224,7 +228,9 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     cross::check(ctx, p, out);
     queue::check(ctx, p, out);
     parallel::check(ctx, p, out);
-    if let Some(t) = p.first(&Role::Tracker) {
+    // deepstream-app has one tracker; deepstream-parallel-infer one per
+    // branch, Service Maker one per node.
+    for t in p.all(&Role::Tracker) {
         tracker::check(ctx, t, out);
     }
     for inf in p.infers() {

@@ -238,6 +238,10 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
             origin(eff.setting)
         ),
     };
+    // Without a measurement final_batch is a preset (Precision 7): only a
+    // batch larger than its streams is a defect; a difference from the
+    // streammux batch is DS701's.
+    let proven = ctx.batch_is_proven(p, eff.value);
     out.push(
         Diagnostic::new(
             Rule::PrimaryBatchSize,
@@ -245,11 +249,12 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
             span,
             format!("primary {} batch-size is {} ({how})", factory(inf), eff.value),
         )
+        .when(When::Preset, !proven)
         .expected(fb.to_string())
         .why(format!("{why}: the engine runs one batch per streammux batch"))
         .fix(
             eff.site()
-                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())])),
+                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
         ),
     );
 }
@@ -257,7 +262,18 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
 /// DS203: primary interval = 0.
 fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagnostic>) {
     let Some(eff) = inf.int("interval") else { return };
-    let has_tracker = p.is_some_and(|p| p.first(&Role::Tracker).is_some());
+    if eff.value == 0 {
+        return;
+    }
+    // Behind parallel branches only the tracker of this primary's own
+    // branch follows it.
+    let has_tracker = p.is_some_and(|p| {
+        if p.is_parallel() {
+            p.downstream(inf).any(|e| e.role == Role::Tracker)
+        } else {
+            p.first(&Role::Tracker).is_some()
+        }
+    });
     let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
     let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
     if eff.value == 0 || allowed {

@@ -1,5 +1,6 @@
-//! deepstream-parallel-infer's branches (DS708–DS710), R7 cross-checks of
-//! a `branchN` against the primary it feeds and the app's sources.
+//! deepstream-parallel-infer's branches (DS708–DS711), R7 cross-checks of
+//! a `branchN` against the primary it feeds, the app's sources and the
+//! nvdsmetamux that joins the branches' results.
 //!
 //! What the app does (NVIDIA-AI-IOT/deepstream_parallel_inference_app,
 //! `deepstream_parallel_infer_app.cpp`): `create_parallel_infer_bin` loops
@@ -19,6 +20,8 @@
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::rule::Rule;
+use crate::model::detect::Kind;
+use crate::model::frontend::metamux;
 use crate::model::graph::{Element, Layer, Pipeline, Role, Site, Value};
 use crate::rules::context::Ctx;
 
@@ -89,6 +92,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
         let Some((ids, ss)) = src_ids(branch) else { continue };
+        metamux_keeps(ctx, p, branch, primary, &ids, ss, out);
         // DS709: every src-id is a stream the app has.
         if let Some(n) = p.streams() {
             if let Some(&id) = ids.iter().find(|&&id| id >= n) {
@@ -137,4 +141,66 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// DS711: the nvdsmetamux keeps the primary's results for every stream its
+/// branch infers on. The primary's metadata carries its effective
+/// `gie-unique-id` (what the app or its config file sets on the element);
+/// the metamux's map is read as the plugin reads it
+/// (`metamux::model_sources`). A source the metamux names but the branch
+/// does not feed costs nothing (no metadata comes): not reported.
+fn metamux_keeps(
+    ctx: &Ctx,
+    p: &Pipeline,
+    branch: &Element,
+    primary: &Element,
+    ids: &[u32],
+    ids_site: &Site,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(cfg) = p
+        .first(&Role::MetaMux)
+        .and_then(|m| m.config.as_ref())
+        .filter(|c| c.kind == Some(Kind::MetaMux))
+    else {
+        return;
+    };
+    let Some(uid) = primary.int("gie-unique-id").and_then(|u| u64::try_from(u.value).ok()) else {
+        return;
+    };
+    let Some(models) = metamux::model_sources(ctx.ws, cfg.file) else {
+        return;
+    };
+    let Some(model) = models.iter().find(|m| m.uid == uid) else {
+        return;
+    };
+    let dropped: Vec<String> = ids.iter().filter(|&&id| !model.keeps(id)).map(u32::to_string).collect();
+    if dropped.is_empty() {
+        return;
+    }
+    let s = &model.site;
+    let plural = if dropped.len() == 1 { "" } else { "s" };
+    out.push(
+        Diagnostic::new(
+            Rule::MetaMuxDropsBranchSource,
+            s.file,
+            s.value_span.clone(),
+            format!(
+                "{} keeps model {uid}'s results only for source{} {}, but {} feeds {} source{plural} {} too (src-ids at {})",
+                s.key,
+                if model.ids.len() == 1 { "" } else { "s" },
+                model.ids.iter().map(i64::to_string).collect::<Vec<_>>().join(";"),
+                branch.name,
+                primary.name,
+                dropped.join(";"),
+                place(ctx, ids_site)
+            ),
+        )
+        .why(format!(
+            "nvdsmetamux removes model {uid}'s objects on source{plural} {} (gst_nvdsmetamux_check_needed): {} infers on frames whose results never leave the metamux",
+            dropped.join(";"),
+            primary.name
+        ))
+        .related(ids_site.file, ids_site.value_span.clone()),
+    );
 }

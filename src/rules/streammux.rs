@@ -1,10 +1,23 @@
-//! R1: nvstreammux (DS101–DS106).
+//! R1: nvstreammux (DS101–DS107).
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Pipeline, Role, SourceKind};
+use crate::model::detect::Kind;
+use crate::model::graph::{Element, Layer, Pipeline, Role, Site, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
+
+/// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
+/// between 15 and 60 fps: from half of 1e6/60 to twice 1e6/15.
+/// The range rules.md's DS103 row describes in words ("0.5× a 60 fps
+/// interval to 2× a 15 fps one", Precision 7's "[0.5×, 2×] the frame
+/// interval of any plausible source"); the row's printed lower bound,
+/// 16667, is 1× a 60 fps interval and would call 16000 (0.96× at 60 fps)
+/// a defect.
+const PLAUSIBLE_PUSH_TIMEOUT_US: std::ops::RangeInclusive<i64> = 8333..=133_333;
+
+/// The legacy nvstreammux's "no timeout" value.
+const WAIT_FOR_FULL_BATCHES: i64 = -1;
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = p.first(&Role::Streammux) else { return };
@@ -15,10 +28,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let mismatch = primary.is_some_and(|pb| pb.value != eff.value)
                 && p.first(&Role::Preprocess).is_none()
                 && !p.is_parallel();
+            // Without a measurement, min(n_streams, 16) is a preset: only a
+            // batch larger than its streams, or one the primary disagrees
+            // with (DS701), is a defect (Precision 7).
+            let proven = ctx.batch_is_proven(p, eff.value);
             let (file, span) = eff.at();
             let fix = eff
                 .site()
-                .map(|l| Fix::safe(format!("set batch-size={fb}"), vec![ctx.set_value(l, &fb.to_string())]));
+                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string()));
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxBatchSize,
@@ -26,6 +43,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     span,
                     format!("streammux batch-size is {} ({})", eff.value, origin(eff.setting)),
                 )
+                .when(When::Preset, !proven)
                 .when(When::PrimaryBatchDiffers, mismatch)
                 .expected(fb.to_string())
                 .why(format!(
@@ -34,6 +52,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 .fix(fix),
             );
         }
+    }
+    // Under the new nvstreammux the legacy keys do nothing: DS107 says so,
+    // and DS102–DS106 do not tune them.
+    if let Some(how) = new_mux(ctx, p, mux) {
+        legacy_keys_ignored(mux, &how, out);
+        return;
     }
     // DS102: width/height = min(source_res, model_dims) per axis.
     if let Some((mh, mw)) = model_dims(ctx, p) {
@@ -75,10 +99,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // DS103: batched-push-timeout = round(1e6 / source_fps) µs.
-    let fps = ctx.facts.and_then(|f| f.source_fps()).unwrap_or(30.0);
+    // DS103: batched-push-timeout = round(1e6 / source_fps) µs. Without
+    // facts the 30 fps behind 33333 is a guess (Precision 7): the value is a
+    // defect only outside [0.5×, 2×] the frame interval of every plausible
+    // source (15–60 fps), else the finding is a suggestion.
+    let facts_fps = ctx.facts.and_then(|f| f.source_fps());
+    let fps = facts_fps.unwrap_or(30.0);
     let want = (1e6 / fps).round() as i64;
-    let fps_from = if ctx.facts.and_then(|f| f.source_fps()).is_some() {
+    let fps_from = if facts_fps.is_some() {
         "workload.source_fps in facts"
     } else {
         "default 30 fps"
@@ -88,20 +116,36 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         site(mux, "batched-push-timeout"),
     ) {
         if have != want {
+            // -1 is no timeout but "wait for full batches": the legacy
+            // nvstreammux's documented meaning (range -1..G_MAXINT) and
+            // deepstream-app's own value when the key is unset
+            // (deepstream_config_file_parser.c `parse_streammux`,
+            // deepstream_streammux_yaml.cpp). NVIDIA's samples set it on
+            // purpose: without facts it is a choice, not a defect.
+            let proven =
+                facts_fps.is_some() || (have != WAIT_FOR_FULL_BATCHES && !PLAUSIBLE_PUSH_TIMEOUT_US.contains(&have));
+            let meaning = if have == WAIT_FOR_FULL_BATCHES {
+                " (wait for full batches)"
+            } else {
+                ""
+            };
             out.push(
                 Diagnostic::new(
                     Rule::BatchedPushTimeout,
                     loc.file,
                     loc.value_span.clone(),
-                    format!("batched-push-timeout is {have} µs"),
+                    format!("batched-push-timeout is {have} µs{meaning}"),
                 )
+                .when(When::Preset, !proven)
                 .expected(want.to_string())
                 .why(format!(
                     "one frame interval at {fps} fps ({fps_from}): longer adds latency, shorter pushes partial batches"
                 ))
-                .fix(Some(Fix::safe(
+                .fix(Some(ctx.fix_value(
+                    proven,
+                    loc,
                     format!("set batched-push-timeout={want}"),
-                    vec![ctx.set_value(loc, &want.to_string())],
+                    &want.to_string(),
                 ))),
             );
         }
@@ -210,4 +254,68 @@ pub fn model_dims(ctx: &Ctx, p: &Pipeline) -> Option<(u32, u32)> {
         }
     }
     ctx.facts.and_then(|f| f.model_dims())
+}
+
+/// The legacy nvstreammux's keys that deepstream-app's
+/// `set_streammux_properties` (`deepstream_streammux.c`) sets only when
+/// `USE_NEW_NVSTREAMMUX` is not `yes`, and that DS102–DS106 tune.
+pub const LEGACY_ONLY_KEYS: &[&str] = &[
+    "width",
+    "height",
+    "batched-push-timeout",
+    "nvbuf-memory-type",
+    "enable-padding",
+    "live-source",
+];
+
+/// How dslint knows a pipeline's app runs the new nvstreammux.
+pub enum NewMux<'e> {
+    /// The project config says so (`new-streammux = true`).
+    Declared,
+    /// The streammux group names the new mux's config file.
+    ConfigFile(&'e Site),
+}
+
+/// Whether the app that reads this pipeline runs the new nvstreammux, for
+/// the apps whose streammux goes through `set_streammux_properties`
+/// (deepstream-app, deepstream-parallel-infer); `None` otherwise or when
+/// nothing says so.
+pub fn new_mux<'e>(ctx: &Ctx, p: &Pipeline, mux: &'e Element) -> Option<NewMux<'e>> {
+    if !matches!(ctx.ws.files[p.root].kind, Some(Kind::App | Kind::ParallelApp)) {
+        return None;
+    }
+    if ctx.new_streammux {
+        return Some(NewMux::Declared);
+    }
+    ["config-file-path", "config-file"].iter().find_map(|k| {
+        let s = mux.prop(k)?.effective()?;
+        let site = s.site.as_ref()?;
+        (s.layer == Layer::Element && mux.str(k).is_some_and(|v| !v.value.trim().is_empty()))
+            .then_some(NewMux::ConfigFile(site))
+    })
+}
+
+/// DS107: each legacy-only key the streammux group writes.
+fn legacy_keys_ignored(mux: &Element, how: &NewMux, out: &mut Vec<Diagnostic>) {
+    for key in LEGACY_ONLY_KEYS {
+        let Some(loc) = site(mux, key) else { continue };
+        let because = match how {
+            NewMux::Declared => "the project config says the apps run with USE_NEW_NVSTREAMMUX=yes".to_string(),
+            NewMux::ConfigFile(c) => format!(
+                "[{}] {} names the new nvstreammux's config, which is read only with USE_NEW_NVSTREAMMUX=yes",
+                c.group, c.key
+            ),
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::StreammuxLegacyKey,
+                loc.file,
+                loc.key_span.clone(),
+                format!("[{}] {key} does nothing under the new nvstreammux", loc.group),
+            )
+            .why(format!(
+                "{because}; then deepstream-app's set_streammux_properties does not set {key} on the element (the new mux batches by its config file's [property] instead)"
+            )),
+        );
+    }
 }

@@ -67,6 +67,29 @@ pub struct Entry {
     pub children: usize,
 }
 
+impl Entry {
+    /// An entry of a format without translations (YAML, protobuf text):
+    /// never `localized`.
+    pub fn plain(
+        key: String,
+        key_span: Span,
+        value: Option<String>,
+        value_span: Span,
+        line_span: Span,
+        children: usize,
+    ) -> Entry {
+        Entry {
+            key,
+            key_span,
+            value,
+            value_span,
+            line_span,
+            localized: false,
+            children,
+        }
+    }
+}
+
 /// A `[group]` (key-file), a top-level `name:` map (YAML), or one message
 /// of a protobuf text, named by its path (`infer_config.backend`).
 #[derive(Debug, Clone)]

@@ -41,6 +41,21 @@ pub fn case_settings(dir: &Path) -> (Profile, Option<Facts>) {
     )
 }
 
+/// A case's own `dslint.toml` options (`new-streammux`), as the CLI would
+/// find them; its selection is not used (every code runs).
+pub fn case_options(dir: &Path) -> dslint::rules::Settings {
+    let options = dir.join("dslint.toml");
+    if !options.exists() {
+        return Default::default();
+    }
+    let c = dslint::config::load(&options, None).expect("a valid dslint.toml");
+    dslint::rules::Settings {
+        new_streammux: c.new_streammux,
+        bench_sink_type: c.bench_sink_type,
+        ..Default::default()
+    }
+}
+
 pub struct Checked {
     pub ws: Workspace,
     pub diagnostics: Vec<Diagnostic>,
@@ -49,7 +64,7 @@ pub struct Checked {
 pub fn check_dir(dir: &Path) -> Checked {
     let (profile, facts) = case_settings(dir);
     let mut ws = Workspace::load(&[dir.to_path_buf()]);
-    let r = dslint::rules::check(&mut ws, facts.as_ref(), profile);
+    let r = dslint::rules::check_with(&mut ws, facts.as_ref(), profile, &case_options(dir));
     Checked {
         ws,
         diagnostics: r.diagnostics,

@@ -167,7 +167,7 @@ impl Reader<'_> {
     /// nothing (DS704 reports it).
     /// `kind`: what the key makes the file (Precision 1: the reference
     /// beats content); `None` leaves it to the content.
-    fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
+    pub(super) fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
         let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
         let id = match kind {
             Some(kind) => self.ws.load_reference_as(self.root, &raw, kind)?,
@@ -177,6 +177,18 @@ impl Reader<'_> {
             self.referenced.insert(id);
             id
         })
+    }
+
+    /// `[streammux]`, with the new nvstreammux's config it names
+    /// (`config-file-path`, `config-file` before DS 9.0:
+    /// `parse_streammux`/`parse_streammux_yaml`), which
+    /// `set_streammux_properties` gives the element.
+    pub(super) fn streammux(&mut self, group: &str) -> Element {
+        let mut m = self.element(Role::Streammux, group);
+        m.config = self
+            .follow(group, &["config-file-path", "config-file"], Some(Kind::NewStreammux))
+            .map(|c| config_file(self.ws, c));
+        m
     }
 
     pub(super) fn infer(&mut self, group: &str, stage: Stage) -> Element {
@@ -351,7 +363,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         let name = name.as_str();
         let on = r.enabled(name);
         match name {
-            "streammux" => found.streammux = Some(r.element(Role::Streammux, name)),
+            "streammux" => found.streammux = Some(r.streammux(name)),
             "application" => application = Some(r.element(Role::Application, name)),
             "tests" => tests = Some(r.element(Role::Tests, name)),
             "osd" if on => found.osd = Some(r.element(Role::Osd, name)),

@@ -26,7 +26,7 @@ use crate::base::{FileId, Span};
 use crate::model::detect::Kind;
 use crate::model::frontend::app::uri_kind;
 use crate::model::frontend::config::config_file;
-use crate::model::frontend::{factory_role, overlay};
+use crate::model::frontend::{SINK_FACTORIES, factory_role, overlay};
 use crate::model::graph::{
     Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
     same_name,
@@ -47,28 +47,7 @@ const NVINFER_WINS: &[(&str, &str)] = &[
     ("input-tensor-meta", "input-tensor-meta"),
 ];
 
-/// Sinks (DS603), and among them those that write files (DS503).
-const SINKS: &[&str] = &[
-    "fakesink",
-    "filesink",
-    "nveglglessink",
-    "nv3dsink",
-    "nvoverlaysink",
-    "nvdrmvideosink",
-    "xvimagesink",
-    "ximagesink",
-    "autovideosink",
-    "glimagesink",
-    "waylandsink",
-    "kmssink",
-    "udpsink",
-    "rtspclientsink",
-    "appsink",
-    "splitmuxsink",
-    "multifilesink",
-    "hlssink",
-    "hlssink2",
-];
+/// The sinks that write files (DS503), among `frontend::SINK_FACTORIES`.
 pub const FILE_SINKS: &[&str] = &["filesink", "splitmuxsink", "multifilesink", "hlssink", "hlssink2"];
 /// Encoders: a queue in front of one feeds a file or a network stream.
 pub const ENCODERS: &[&str] = &[
@@ -133,7 +112,7 @@ pub fn role(factory: &str, props: &[Property]) -> Role {
         return role;
     }
     match factory {
-        f if SINKS.contains(&f) => Role::Sink,
+        f if SINK_FACTORIES.contains(&f) => Role::Sink,
         f => match source_kind(f, props) {
             Some(kind) => Role::Source(Source { kind, streams: None }),
             None => Role::Other(f.to_string()),

@@ -14,6 +14,7 @@
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 //! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
 //!   `branchN`, `meta-mux`).
+//! - [`metamux`]: the nvdsmetamux key-file its `meta-mux:` loads.
 
 pub mod app;
 #[cfg(test)]
@@ -23,6 +24,7 @@ pub mod edit;
 pub mod gst;
 pub mod inferserver;
 pub mod launch;
+pub mod metamux;
 pub mod parallel;
 pub mod python;
 pub mod service_maker;
@@ -148,14 +150,7 @@ pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Set
     Setting {
         value,
         at: (file, e.value_span.clone()),
-        site: Some(Site {
-            file,
-            group: group.to_string(),
-            key: e.key.clone(),
-            key_span: e.key_span.clone(),
-            value_span: e.value_span.clone(),
-            line_span: e.line_span.clone(),
-        }),
+        site: Some(Site::of(file, group, e)),
         layer,
         derived: None,
     }
@@ -222,6 +217,35 @@ fn value<'d>(doc: &'d Document, group: &str, key: &str) -> Option<&'d str> {
 fn int(doc: &Document, group: &str, key: &str) -> Option<i64> {
     value(doc, group, key).and_then(crate::syntax::glib::parse_int)
 }
+
+/// GStreamer sink factories (DS603 judges them), one table for every front
+/// end that names factories (gst-launch, Python, Service Maker): an element
+/// is a sink by what it is, whatever format names it. Includes Service
+/// Maker's own sink bins (`nvrtspoutsinkbin`, `nvvideoencfilesinkbin`),
+/// which gst-launch can name too.
+pub const SINK_FACTORIES: &[&str] = &[
+    "fakesink",
+    "filesink",
+    "nveglglessink",
+    "nv3dsink",
+    "nvoverlaysink",
+    "nvdrmvideosink",
+    "xvimagesink",
+    "ximagesink",
+    "autovideosink",
+    "glimagesink",
+    "waylandsink",
+    "kmssink",
+    "udpsink",
+    "rtspclientsink",
+    "appsink",
+    "splitmuxsink",
+    "multifilesink",
+    "hlssink",
+    "hlssink2",
+    "nvrtspoutsinkbin",
+    "nvvideoencfilesinkbin",
+];
 
 /// The role of a factory whose role its name alone decides (shared by the
 /// front ends that name GStreamer factories: gst-launch, Python, Service

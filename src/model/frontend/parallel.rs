@@ -10,20 +10,25 @@
 //! `streammux`, `osd`, then by prefix `primary-gie*` and `video-template*`
 //! (each takes the next primary slot when `enable` is on), `meta-mux`,
 //! `branch*` (every one counts, on or not),
-//! `sink*`, and `tiled-display` exactly. Its `tracker*`, `secondary-gie*`
-//! and `nvds-analytics*` name fragment files (`cfg-file-path`) its own
-//! parsers read: those are not modelled here (the workspace skips them).
+//! `tracker*`, `secondary-gie*`, `sink*`, `tiled-display` exactly and
+//! `nvds-analytics*`. Its `tracker*` and `secondary-gie*`
+//! name fragment YAMLs (`cfg-file-path`) its own parsers read
+//! (deepstream-app's `parse_tracker_yaml` on the fragment's `tracker:`,
+//! `parse_sgie_yaml` on each of its maps); `nvds-analytics*`'s names
+//! nvdsanalytics' own key-file. They are read here as the app reads them
+//! (`slot_elements`), so the tracker, nvinfer and nvdsanalytics rules apply.
 //!
 //! The pipeline: sources → nvstreammux → a tee; then for each enabled
 //! primary `i` the `i`-th branch (an nvstreammux fed the streams its
-//! `src-ids` picks, batch-size = their count) → the primary → nvdsmetamux →
-//! tiler → OSD → sinks.
+//! `src-ids` picks, batch-size = their count) → the primary → its tracker,
+//! analytics and secondaries → nvdsmetamux → tiler → OSD → sinks.
 
 use std::collections::HashSet;
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
+use crate::model::frontend::config::config_file;
 use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
 use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
@@ -46,6 +51,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let mut osd = None;
     let mut sinks = Vec::new();
     let mut others = Vec::new();
+    let mut slots = Slots::default();
     for name in &names {
         let name = name.as_str();
         // The app's structs start at zero: a group is on only when its
@@ -55,14 +61,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "application" => others.push(r.element(Role::Application, name)),
             "tests" => others.push(r.element(Role::Tests, name)),
             "source" => sources.push(csv_source(&r, name)),
-            "streammux" => streammux = Some(r.element(Role::Streammux, name)),
+            "streammux" => streammux = Some(r.streammux(name)),
             "osd" if on => osd = Some(r.element(Role::Osd, name)),
             "tiled-display" if on => tiler = Some(r.element(Role::Tiler, name)),
-            "meta-mux" if on => {
-                let mut m = r.element(Role::MetaMux, name);
-                m.factory = Some("nvdsmetamux".into());
-                metamux = Some(m);
-            }
+            // `create_parallel_infer_bin` makes the nvdsmetamux and gives
+            // it `config-file` whatever `enable` says (`parse_metamux_yaml`
+            // reads both keys; nothing reads `enable` after).
+            "meta-mux" => metamux = Some(name),
             n if n.starts_with("primary-gie") && on => primaries.push((n.to_string(), true)),
             // An enabled video template takes a primary's place (and its
             // branch) in the app's count.
@@ -72,27 +77,64 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                 b.factory = Some("nvstreammux".into());
                 branches.push(b);
             }
+            // Counted only with a `cfg-file-path` (`num_tracker_sub_bins`,
+            // `num_secondary_gie_sub_bins`); every `nvds-analytics*` counts.
+            n if n.starts_with("tracker") && r.str(n, "cfg-file-path").is_some() => {
+                slots.trackers.push((n.to_string(), on))
+            }
+            n if n.starts_with("secondary-gie") && r.str(n, "cfg-file-path").is_some() => {
+                slots.secondaries.push((n.to_string(), on))
+            }
             n if n.starts_with("sink") && on => sinks.push(r.element(Role::Sink, n)),
+            n if n.starts_with("nvds-analytics") => slots.analytics.push((n.to_string(), on)),
             _ => {}
         }
     }
-    let primaries: Vec<Element> = primaries
+    let metamux = metamux.map(|name| {
+        let mut m = r.element(Role::MetaMux, name);
+        m.factory = Some("nvdsmetamux".into());
+        m.config = r
+            .follow(name, &["config-file"], Some(Kind::MetaMux))
+            .map(|c| config_file(r.ws, c));
+        m
+    });
+    // The app reads every tracker and secondary fragment, on or not
+    // (`parse_tracker_yaml`, `parse_sgie_yaml`): each is its fragment.
+    let fragment = |r: &mut Reader, group: &str| r.follow(group, &["cfg-file-path"], Some(Kind::ParallelFragment));
+    let trackers: Vec<Option<FileId>> = slots.trackers.iter().map(|(g, _)| fragment(&mut r, g)).collect();
+    let secondaries: Vec<Option<FileId>> = slots.secondaries.iter().map(|(g, _)| fragment(&mut r, g)).collect();
+    let mut fragments_read = Vec::new();
+    let chains: Vec<Vec<Element>> = primaries
         .iter()
-        .map(|(g, infer)| {
-            if *infer {
+        .enumerate()
+        .map(|(i, (g, infer))| {
+            let head = if *infer {
                 r.infer(g, Stage::Primary)
             } else {
                 let mut t = r.element(Role::Other("nvdsvideotemplate".into()), g);
                 t.factory = Some("nvdsvideotemplate".into());
                 t
-            }
+            };
+            let mut chain = vec![head];
+            chain.extend(slot_elements(
+                &mut r,
+                &slots,
+                i,
+                &trackers,
+                &secondaries,
+                &mut fragments_read,
+            ));
+            chain
         })
         .collect();
     // The files of a group switched off with `enable: 0` are never opened
     // (its element is not built).
     let mut references = Vec::new();
     collect_path_references(r.ws, root, Some(Kind::ParallelApp), &mut references);
-    for gie in &primaries {
+    for &f in &fragments_read {
+        collect_path_references(r.ws, f, Some(Kind::ParallelApp), &mut references);
+    }
+    for gie in chains.iter().flatten().filter(|e| e.role.is_inference()) {
         if let Some(c) = &gie.config {
             collect_path_references(r.ws, c.file, None, &mut references);
         }
@@ -100,7 +142,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let (elements, links) = in_order(Parts {
         sources,
         streammux,
-        primaries,
+        chains,
         branches,
         metamux,
         tail: tiler.into_iter().chain(osd).collect(),
@@ -169,10 +211,101 @@ fn csv_streams(text: &str) -> Option<u32> {
     Some(n)
 }
 
+/// The app's per-primary groups, in the file's order: the `i`-th of each
+/// list belongs to the `i`-th primary slot (`create_parallel_infer_bin`
+/// indexes `tracker_config[i]`, `dsanalytics_config[i]` and
+/// `secondary_gie_sub_bin_config[i]` by the slot), with whether its main
+/// group's `enable` is on.
+#[derive(Default)]
+struct Slots {
+    trackers: Vec<(String, bool)>,
+    secondaries: Vec<(String, bool)>,
+    analytics: Vec<(String, bool)>,
+}
+
+/// What `create_parallel_infer_bin` puts behind the `i`-th primary, in data
+/// order: the tracker (when its main group is on), nvdsanalytics (only
+/// when the tracker is on too), then the secondaries of the `i`-th
+/// `secondary-gie*` fragment. `fragments_read`: the fragments whose
+/// elements are built (their paths are checked, DS704).
+fn slot_elements(
+    r: &mut Reader,
+    slots: &Slots,
+    i: usize,
+    trackers: &[Option<FileId>],
+    secondaries: &[Option<FileId>],
+    fragments_read: &mut Vec<FileId>,
+) -> Vec<Element> {
+    let mut out = Vec::new();
+    let tracker_on = slots.trackers.get(i).is_some_and(|(_, on)| *on);
+    if let (true, Some(&Some(frag))) = (tracker_on, trackers.get(i)) {
+        // deepstream-app's `parse_tracker_yaml` reads the fragment's
+        // `tracker:` map; its `ll-config-file` is relative to the fragment.
+        let mut f = fragment_reader(r, frag);
+        if f.ws.files[frag].doc.has_group("tracker") {
+            let mut t = f.element(Role::Tracker, "tracker");
+            t.name = slots.trackers[i].0.clone();
+            t.factory = Some("nvtracker".into());
+            t.config = f
+                .follow("tracker", &["ll-config-file"], None)
+                .map(|c| config_file(f.ws, c));
+            out.push(t);
+            fragments_read.push(frag);
+        }
+    }
+    if let (true, Some((group, true))) = (tracker_on, slots.analytics.get(i)) {
+        // `dsanalytics_config[i].config_file_path`: nvdsanalytics' own
+        // key-file, which the plugin reads (`create_dsanalytics_bin`).
+        let mut a = r.element(Role::Analytics, group);
+        a.factory = Some("nvdsanalytics".into());
+        a.config = r
+            .follow(group, &["cfg-file-path"], Some(Kind::Analytics))
+            .map(|c| config_file(r.ws, c));
+        out.push(a);
+    }
+    if let (Some((_, true)), Some(&Some(frag))) = (slots.secondaries.get(i), secondaries.get(i)) {
+        let mut f = fragment_reader(r, frag);
+        out.extend(fragment_secondaries(&mut f));
+        fragments_read.push(frag);
+    }
+    out
+}
+
+/// A reader of a fragment file (paths in it are relative to it).
+fn fragment_reader<'a>(r: &'a mut Reader, frag: FileId) -> Reader<'a> {
+    Reader {
+        ws: &mut *r.ws,
+        root: frag,
+        kind: Kind::ParallelApp,
+        referenced: &mut *r.referenced,
+    }
+}
+
+/// The secondaries of a `secondary-gie*` fragment, as `parse_sgie_yaml`
+/// reads it: each top-level map in order through deepstream-app's
+/// `parse_gie_yaml` into the current slot, which moves on only after a map
+/// whose `enable` is on. A map with `enable` off is skipped untouched; a
+/// map without an integer `enable` is parsed into the slot but not counted,
+/// so the next map inherits its keys: from there on, what each element gets
+/// is not modelled (nothing more is built).
+fn fragment_secondaries(f: &mut Reader) -> Vec<Element> {
+    let mut out = Vec::new();
+    for g in group_names(f.ws, f.root) {
+        match f.str(&g, "enable").and_then(glib::parse_int) {
+            Some(0) => continue,
+            Some(_) => out.push(f.infer(&g, Stage::Secondary)),
+            None => break,
+        }
+    }
+    out
+}
+
 struct Parts {
     sources: Vec<Element>,
     streammux: Option<Element>,
-    primaries: Vec<Element>,
+    /// Per enabled primary slot, its elements in data order (the primary
+    /// or video template first).
+    chains: Vec<Vec<Element>>,
     branches: Vec<Element>,
     metamux: Option<Element>,
     /// Tiler and OSD, in that order.
@@ -183,7 +316,8 @@ struct Parts {
 
 /// Elements in the app's order, linked as `create_parallel_infer_bin` links
 /// them: the `i`-th branch feeds the `i`-th primary slot (an enabled
-/// primary or video template), and every slot feeds the metamux. A branch without a primary is never built
+/// primary or video template, then its tracker, analytics and
+/// secondaries), and every slot's last element feeds the metamux. A branch without a primary is never built
 /// (the app loops over the primaries): it stays unlinked.
 fn in_order(parts: Parts) -> (Vec<Element>, Vec<Link>) {
     let mut elements = Vec::new();
@@ -203,12 +337,15 @@ fn in_order(parts: Parts) -> (Vec<Element>, Vec<Link>) {
     }
     let mut branches = parts.branches.into_iter();
     let mut outs = Vec::new();
-    for g in parts.primaries {
-        let from = match branches.next() {
+    for chain in parts.chains {
+        let mut from = match branches.next() {
             Some(b) => vec![push(b, &last, &mut elements)],
             None => last.clone(),
         };
-        outs.push(push(g, &from, &mut elements));
+        for e in chain {
+            from = vec![push(e, &from, &mut elements)];
+        }
+        outs.extend(from);
     }
     for b in branches {
         push(b, &[], &mut elements);

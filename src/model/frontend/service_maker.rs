@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use crate::base::FileId;
 use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path_references, uri_kind};
 use crate::model::frontend::config::{config_file, config_props};
-use crate::model::frontend::{by_name, factory_role, overlay, setting};
+use crate::model::frontend::{SINK_FACTORIES, by_name, factory_role, overlay, setting};
 use crate::model::graph::{
     ConfigFile, Element, Home, Layer, Link, Pipeline, Reference, Role, Source, SourceKind, Stage, Value,
 };
@@ -55,21 +55,6 @@ const SOURCES: &[(&str, SourceKind)] = &[
     ("videotestsrc", SourceKind::Other),
 ];
 
-const SINKS: &[&str] = &[
-    "fakesink",
-    "nveglglessink",
-    "nv3dsink",
-    "nvdrmvideosink",
-    "filesink",
-    "appsink",
-    "udpsink",
-    "autovideosink",
-    "xvimagesink",
-    "ximagesink",
-    "nvrtspoutsinkbin",
-    "nvvideoencfilesinkbin",
-];
-
 /// The role a factory plays.
 pub fn role(factory: &str, stage: Stage) -> Role {
     // Service Maker also names the inference bins.
@@ -82,7 +67,7 @@ pub fn role(factory: &str, stage: Stage) -> Role {
         return role;
     }
     match factory {
-        f if SINKS.contains(&f) => Role::Sink,
+        f if SINK_FACTORIES.contains(&f) => Role::Sink,
         f => match SOURCES.iter().find(|(s, _)| *s == f) {
             Some((_, kind)) => Role::Source(Source {
                 kind: *kind,

@@ -230,3 +230,22 @@ fn edits_go_through_the_document_in_its_style() {
         "[application]\n[streammux]\nbatch-size = 4  # four\n"
     );
 }
+
+#[test]
+fn a_sink_is_a_sink_in_every_front_end() {
+    // One table (`SINK_FACTORIES`): gst-launch/Python and Service Maker
+    // agree, Service Maker's own sink bins included.
+    for f in crate::model::frontend::SINK_FACTORIES {
+        assert_eq!(crate::model::frontend::gst::role(f, &[]), Role::Sink, "{f}");
+        assert_eq!(
+            crate::model::frontend::service_maker::role(f, Stage::Primary),
+            Role::Sink,
+            "{f}"
+        );
+    }
+    assert_eq!(crate::model::frontend::gst::role("nvrtspoutsinkbin", &[]), Role::Sink);
+    assert_ne!(
+        crate::model::frontend::service_maker::role("queue", Stage::Primary),
+        Role::Sink
+    );
+}
