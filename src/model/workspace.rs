@@ -5,7 +5,7 @@
 //! `--follow-outside`, and then its file is marked `outside` (never written,
 //! its content never shown).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
@@ -77,6 +77,8 @@ pub struct Workspace {
     /// Files read and set aside as not DeepStream configs, with why
     /// (`--show-files`, and a notice for a file named on the command line).
     pub skipped: Vec<Skipped>,
+    /// The lookups on `skipped` (see [`SkippedIndex`]).
+    skipped_index: SkippedIndex,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path.
     pub overlay: HashMap<PathBuf, String>,
@@ -91,6 +93,24 @@ pub struct Workspace {
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
     reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+}
+
+/// Lookups on `Workspace::skipped`, which held a list scan each: "is this
+/// path listed?" for every skipped file and "did the walk skip this file?"
+/// (with a canonicalize of every entry) for every reference a front end
+/// follows, quadratic in a tree of many skipped files.
+#[derive(Debug, Default)]
+struct SkippedIndex {
+    /// The canonical key of each entry of `skipped`, in its order.
+    keys: Vec<PathBuf>,
+    /// Canonical key → position in `skipped`.
+    by_key: HashMap<PathBuf, usize>,
+    /// The paths listed.
+    paths: HashSet<PathBuf>,
+    /// Positions a reference took back (the file is read as a config now):
+    /// dropped from `skipped` at the end of the graph's building
+    /// (`Workspace::drop_taken_back`), so that positions hold until then.
+    taken_back: Vec<usize>,
 }
 
 /// At most this many placements are remembered.
@@ -233,12 +253,15 @@ impl Workspace {
         for f in files {
             let key = canonical(&f.path);
             match self.fragments.get(&key) {
-                Some(from) => self.skipped.push(Skipped {
-                    named: self.roots.contains(&f.path),
-                    path: f.path,
-                    reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
-                    code: SkipReason::ParallelInferenceFragment,
-                }),
+                Some(from) => {
+                    let skipped = Skipped {
+                        named: self.roots.contains(&f.path),
+                        path: f.path,
+                        reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                        code: SkipReason::ParallelInferenceFragment,
+                    };
+                    self.push_skipped(key, skipped);
+                }
                 None => {
                     self.by_path.insert(key, self.files.len());
                     self.files.push(f);
@@ -397,13 +420,14 @@ impl Workspace {
         match loaded {
             Loaded::Skipped(code, reason, refs) => {
                 self.note_fragments(path, refs);
-                if !self.skipped.iter().any(|s| s.path == path) {
-                    self.skipped.push(Skipped {
+                if !self.skipped_index.paths.contains(path) {
+                    let skipped = Skipped {
                         path: path.to_path_buf(),
                         reason,
                         code,
                         named: self.roots.iter().any(|r| r == path),
-                    });
+                    };
+                    self.push_skipped(key, skipped);
                 }
                 None
             }
@@ -421,6 +445,50 @@ impl Workspace {
                 Some(id)
             }
         }
+    }
+
+    fn push_skipped(&mut self, key: PathBuf, skipped: Skipped) {
+        let ix = &mut self.skipped_index;
+        ix.paths.insert(skipped.path.clone());
+        ix.by_key.insert(key.clone(), self.skipped.len());
+        ix.keys.push(key);
+        self.skipped.push(skipped);
+    }
+
+    /// The path the walk gave a file it skipped, taken back from the
+    /// skipped list (a reference reads it as a config now).
+    fn take_back_skipped(&mut self, key: &Path) -> Option<PathBuf> {
+        let ix = &mut self.skipped_index;
+        let i = ix.by_key.remove(key)?;
+        ix.taken_back.push(i);
+        let path = self.skipped[i].path.clone();
+        ix.paths.remove(&path);
+        Some(path)
+    }
+
+    /// Drop the skipped entries references took back (after the graph is
+    /// built: one pass, not a removal per reference).
+    pub fn drop_taken_back(&mut self) {
+        let ix = &mut self.skipped_index;
+        if ix.taken_back.is_empty() {
+            return;
+        }
+        let gone: HashSet<usize> = ix.taken_back.drain(..).collect();
+        let mut kept = Vec::with_capacity(self.skipped.len());
+        let mut keys = Vec::with_capacity(self.skipped.len());
+        for (i, (s, k)) in std::mem::take(&mut self.skipped)
+            .into_iter()
+            .zip(std::mem::take(&mut ix.keys))
+            .enumerate()
+        {
+            if !gone.contains(&i) {
+                kept.push(s);
+                keys.push(k);
+            }
+        }
+        ix.by_key = keys.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+        ix.keys = keys;
+        self.skipped = kept;
     }
 
     /// Add a file from a text in memory (the bench variant's passes).
@@ -475,10 +543,11 @@ impl Workspace {
             return Some(id);
         }
         // A file the walk found and skipped keeps the path the walk gave it.
-        let walked = self.skipped.iter().position(|s| canonical(&s.path) == key);
-        let path = walked.map_or(p, |i| self.skipped.remove(i).path);
+        let walked = self.take_back_skipped(&key);
+        let walked_found = walked.is_some();
+        let path = walked.unwrap_or(p);
         let place = self.place(&path);
-        let loaded = self.load_placed(&path, &key, place, Reading::new(walked.is_some(), false), Some(kind));
+        let loaded = self.load_placed(&path, &key, place, Reading::new(walked_found, false), Some(kind));
         self.insert(&path, key, loaded)
     }
 

@@ -27,7 +27,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // first unknown keys of a file only, so a file of 100k junk keys stays
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
-    for group in &doc.groups {
+    for (gi, group) in doc.groups.iter().enumerate() {
         // A deepstream-parallel-infer tracker fragment's `tracker:` is read
         // by deepstream-app's own `parse_tracker_yaml`; nothing else in a
         // fragment is read by a reader with a key table.
@@ -98,7 +98,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             // text, where a repeated field is a list and a repeated message
             // another item of it.
             let later = doc
-                .get(&group.name, &e.key)
+                .overridden_by(gi, i)
                 .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
@@ -113,7 +113,6 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     .related(file, winner.key_span.clone()),
                 );
             }
-            let _ = i;
             let Some(value) = e.value.as_deref() else { continue };
             // DS006: GLib keeps ` # …` as part of a string value.
             if doc.format == Format::KeyFile {
