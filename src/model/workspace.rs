@@ -223,6 +223,10 @@ impl Workspace {
             return;
         }
         for s in &mut self.skipped {
+            // A main config (by content) stays one, whatever names it.
+            if s.code == SkipReason::ParallelInferenceApp {
+                continue;
+            }
             if let Some(from) = self.fragments.get(&canonical(&s.path)) {
                 s.code = SkipReason::ParallelInferenceFragment;
                 s.reason = format!("read by deepstream-parallel-infer's own parser ({from})");
@@ -232,7 +236,11 @@ impl Workspace {
         self.by_path.clear();
         for f in files {
             let key = canonical(&f.path);
-            match self.fragments.get(&key) {
+            // A deepstream-parallel-infer main config by content is never
+            // demoted by a `cfg-file-path` naming it (its own, or another's):
+            // the app reads it as its main config when started with it.
+            let fragment = self.fragments.get(&key).filter(|_| f.kind != Some(Kind::ParallelApp));
+            match fragment {
                 Some(from) => self.skipped.push(Skipped {
                     named: self.roots.contains(&f.path),
                     path: f.path,
@@ -468,8 +476,10 @@ impl Workspace {
         };
         let key = canonical(&p);
         if let Some(&id) = self.by_path.get(&key) {
-            // A file naming itself stays what it is (DS704 reports it).
-            if id != from {
+            // A file naming itself stays what it is (DS704 reports it), and
+            // so does a parallel-infer main config named as a fragment.
+            let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
+            if id != from && !main {
                 self.files[id].kind = Some(kind);
             }
             return Some(id);
