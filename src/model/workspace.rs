@@ -5,7 +5,7 @@
 //! `--follow-outside`, and then its file is marked `outside` (never written,
 //! its content never shown).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
@@ -72,6 +72,9 @@ pub struct Workspace {
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
     pub file_problems: Vec<(PathBuf, Rule, String)>,
+    /// The keys of the files in `file_problems`: one file is one problem,
+    /// however many references spell its path (`./mux.txt`, `mux.txt`).
+    problem_keys: HashSet<PathBuf>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
     /// Files read and set aside as not DeepStream configs, with why
@@ -416,7 +419,9 @@ impl Workspace {
                 None
             }
             Loaded::Problem(msg) => {
-                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                if self.problem_keys.insert(key) {
+                    self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                }
                 None
             }
             Loaded::File(f) => {
@@ -468,13 +473,19 @@ impl Workspace {
     /// nvinfer config through `[primary-gie] config-file`, …): the
     /// reference beats content (Precision 1), so a file content alone
     /// skipped or took for another kind is read as `kind`. Outside the root
-    /// nothing is read this way.
+    /// only with `--follow-outside`, as every other reference.
     pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
         let p = match self.resolve(from, raw)? {
             Target::Exists(p) if p.is_file() => p,
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
+                return self.load_outside(p, Some(kind));
+            }
             _ => return None,
         };
         let key = canonical(&p);
+        if self.problem_keys.contains(&key) {
+            return None;
+        }
         if let Some(&id) = self.by_path.get(&key) {
             // A file naming itself stays what it is (DS704 reports it), and
             // so does a parallel-infer main config named as a fragment.
@@ -502,23 +513,30 @@ impl Workspace {
                 if let Some(&id) = self.by_path.get(&key) {
                     return Some(id);
                 }
-                if !p.is_file() {
+                if !p.is_file() || self.problem_keys.contains(&key) {
                     return None;
                 }
                 let loaded = self.load_placed(&p, &key, place, Reading::new(false, false), None);
                 self.insert(&p, key, loaded)
             }
-            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
-                let key = canonical(&p);
-                if let Some(&id) = self.by_path.get(&key) {
-                    return Some(id);
-                }
-                // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), None) {
-                    loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
-                    _ => None,
-                }
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => self.load_outside(p, None),
+            _ => None,
+        }
+    }
+
+    /// Load a file outside the root that `--follow-outside` lets a
+    /// reference read (as `kind` when the reference names one).
+    fn load_outside(&mut self, p: PathBuf, kind: Option<Kind>) -> Option<FileId> {
+        let key = canonical(&p);
+        if let Some(&id) = self.by_path.get(&key) {
+            if let Some(kind) = kind {
+                self.files[id].kind = Some(kind);
             }
+            return Some(id);
+        }
+        // Whether it could be read stays unsaid (no DS005 for it).
+        match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), kind) {
+            loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
             _ => None,
         }
     }

@@ -149,7 +149,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     e.key_span.clone(),
                     format!("unknown key `{}` in [{}]", e.key, group.name),
                 )
-                .why("DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect");
+                .why(unknown_key_why(schema, &group.name));
                 if suggestions_left > 0 {
                     suggestions_left -= 1;
                     if let Some(s) = keys::suggest_key(schema, &group.name, &e.key) {
@@ -161,6 +161,18 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             };
             check_type(file, doc, e, value, spec, out);
         }
+    }
+}
+
+/// What the reader does with a key it does not know (DS002's why). The new
+/// nvstreammux's `[source-config-N]` reader
+/// (`MuxConfigParser::ParseTxtConfigPerSourceProps`, MuxConfigParser.cpp)
+/// asks GLib for its fixed keys only and says nothing of the others.
+fn unknown_key_why(schema: Schema, group: &str) -> &'static str {
+    if schema == Schema::NewStreammux && group.starts_with("source-config") {
+        "the new nvstreammux reads only its own keys of a [source-config-N] group and silently ignores the rest, so the setting has no effect"
+    } else {
+        "DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect"
     }
 }
 

@@ -509,7 +509,10 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
         }
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
-            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str());
+            // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
+            // `nvds-analytics*` name their files with `cfg-file-path`.
+            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
+                || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
             let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
             if !(is_config || is_data) || v.trim().is_empty() {
                 continue;
