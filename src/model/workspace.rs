@@ -773,6 +773,12 @@ fn classify_parsed(
             return Loaded::Skipped(code, reason, refs);
         }
     };
+    // deepstream-parallel-infer's main YAML is read through yaml-cpp
+    // lookups: repeats resolve as they do there.
+    let mut doc = doc;
+    if kind == Kind::ParallelApp && format == Format::Yaml {
+        doc.resolve_as_yaml_cpp(&crate::model::frontend::parallel::looked_up_directly);
+    }
     let kind = Some(kind);
     // Precision 2: a file its reader refuses has one finding, DS001. GLib
     // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none

@@ -89,6 +89,24 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             top_level_nvinfer_keys(file, group, out);
             continue;
         }
+        // A repeated top-level map that yaml-cpp's lookups never reach.
+        if let Some(first) = doc.unread_repeat_of(group) {
+            let (line, _) = f.position(first.name_span.start);
+            out.push(
+                Diagnostic::new(
+                    Rule::DuplicateKey,
+                    file,
+                    group.name_span.clone(),
+                    format!(
+                        "`{}` is repeated: the app reads only the first `{}` (line {line}); nothing in this one is read",
+                        group.name, group.name
+                    ),
+                )
+                .why("yaml-cpp's map lookup (node_data::get) returns the first matching key, and every parser looks the group up by name")
+                .related(file, first.name_span.clone()),
+            );
+            continue;
+        }
         for (i, e) in group.entries.iter().enumerate() {
             if e.localized {
                 continue;
@@ -100,6 +118,24 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             let later = doc
                 .get(&group.name, &e.key)
                 .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
+            // yaml-cpp's direct lookups keep the first copy: a later one
+            // is the ignored line.
+            let earlier = doc
+                .get(&group.name, &e.key)
+                .filter(|w| w.key_span.start < e.key_span.start && doc.format == Format::Yaml);
+            if let Some(winner) = earlier {
+                let (line, _) = f.position(winner.key_span.start);
+                out.push(
+                    Diagnostic::new(
+                        Rule::DuplicateKey,
+                        file,
+                        e.key_span.clone(),
+                        format!("`{}` is already set on line {line}, which the app reads; this line is ignored", e.key),
+                    )
+                    .why("the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key")
+                    .related(file, winner.key_span.clone()),
+                );
+            }
             if let Some(winner) = later {
                 let (line, _) = f.position(winner.key_span.start);
                 out.push(
