@@ -568,11 +568,13 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
 /// fragments of its own (`parse_config_file_yaml`: tracker and secondary
 /// GIEs, see [`is_fragment_group`]), with their lines.
 fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
+    // yaml-cpp's lookup (`configyml[paramKey]["cfg-file-path"]`) reaches
+    // the first map of a name and the first copy of the key in it only.
+    let mut seen = HashSet::new();
     doc.groups
         .iter()
-        .filter(|g| is_fragment_group(&g.name))
-        .flat_map(|g| &g.entries)
-        .filter(|e| e.key == "cfg-file-path")
+        .filter(|g| is_fragment_group(&g.name) && seen.insert(g.name.as_str()))
+        .filter_map(|g| g.entries.iter().find(|e| e.key == "cfg-file-path"))
         .filter_map(|e| {
             let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
             Some((e.value.clone()?, line))
