@@ -111,42 +111,34 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             if e.localized {
                 continue;
             }
-            // DS004: a later line with the same key in the same (merged)
-            // group: the winner, when it is not this line. Not in protobuf
-            // text, where a repeated field is a list and a repeated message
-            // another item of it.
-            let later = doc
+            // DS004: another line with the same key in the same (merged)
+            // group wins: a later one (the last wins), or an earlier one
+            // (yaml-cpp's direct lookups keep the first copy). Not in
+            // protobuf text, where a repeated field is a list and a
+            // repeated message another item of it.
+            let winner = doc
                 .get(&group.name, &e.key)
-                .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
-            // yaml-cpp's direct lookups keep the first copy: a later one
-            // is the ignored line.
-            let earlier = doc
-                .get(&group.name, &e.key)
-                .filter(|w| w.key_span.start < e.key_span.start && doc.format == Format::Yaml);
-            if let Some(winner) = earlier {
+                .filter(|w| w.key_span.start != e.key_span.start && doc.format != Format::Protobuf);
+            if let Some(winner) = winner {
                 let (line, _) = f.position(winner.key_span.start);
-                out.push(
-                    Diagnostic::new(
-                        Rule::DuplicateKey,
-                        file,
-                        e.key_span.clone(),
-                        format!("`{}` is already set on line {line}, which the app reads; this line is ignored", e.key),
-                    )
-                    .why("the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key")
-                    .related(file, winner.key_span.clone()),
-                );
-            }
-            if let Some(winner) = later {
-                let (line, _) = f.position(winner.key_span.start);
-                out.push(
-                    Diagnostic::new(
-                        Rule::DuplicateKey,
-                        file,
-                        e.key_span.clone(),
+                let (message, why) = if winner.key_span.start > e.key_span.start {
+                    (
                         format!("`{}` is set again on line {line}; this line is ignored", e.key),
+                        "the key-file reader keeps the last value of a repeated key",
                     )
-                    .why("the key-file reader keeps the last value of a repeated key")
-                    .related(file, winner.key_span.clone()),
+                } else {
+                    (
+                        format!(
+                            "`{}` is already set on line {line}, which the app reads; this line is ignored",
+                            e.key
+                        ),
+                        "the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key",
+                    )
+                };
+                out.push(
+                    Diagnostic::new(Rule::DuplicateKey, file, e.key_span.clone(), message)
+                        .why(why)
+                        .related(file, winner.key_span.clone()),
                 );
             }
             let _ = i;

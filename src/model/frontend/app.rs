@@ -512,7 +512,11 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
             let Some(v) = e.value.as_deref() else { continue };
             // A copy after the one the reader takes (a key yaml-cpp's
             // lookup finds first) is never opened.
-            if doc.get(&g.name, &e.key).is_some_and(|w| w.key_span.start < e.key_span.start) && doc.format == Format::Yaml {
+            if doc
+                .get(&g.name, &e.key)
+                .is_some_and(|w| w.key_span.start < e.key_span.start)
+                && doc.format == Format::Yaml
+            {
                 continue;
             }
             // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and

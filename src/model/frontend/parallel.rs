@@ -55,9 +55,16 @@ pub fn looked_up_directly(group: &str, key: &str) -> bool {
 fn counted_group_repeated(ws: &Workspace, root: FileId) -> bool {
     let doc = &ws.files[root].doc;
     doc.groups.iter().any(|g| {
-        ["branch", "primary-gie", "video-template", "tracker", "secondary-gie", "nvds-analytics"]
-            .iter()
-            .any(|p| g.name.starts_with(p))
+        [
+            "branch",
+            "primary-gie",
+            "video-template",
+            "tracker",
+            "secondary-gie",
+            "nvds-analytics",
+        ]
+        .iter()
+        .any(|p| g.name.starts_with(p))
             && doc.unread_repeat_of(g).is_some()
     })
 }
@@ -106,7 +113,11 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
                 let mut b = r.element(Role::Branch, n);
                 b.factory = Some("nvstreammux".into());
                 if !pairing_known {
-                    for p in b.props.iter_mut().filter(|p| p.name == "pgie-id" || p.name == "src-ids") {
+                    for p in b
+                        .props
+                        .iter_mut()
+                        .filter(|p| p.name == "pgie-id" || p.name == "src-ids")
+                    {
                         for s in &mut p.settings {
                             s.value = Value::Unknown("a counted group is repeated at the top level".into());
                         }
