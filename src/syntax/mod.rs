@@ -144,6 +144,10 @@ struct Index {
     hasher: foldhash::fast::RandomState,
 }
 
+/// Whether a reader keeps the first copy of `group`/`key` (see
+/// [`Document::resolve_as_yaml_cpp`]).
+pub type FirstWins = dyn Fn(&str, &str) -> bool;
+
 impl Index {
     fn build(groups: &[Group]) -> Index {
         Index::build_with(groups, None)
@@ -152,7 +156,7 @@ impl Index {
     /// `yaml_cpp`: only the first group of a name counts, and in it a key
     /// the predicate names keeps its first entry (see
     /// [`Document::resolve_as_yaml_cpp`]).
-    fn build_with(groups: &[Group], yaml_cpp: Option<&dyn Fn(&str, &str) -> bool>) -> Index {
+    fn build_with(groups: &[Group], yaml_cpp: Option<&FirstWins>) -> Index {
         let mut ix = Index::default();
         let hasher = ix.hasher.clone();
         for (gi, g) in groups.iter().enumerate() {
@@ -258,7 +262,7 @@ impl Document {
     /// only the first map is ever reached, and in it a key the reader looks
     /// up directly (`first_wins(group, key)`) keeps its first copy; a key
     /// the reader meets by iterating the map keeps its last.
-    pub fn resolve_as_yaml_cpp(&mut self, first_wins: &dyn Fn(&str, &str) -> bool) {
+    pub fn resolve_as_yaml_cpp(&mut self, first_wins: &FirstWins) {
         self.by_name = Index::build_with(&self.groups, Some(first_wins));
         self.first_map_only = true;
     }
