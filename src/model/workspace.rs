@@ -274,7 +274,8 @@ impl Workspace {
         place
     }
 
-    fn follow_outside(&self) -> bool {
+    /// Whether `--follow-outside` lets references read outside the root.
+    pub fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
