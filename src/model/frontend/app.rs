@@ -529,12 +529,25 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
     for g in &doc.groups {
-        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) {
+        // A map yaml-cpp's lookups never reach is never read.
+        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
             continue;
         }
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
-            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str());
+            // A copy after the one the reader takes (a key yaml-cpp's
+            // lookup finds first) is never opened.
+            if doc
+                .get(&g.name, &e.key)
+                .is_some_and(|w| w.key_span.start < e.key_span.start)
+                && doc.format == Format::Yaml
+            {
+                continue;
+            }
+            // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
+            // `nvds-analytics*` name their files with `cfg-file-path`.
+            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
+                || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
             let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
             if !(is_config || is_data) || v.trim().is_empty() {
                 continue;
