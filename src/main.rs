@@ -10,6 +10,7 @@ use dslint::base::diagnostic::Severity;
 use dslint::base::rule as registry;
 use dslint::context::Context;
 use dslint::files::root::ProjectRoot;
+use dslint::files::stdio::{self, Stop};
 use dslint::fix::engine::{self, FixOptions};
 use dslint::model::facts::Facts;
 use dslint::model::workspace::Workspace;
@@ -347,7 +348,13 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    run(cli).unwrap_or_else(Stop::exit_code)
+}
+
+/// Run a command; `Err` when its output stopped early (a reader that went
+/// away, or a failed write: see `files::stdio`).
+fn run(cli: Cli) -> Result<ExitCode, Stop> {
+    Ok(match cli.command {
         Command::Check {
             common,
             format,
@@ -362,7 +369,7 @@ fn main() -> ExitCode {
                 show_files,
                 quiet,
             },
-        ),
+        )?,
         Command::Fix {
             common,
             write,
@@ -384,88 +391,87 @@ fn main() -> ExitCode {
                 format,
                 quiet,
             },
-        ),
-        Command::Nsys { what } => nsys(what),
+        )?,
+        Command::Nsys { what } => nsys(what)?,
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "dslint", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "dslint", &mut script);
+            stdio::write(|w| w.write_all(&script))?;
             ExitCode::SUCCESS
         }
-        Command::Man { command, out_dir } => man(&command, out_dir.as_deref()),
+        Command::Man { command, out_dir } => man(&command, out_dir.as_deref())?,
         Command::Rules { format } => {
-            print!(
-                "{}",
-                match format {
-                    TextOrJson::Human => output::rules::text(registry::RULES),
-                    TextOrJson::Json => output::rules::json(registry::RULES),
-                }
-            );
+            stdio::print(&match format {
+                TextOrJson::Human => output::rules::text(registry::RULES),
+                TextOrJson::Json => output::rules::json(registry::RULES),
+            })?;
             ExitCode::SUCCESS
         }
         Command::Explain { code } => match registry::find(&code) {
             Some(r) => {
-                print!("{}", r.page);
+                stdio::print(r.page)?;
                 ExitCode::SUCCESS
             }
             None => {
-                eprintln!("dslint: no rule `{code}` (see `dslint rules`)");
+                dslint::errln!("dslint: no rule `{code}` (see `dslint rules`)");
                 ExitCode::from(2)
             }
         },
-        Command::Measure { what } => measure(what),
+        Command::Measure { what } => measure(what)?,
         Command::Report { facts, format } => match Facts::load(&facts) {
             Ok(f) => {
-                match format {
-                    ReportFormat::Md => print!("{}", dslint::report::render_md(&f)),
-                    ReportFormat::Json => print!("{}", dslint::report::render_json(&f)),
-                }
+                stdio::print(&match format {
+                    ReportFormat::Md => dslint::report::render_md(&f),
+                    ReportFormat::Json => dslint::report::render_json(&f),
+                })?;
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("dslint: facts: {e}");
+                dslint::errln!("dslint: facts: {e}");
                 ExitCode::from(2)
             }
         },
         Command::Facts {
             what: FactsCommand::Schema,
         } => {
-            println!("{}", Facts::schema_json());
+            stdio::print(&format!("{}\n", Facts::schema_json()))?;
             ExitCode::SUCCESS
         }
-    }
+    })
 }
 
 /// `dslint man`: the page of dslint or of a command; every page it names
 /// in SEE ALSO (`dslint-check(1)`, …) is one it can print or write.
-fn man(path: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
+fn man(path: &[String], out_dir: Option<&std::path::Path>) -> Result<ExitCode, Stop> {
     use clap::CommandFactory;
     let mut cmd = Cli::command().disable_help_subcommand(true);
     cmd.build();
     if let Some(dir) = out_dir {
-        return match clap_mangen::generate_to(cmd, dir) {
+        return Ok(match clap_mangen::generate_to(cmd, dir) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("dslint: {}: {e}", dir.display());
+                dslint::errln!("dslint: {}: {e}", dir.display());
                 ExitCode::from(2)
             }
-        };
+        });
     }
     let mut page = &cmd;
     for name in path {
         match page.find_subcommand(name) {
             Some(sub) => page = sub,
             None => {
-                eprintln!("dslint: no command `{}` (see `dslint --help`)", path.join(" "));
-                return ExitCode::from(2);
+                dslint::errln!("dslint: no command `{}` (see `dslint --help`)", path.join(" "));
+                return Ok(ExitCode::from(2));
             }
         }
     }
     let mut out = Vec::new();
     if clap_mangen::Man::new(page.clone()).render(&mut out).is_err() {
-        return ExitCode::from(2);
+        return Ok(ExitCode::from(2));
     }
-    print!("{}", String::from_utf8_lossy(&out));
-    ExitCode::SUCCESS
+    stdio::write(|w| w.write_all(&out))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn color(c: ColorArg) -> bool {
@@ -489,7 +495,7 @@ struct Resolved {
 
 fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
     let fail = |e: String| {
-        eprintln!("dslint: {e}");
+        dslint::errln!("dslint: {e}");
         ExitCode::from(2)
     };
     let mut root = ProjectRoot::for_paths(&common.paths, common.root.as_deref())
@@ -539,14 +545,14 @@ struct CheckOutput {
     quiet: bool,
 }
 
-fn check(common: Common, how: CheckOutput) -> ExitCode {
+fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
     let r = match resolve(&common) {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if (how.statistics || how.show_files) && !matches!(how.format, Format::Human | Format::Json) {
-        eprintln!("dslint: --statistics and --show-files print as human (default) or json");
-        return ExitCode::from(2);
+        dslint::errln!("dslint: --statistics and --show-files print as human (default) or json");
+        return Ok(ExitCode::from(2));
     }
     let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
     Context::find(&ws).load(&mut ws);
@@ -561,26 +567,20 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
     let json = how.format == Format::Json;
     if how.show_files {
         let entries = output::files::entries(&ws);
-        print!(
-            "{}",
-            if json {
-                output::files::json(&entries)
-            } else {
-                output::files::text(&entries)
-            }
-        );
-        return ExitCode::from(if ws.missing_args.is_empty() { 0 } else { 2 });
+        stdio::print(&if json {
+            output::files::json(&entries)
+        } else {
+            output::files::text(&entries)
+        })?;
+        return Ok(ExitCode::from(if ws.missing_args.is_empty() { 0 } else { 2 }));
     }
     if how.statistics {
         let rows = output::statistics::count(&diags, &problems);
-        print!(
-            "{}",
-            if json {
-                output::statistics::json(&rows, &totals)
-            } else {
-                output::statistics::text(&rows, &totals)
-            }
-        );
+        stdio::print(&if json {
+            output::statistics::json(&rows, &totals)
+        } else {
+            output::statistics::text(&rows, &totals)
+        })?;
     } else {
         let summary = || match &common.changed_since {
             Some(rev) if r.paths.is_empty() => format!(
@@ -594,63 +594,39 @@ fn check(common: Common, how: CheckOutput) -> ExitCode {
                 let style = human::Style {
                     color: color(common.color),
                 };
-                print!("{}", human::render(&ws, &diags, &problems, &style));
+                stdio::print(&human::render(&ws, &diags, &problems, &style))?;
                 if !how.quiet {
-                    print!("{}", summary());
+                    stdio::print(&summary())?;
                 }
             }
             Format::Concise => {
-                print!("{}", output::concise::render(&ws, &diags, &problems));
+                stdio::print(&output::concise::render(&ws, &diags, &problems))?;
                 if !how.quiet {
-                    print!("{}", summary());
+                    stdio::print(&summary())?;
                 }
             }
-            Format::Json => {
-                if let Err(code) = stream(|w| output::json::write(w, &ws, &diags, &problems)) {
-                    return code;
-                }
-            }
-            Format::Sarif => {
-                if let Err(code) = stream(|w| output::sarif::write(w, &ws, &diags, &problems)) {
-                    return code;
-                }
-            }
-            Format::Github => print!("{}", output::machine::github(&ws, &diags, &problems)),
-            Format::Rdjson => print!("{}", output::machine::rdjson(&ws, &diags, &problems)),
+            Format::Json => stdio::write(|w| output::json::write(w, &ws, &diags, &problems))?,
+            Format::Sarif => stdio::write(|w| output::sarif::write(w, &ws, &diags, &problems))?,
+            Format::Github => stdio::print(&output::machine::github(&ws, &diags, &problems))?,
+            Format::Rdjson => stdio::print(&output::machine::rdjson(&ws, &diags, &problems))?,
         }
     }
     if !ws.missing_args.is_empty() {
-        return ExitCode::from(2);
+        return Ok(ExitCode::from(2));
     }
     let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
         || problems.iter().any(|p| p.severity >= Severity::Warning);
-    ExitCode::from(u8::from(findings && !common.exit_zero))
-}
-
-/// Write to stdout through one buffer (output made as it is written, in
-/// large writes). A reader that went away (a closed pipe) ends the output
-/// quietly; any other failure is an error (exit 2).
-fn stream(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), ExitCode> {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    match write(&mut out).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => {
-            eprintln!("dslint: writing the output: {e}");
-            Err(ExitCode::from(2))
-        }
-    }
+    Ok(ExitCode::from(u8::from(findings && !common.exit_zero)))
 }
 
 /// Paths named on the command line that were not checked: missing ones
 /// (an error, exit 2) and files that are no DeepStream config (a notice).
 fn report_unchecked_arguments(ws: &Workspace) {
     for p in &ws.missing_args {
-        eprintln!("dslint: {}: no such file or folder", p.display());
+        dslint::errln!("dslint: {}: no such file or folder", p.display());
     }
     for s in ws.skipped.iter().filter(|s| s.named) {
-        eprintln!("dslint: {}: skipped, not checked: {}", s.path.display(), s.reason);
+        dslint::errln!("dslint: {}: skipped, not checked: {}", s.path.display(), s.reason);
     }
 }
 
@@ -665,15 +641,15 @@ struct FixRun {
     quiet: bool,
 }
 
-fn fix(common: Common, how: FixRun) -> ExitCode {
+fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
     let r = match resolve(&common) {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if let Some(v) = how.variant {
         if v != "bench" {
-            eprintln!("dslint: --variant takes `bench`");
-            return ExitCode::from(2);
+            dslint::errln!("dslint: --variant takes `bench`");
+            return Ok(ExitCode::from(2));
         }
         return dslint::fix::variant::write_bench_variants(
             &r.paths,
@@ -696,44 +672,58 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
     let mut failed = false;
     if how.write {
         for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
-            eprintln!("dslint: {}", output::escape_controls(&e));
+            dslint::errln!("dslint: {}", output::escape_controls(&e));
             failed = true;
         }
     }
+    // Files that could not be written fail the run even when the reader of
+    // the report went away.
+    let report = fix_report(&common, &how, &opts, &outcome, failed);
+    if failed || !outcome.final_ws.missing_args.is_empty() {
+        return Ok(ExitCode::from(2));
+    }
+    report?;
+    Ok(ExitCode::from(u8::from(
+        !how.write && !outcome.changed.is_empty() && !common.exit_zero,
+    )))
+}
+
+/// `fix`'s report: JSON, or the diff on stdout and the summary on stderr.
+fn fix_report(
+    common: &Common,
+    how: &FixRun,
+    opts: &FixOptions,
+    outcome: &engine::FixOutcome,
+    failed: bool,
+) -> Result<(), Stop> {
     if how.format == TextOrJson::Json {
         let problems: Vec<_> = output::file_problems(&outcome.final_ws)
             .into_iter()
             .filter(|p| opts.selection.enabled(p.code))
             .collect();
-        print!(
-            "{}",
-            output::json::fix_report(&outcome, &problems, how.write && !failed)
-        );
+        stdio::print(&output::json::fix_report(outcome, &problems, how.write && !failed))?;
     } else {
         if !how.write && !how.quiet {
             let style = color(common.color);
-            let written = stream(|w| {
+            stdio::write(|w| {
                 for diff in dslint::fix::diff::unified_all(&outcome.changed, style) {
                     w.write_all(diff.as_bytes())?;
                 }
                 Ok(())
-            });
-            if let Err(code) = written {
-                return code;
-            }
+            })?;
         }
         if how.show_fixes {
             for line in &outcome.log {
-                eprintln!("{}", output::escape_controls(&line.to_string()));
+                dslint::errln!("{}", output::escape_controls(&line.to_string()));
             }
             for dropped in &outcome.dropped {
                 eprintln!("{}", output::escape_controls(&dropped.to_string()));
             }
         }
         if !how.quiet {
-            eprint!("{}", dslint::fix::diff::summary(&outcome, how.write));
+            dslint::errprint!("{}", dslint::fix::diff::summary(outcome, how.write));
             if !outcome.related_left.is_empty() {
-                eprintln!(
+                dslint::errln!(
                     "{} left: {} files that were not named; --fix-related applies {}:",
                     output::plural(outcome.related_left.len(), "fix"),
                     if outcome.related_left.len() == 1 {
@@ -744,18 +734,15 @@ fn fix(common: Common, how: FixRun) -> ExitCode {
                     if outcome.related_left.len() == 1 { "it" } else { "them" },
                 );
                 for left in &outcome.related_left {
-                    eprintln!("  {}", output::escape_controls(&left.to_string()));
+                    dslint::errln!("  {}", output::escape_controls(&left.to_string()));
                 }
             }
         }
     }
-    if failed || !outcome.final_ws.missing_args.is_empty() {
-        return ExitCode::from(2);
-    }
-    ExitCode::from(u8::from(!how.write && !outcome.changed.is_empty() && !common.exit_zero))
+    Ok(())
 }
 
-fn measure(what: MeasureCommand) -> ExitCode {
+fn measure(what: MeasureCommand) -> Result<ExitCode, Stop> {
     use dslint::measure::commands;
     let result = match what {
         MeasureCommand::Hw(opts) => dslint::measure::hw::hw(&opts),
@@ -763,19 +750,19 @@ fn measure(what: MeasureCommand) -> ExitCode {
         MeasureCommand::Sweep(opts) => commands::sweep_cmd(&opts),
         MeasureCommand::Profile(opts) => dslint::measure::profile::profile(&opts),
     };
-    match result {
+    Ok(match result {
         Ok(out) => {
-            print!("{out}");
+            stdio::print(&out)?;
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("dslint: {e}");
+            dslint::errln!("dslint: {e}");
             ExitCode::from(2)
         }
-    }
+    })
 }
 
-fn nsys(what: NsysCommand) -> ExitCode {
+fn nsys(what: NsysCommand) -> Result<ExitCode, Stop> {
     use dslint::nsys::{capture, inject, wrap};
     let result: Result<String, String> = match what {
         NsysCommand::Wrap {
@@ -829,16 +816,16 @@ fn nsys(what: NsysCommand) -> ExitCode {
             stats,
         }),
     };
-    match result {
+    Ok(match result {
         Ok(out) => {
-            print!("{out}");
+            stdio::print(&out)?;
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("dslint: {e}");
+            dslint::errln!("dslint: {e}");
             ExitCode::from(2)
         }
-    }
+    })
 }
 
 #[cfg(test)]

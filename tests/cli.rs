@@ -283,3 +283,76 @@ fn output_does_not_depend_on_threads() {
         }
     }
 }
+
+/// `dslint check | head -1`, `| grep -q`: a reader that goes away before
+/// the output ends is no error. Every command that writes to stdout, run
+/// into a pipe whose read end is already closed (so every write fails with
+/// EPIPE, whatever the timing), exits 0 and says nothing on stderr beyond
+/// what it says on an open pipe; with stderr on the same closed pipe
+/// (`2>&1 | head`) it still exits 0 without a panic (exit 101).
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("dslint.toml"), "").unwrap();
+    // ~3,000 findings (DS004 on each repeat): far more than a pipe holds.
+    let mut text = String::from("[property]\ngie-unique-id=1\nonnx-file=m.onnx\n");
+    for i in 0..3000 {
+        text.push_str(&format!("batch-size={}\n", i % 7 + 1));
+    }
+    std::fs::write(tmp.path().join("pgie.txt"), text).unwrap();
+    // An app whose batch size `fix` changes: a diff to print.
+    for name in ["deepstream_app_4cam.txt", "config_infer_primary.txt"] {
+        std::fs::copy(Path::new("testdata/examples").join(name), tmp.path().join(name)).unwrap();
+    }
+    let runs: &[&[&str]] = &[
+        &["check", "."],
+        &["check", ".", "--format", "concise"],
+        &["check", ".", "--format", "json"],
+        &["check", ".", "--format", "sarif"],
+        &["check", ".", "--format", "github"],
+        &["check", ".", "--format", "rdjson"],
+        &["check", ".", "--statistics"],
+        &["check", ".", "--show-files"],
+        &["fix", ".", "--diff"],
+        &["fix", ".", "--format", "json"],
+        &["rules"],
+        &["explain", "DS004"],
+        &["man", "check"],
+        &["completions", "bash"],
+        &["facts", "schema"],
+    ];
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        writer
+    };
+    for &args in runs {
+        let open = dslint_in(tmp.path(), args);
+        assert!(!open.1.is_empty(), "{args:?}: nothing written to stdout");
+        let out = std::process::Command::new(dslint_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .env("NO_COLOR", "1")
+            .stdout(closed())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+        // Nothing beyond what the run says when its output is read whole
+        // (fix's summary comes after the diff, so it is not reached).
+        assert!(open.2.starts_with(&*err), "{args:?}: {err}");
+        let both = closed();
+        let status = std::process::Command::new(dslint_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .stdout(both.try_clone().unwrap())
+            .stderr(both)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}: stdout and stderr closed");
+    }
+}

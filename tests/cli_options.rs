@@ -158,6 +158,39 @@ fn summaries_say_what_was_checked() {
     );
 }
 
+/// A file the walk skipped by its content and a reference then reads as a
+/// config (Precision 1) leaves the skipped list, and the files skipped
+/// before and after it stay listed (the list is indexed, and entries taken
+/// back are dropped in one pass after the graph is built).
+#[test]
+fn a_skipped_file_a_reference_reads_is_no_longer_listed_as_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    copy_to("testdata/rules/DS701/fires", d);
+    // nvinfer keys with no model source: skipped by content.
+    std::fs::write(d.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+    std::fs::write(d.join("a.txt"), "car\n").unwrap();
+    std::fs::write(d.join("z.txt"), "bus\n").unwrap();
+    let (rc, out, err) = dslint_in(d, &["check", "pgie.txt", "--show-files"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.starts_with("pgie.txt: skipped (nvdspostprocess): nvinfer-like keys but no model source"),
+        "{out}"
+    );
+    let (rc, out, err) = dslint_in(d, &["check", ".", "--show-files"]);
+    assert_eq!((rc, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "./a.txt: skipped (not-a-config): read as key-file, with no groups\n\
+         ./app.txt: deepstream-app config (key-file)\n\
+         ./labels.txt: skipped (not-a-config): read as key-file, with no groups\n\
+         ./pgie.txt: nvinfer config (key-file)\n\
+         ./z.txt: skipped (not-a-config): read as key-file, with no groups\n"
+    );
+    let (_, out, _) = dslint_in(d, &["check", ".", "--format", "concise"]);
+    assert!(out.contains("./app.txt:18:12: DS701 BATCH_MISMATCH: streammux batch-size 4 != primary nvinfer batch-size 2 (./pgie.txt:3)\n"), "{out}");
+}
+
 #[test]
 fn show_files_lists_what_was_read_as_what_and_what_was_skipped() {
     let tmp = tempfile::tempdir().unwrap();

@@ -7,5 +7,6 @@
 pub mod read;
 pub mod root;
 pub mod signals;
+pub mod stdio;
 pub mod walk;
 pub mod write;

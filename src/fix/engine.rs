@@ -292,9 +292,12 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
             break;
         };
         out.passes += 1;
+        // By address: a scan of `taken` per fixable finding was quadratic
+        // (18k fixes in a pass of a 10k-file tree: a third of a second).
+        let taken_at: HashSet<*const Fix> = taken.iter().map(|&t| t as *const Fix).collect();
         for d in &fixable {
             if let Some(f) = &d.fix {
-                if taken.iter().any(|t| std::ptr::eq(*t, f)) {
+                if taken_at.contains(&(f as *const Fix)) {
                     *out.applied.entry(d.code()).or_default() += 1;
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);

@@ -12,6 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use crate::base::edit::Applicability;
 use crate::files::read::{MAX_FILE_BYTES, read_text};
 use crate::files::root::{Place, ProjectRoot};
+use crate::files::stdio::{self, Stop};
 use crate::files::write::create_under_root;
 use crate::fix::apply;
 use crate::model::detect::Kind;
@@ -72,7 +73,7 @@ pub fn write_bench_variants(
     facts: Option<&Facts>,
     write: bool,
     color: bool,
-) -> ExitCode {
+) -> Result<ExitCode, Stop> {
     let variants = bench_variants(paths, root, facts);
     let mut changed = false;
     for (src, dst, text) in &variants {
@@ -89,19 +90,21 @@ pub fn write_bench_variants(
         if write {
             let mode = std::fs::metadata(src).map_or(0o644, |m| m.permissions().mode()) & 0o777;
             if let Err(e) = create_under_root(root, dst, text.as_bytes(), mode) {
-                eprintln!("dslint: {e}");
-                return ExitCode::from(2);
+                crate::errln!("dslint: {e}");
+                return Ok(ExitCode::from(2));
             }
-            eprintln!("wrote {}", dst.display());
+            crate::errln!("wrote {}", dst.display());
         } else {
-            print!(
-                "{}",
-                crate::fix::diff::unified(dst, old.as_deref().unwrap_or(""), text, color)
-            );
+            stdio::print(&crate::fix::diff::unified(
+                dst,
+                old.as_deref().unwrap_or(""),
+                text,
+                color,
+            ))?;
         }
     }
     if variants.is_empty() {
-        eprintln!("no deepstream-app config found");
+        crate::errln!("no deepstream-app config found");
     }
-    ExitCode::from(u8::from(!write && changed))
+    Ok(ExitCode::from(u8::from(!write && changed)))
 }

@@ -122,7 +122,7 @@ pub fn dmon_available(what: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("{what}: nvidia-smi not found: utilisation (dmon) is not sampled");
+        crate::errln!("{what}: nvidia-smi not found: utilisation (dmon) is not sampled");
     }
     ok
 }
@@ -354,7 +354,7 @@ pub fn replay(
             })
         },
         saturated,
-        |msg| eprintln!("{what}: {msg}"),
+        |msg| crate::errln!("{what}: {msg}"),
     )
 }
 
@@ -365,13 +365,13 @@ fn sweep_live(batches: &[u32], plan: &Plan, opts: &SweepOptions) -> Result<sweep
         .ok_or("--cmd is required (a command with {batch}, and {config} with --config)")?;
     let carries_batch = template.contains("{batch}") || (opts.config.is_some() && template.contains("{config}"));
     if !carries_batch {
-        eprintln!(
+        crate::errln!(
             "sweep: warning: --cmd has no {{batch}}{}: every run gets the same command",
             if opts.config.is_some() { " nor {config}" } else { "" }
         );
     }
     if opts.config.is_some() && !template.contains("{config}") {
-        eprintln!("sweep: warning: --config is given but --cmd has no {{config}}: the variants are not used");
+        crate::errln!("sweep: warning: --config is given but --cmd has no {{config}}: the variants are not used");
     }
     run::install_interrupt_handler();
     let dmon = dmon_available("sweep");
@@ -402,7 +402,7 @@ fn sweep_live(batches: &[u32], plan: &Plan, opts: &SweepOptions) -> Result<sweep
             Ok(m.point)
         },
         |_| None,
-        |msg| eprintln!("sweep: {msg}"),
+        |msg| crate::errln!("sweep: {msg}"),
     );
     live::finish(&log, opts.save_log.as_deref(), variants, opts.keep_variants)?;
     Ok(outcome)

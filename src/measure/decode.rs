@@ -217,12 +217,12 @@ fn ramp_live(
     };
     let varies = template.contains("{streams}") || (opts.config.is_some() && template.contains("{config}"));
     if !varies {
-        eprintln!("decode: warning: --cmd has no {{streams}}: every run gets the same command");
+        crate::errln!("decode: warning: --cmd has no {{streams}}: every run gets the same command");
     }
     run::install_interrupt_handler();
     let dmon = commands::dmon_available("decode");
     if !dmon {
-        eprintln!("decode: without dmon, only the knee (no more fps from more streams) ends the ramp");
+        crate::errln!("decode: without dmon, only the knee (no more fps from more streams) ends the ramp");
     }
     let mut log = String::new();
     let mut variants: Vec<PathBuf> = Vec::new();
@@ -249,7 +249,7 @@ fn ramp_live(
             Ok(m.point)
         },
         saturated,
-        |msg| eprintln!("decode: {msg}"),
+        |msg| crate::errln!("decode: {msg}"),
     );
     live::finish(&log, opts.save_log.as_deref(), variants, opts.keep_variants)?;
     Ok(outcome)

@@ -55,7 +55,7 @@ fn no_fps_message(f: &run::Finished, lines: &[String]) -> String {
 }
 
 pub fn measure(spec: &Spec) -> Result<Measured, String> {
-    eprintln!("{}: {}", spec.label, spec.argv.join(" "));
+    crate::errln!("{}: {}", spec.label, spec.argv.join(" "));
     let dmon = spec.dmon_gpu.and_then(run::Dmon::start);
     let mut samples: Vec<Sample> = Vec::new();
     let mut verdict: Option<Stop> = None;
@@ -76,7 +76,7 @@ pub fn measure(spec: &Spec) -> Result<Measured, String> {
             dropped += 1;
         }
         let Some(s) = sample else { return Flow::Continue };
-        eprintln!("{}: {:.1} fps", spec.label, s.aggregate);
+        crate::errln!("{}: {:.1} fps", spec.label, s.aggregate);
         samples.push(s);
         let Some(rule) = &spec.early else { return Flow::Continue };
         // Nothing is decided before the warm-up is over (the steady window
@@ -117,7 +117,7 @@ pub fn measure(spec: &Spec) -> Result<Measured, String> {
         log.push_str(&format!("[dslint: {dropped} more lines not kept]\n"));
     }
     if finished.long_lines > 0 {
-        eprintln!(
+        crate::errln!(
             "{}: {} lines longer than {} KiB were cut",
             spec.label,
             finished.long_lines,

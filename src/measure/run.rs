@@ -97,7 +97,7 @@ pub fn install_interrupt_handler() {
         for e in ends {
             let _ = e.join();
         }
-        eprintln!("dslint: interrupted; stopped the commands it started");
+        crate::errln!("dslint: interrupted; stopped the commands it started");
         std::process::exit(130);
     });
 }

@@ -5,6 +5,8 @@
 //! reason a person (or `--show-files`) can read, never linted as the
 //! closest guess.
 
+use std::collections::HashMap;
+
 use crate::model::keys::{self, Schema};
 use crate::syntax::{Document, Format};
 
@@ -200,6 +202,31 @@ fn app_group(format: Format, name: &str) -> bool {
         Format::Shell | Format::Python | Format::Protobuf => return false,
     };
     in_list(APP_GROUPS, name) || in_list(extra, name)
+}
+
+/// `app_near_miss` over the many group names of one file, asked once per
+/// distinct name less its trailing digits (all the answer depends on): a
+/// file of 100k `sourceN` groups computes the edit distances once.
+struct NearMisses<'a> {
+    format: Format,
+    seen: HashMap<&'a str, bool>,
+}
+
+impl<'a> NearMisses<'a> {
+    fn new(format: Format) -> Self {
+        NearMisses {
+            format,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn of(&mut self, name: &'a str) -> bool {
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        *self
+            .seen
+            .entry(base)
+            .or_insert_with(|| app_near_miss(self.format, base))
+    }
 }
 
 fn app_near_miss(format: Format, name: &str) -> bool {
@@ -575,11 +602,8 @@ fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
     if !names.iter().any(|n| known(n)) {
         return Verdict::Skip(SkipReason::NotAConfig, "no group deepstream-app reads".into());
     }
-    let foreign: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| !known(n) && !app_near_miss(Format::KeyFile, n))
-        .collect();
+    let mut near = NearMisses::new(Format::KeyFile);
+    let foreign: Vec<&str> = names.iter().copied().filter(|n| !known(n) && !near.of(n)).collect();
     if !foreign.is_empty() {
         return Verdict::Skip(
             SkipReason::CustomApp,
@@ -638,7 +662,7 @@ fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
     })
 }
 
-fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
+fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
     if names.is_empty() {
         return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
     }
@@ -655,11 +679,12 @@ fn yaml_verdict(doc: &Document, names: &[&str]) -> Verdict {
                 .into(),
         );
     }
-    let app_known = |n: &str| app_group(Format::Yaml, n) || app_near_miss(Format::Yaml, n);
+    let mut near = NearMisses::new(Format::Yaml);
+    let mut app_known = |n: &'a str| app_group(Format::Yaml, n) || near.of(n);
     let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
     let csv_source = doc.get("source", "csv-file-path").is_some();
     let app_anchor = csv_source || names.iter().any(|n| in_list(APP_ONLY_GROUPS, n) || numbered(n, "sink"));
-    if app_anchor && names.iter().all(|n| app_known(n)) {
+    if app_anchor && names.iter().all(|&n| app_known(n)) {
         return Verdict::Lint(Kind::App, "deepstream-app YAML groups".into());
     }
     let foreign: Vec<&str> = names

@@ -5,7 +5,7 @@
 //! `--follow-outside`, and then its file is marked `outside` (never written,
 //! its content never shown).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
@@ -72,11 +72,16 @@ pub struct Workspace {
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
     pub file_problems: Vec<(PathBuf, Rule, String)>,
+    /// The keys of the files in `file_problems`: one file is one problem,
+    /// however many references spell its path (`./mux.txt`, `mux.txt`).
+    problem_keys: HashSet<PathBuf>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
     /// Files read and set aside as not DeepStream configs, with why
     /// (`--show-files`, and a notice for a file named on the command line).
     pub skipped: Vec<Skipped>,
+    /// The lookups on `skipped` (see [`SkippedIndex`]).
+    skipped_index: SkippedIndex,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path.
     pub overlay: HashMap<PathBuf, String>,
@@ -91,6 +96,24 @@ pub struct Workspace {
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
     reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+}
+
+/// Lookups on `Workspace::skipped`, which held a list scan each: "is this
+/// path listed?" for every skipped file and "did the walk skip this file?"
+/// (with a canonicalize of every entry) for every reference a front end
+/// follows, quadratic in a tree of many skipped files.
+#[derive(Debug, Default)]
+struct SkippedIndex {
+    /// The canonical key of each entry of `skipped`, in its order.
+    keys: Vec<PathBuf>,
+    /// Canonical key → position in `skipped`.
+    by_key: HashMap<PathBuf, usize>,
+    /// The paths listed.
+    paths: HashSet<PathBuf>,
+    /// Positions a reference took back (the file is read as a config now):
+    /// dropped from `skipped` at the end of the graph's building
+    /// (`Workspace::drop_taken_back`), so that positions hold until then.
+    taken_back: Vec<usize>,
 }
 
 /// At most this many placements are remembered.
@@ -223,6 +246,10 @@ impl Workspace {
             return;
         }
         for s in &mut self.skipped {
+            // A main config (by content) stays one, whatever names it.
+            if s.code == SkipReason::ParallelInferenceApp {
+                continue;
+            }
             if let Some(from) = self.fragments.get(&canonical(&s.path)) {
                 s.code = SkipReason::ParallelInferenceFragment;
                 s.reason = format!("read by deepstream-parallel-infer's own parser ({from})");
@@ -232,13 +259,20 @@ impl Workspace {
         self.by_path.clear();
         for f in files {
             let key = canonical(&f.path);
-            match self.fragments.get(&key) {
-                Some(from) => self.skipped.push(Skipped {
-                    named: self.roots.contains(&f.path),
-                    path: f.path,
-                    reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
-                    code: SkipReason::ParallelInferenceFragment,
-                }),
+            // A deepstream-parallel-infer main config by content is never
+            // demoted by a `cfg-file-path` naming it (its own, or another's):
+            // the app reads it as its main config when started with it.
+            let fragment = self.fragments.get(&key).filter(|_| f.kind != Some(Kind::ParallelApp));
+            match fragment {
+                Some(from) => {
+                    let skipped = Skipped {
+                        named: self.roots.contains(&f.path),
+                        path: f.path,
+                        reason: format!("read by deepstream-parallel-infer's own parser ({from})"),
+                        code: SkipReason::ParallelInferenceFragment,
+                    };
+                    self.push_skipped(key, skipped);
+                }
                 None => {
                     self.by_path.insert(key, self.files.len());
                     self.files.push(f);
@@ -263,7 +297,8 @@ impl Workspace {
         place
     }
 
-    fn follow_outside(&self) -> bool {
+    /// Whether `--follow-outside` lets references read outside the root.
+    pub fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
@@ -397,18 +432,21 @@ impl Workspace {
         match loaded {
             Loaded::Skipped(code, reason, refs) => {
                 self.note_fragments(path, refs);
-                if !self.skipped.iter().any(|s| s.path == path) {
-                    self.skipped.push(Skipped {
+                if !self.skipped_index.paths.contains(path) {
+                    let skipped = Skipped {
                         path: path.to_path_buf(),
                         reason,
                         code,
                         named: self.roots.iter().any(|r| r == path),
-                    });
+                    };
+                    self.push_skipped(key, skipped);
                 }
                 None
             }
             Loaded::Problem(msg) => {
-                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                if self.problem_keys.insert(key) {
+                    self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                }
                 None
             }
             Loaded::File(f) => {
@@ -421,6 +459,50 @@ impl Workspace {
                 Some(id)
             }
         }
+    }
+
+    fn push_skipped(&mut self, key: PathBuf, skipped: Skipped) {
+        let ix = &mut self.skipped_index;
+        ix.paths.insert(skipped.path.clone());
+        ix.by_key.insert(key.clone(), self.skipped.len());
+        ix.keys.push(key);
+        self.skipped.push(skipped);
+    }
+
+    /// The path the walk gave a file it skipped, taken back from the
+    /// skipped list (a reference reads it as a config now).
+    fn take_back_skipped(&mut self, key: &Path) -> Option<PathBuf> {
+        let ix = &mut self.skipped_index;
+        let i = ix.by_key.remove(key)?;
+        ix.taken_back.push(i);
+        let path = self.skipped[i].path.clone();
+        ix.paths.remove(&path);
+        Some(path)
+    }
+
+    /// Drop the skipped entries references took back (after the graph is
+    /// built: one pass, not a removal per reference).
+    pub fn drop_taken_back(&mut self) {
+        let ix = &mut self.skipped_index;
+        if ix.taken_back.is_empty() {
+            return;
+        }
+        let gone: HashSet<usize> = ix.taken_back.drain(..).collect();
+        let mut kept = Vec::with_capacity(self.skipped.len());
+        let mut keys = Vec::with_capacity(self.skipped.len());
+        for (i, (s, k)) in std::mem::take(&mut self.skipped)
+            .into_iter()
+            .zip(std::mem::take(&mut ix.keys))
+            .enumerate()
+        {
+            if !gone.contains(&i) {
+                kept.push(s);
+                keys.push(k);
+            }
+        }
+        ix.by_key = keys.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+        ix.keys = keys;
+        self.skipped = kept;
     }
 
     /// Add a file from a text in memory (the bench variant's passes).
@@ -460,25 +542,34 @@ impl Workspace {
     /// nvinfer config through `[primary-gie] config-file`, …): the
     /// reference beats content (Precision 1), so a file content alone
     /// skipped or took for another kind is read as `kind`. Outside the root
-    /// nothing is read this way.
+    /// only with `--follow-outside`, as every other reference.
     pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
         let p = match self.resolve(from, raw)? {
             Target::Exists(p) if p.is_file() => p,
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
+                return self.load_outside(p, Some(kind));
+            }
             _ => return None,
         };
         let key = canonical(&p);
+        if self.problem_keys.contains(&key) {
+            return None;
+        }
         if let Some(&id) = self.by_path.get(&key) {
-            // A file naming itself stays what it is (DS704 reports it).
-            if id != from {
+            // A file naming itself stays what it is (DS704 reports it), and
+            // so does a parallel-infer main config named as a fragment.
+            let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
+            if id != from && !main {
                 self.files[id].kind = Some(kind);
             }
             return Some(id);
         }
         // A file the walk found and skipped keeps the path the walk gave it.
-        let walked = self.skipped.iter().position(|s| canonical(&s.path) == key);
-        let path = walked.map_or(p, |i| self.skipped.remove(i).path);
+        let walked = self.take_back_skipped(&key);
+        let walked_found = walked.is_some();
+        let path = walked.unwrap_or(p);
         let place = self.place(&path);
-        let loaded = self.load_placed(&path, &key, place, Reading::new(walked.is_some(), false), Some(kind));
+        let loaded = self.load_placed(&path, &key, place, Reading::new(walked_found, false), Some(kind));
         self.insert(&path, key, loaded)
     }
 
@@ -492,23 +583,30 @@ impl Workspace {
                 if let Some(&id) = self.by_path.get(&key) {
                     return Some(id);
                 }
-                if !p.is_file() {
+                if !p.is_file() || self.problem_keys.contains(&key) {
                     return None;
                 }
                 let loaded = self.load_placed(&p, &key, place, Reading::new(false, false), None);
                 self.insert(&p, key, loaded)
             }
-            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
-                let key = canonical(&p);
-                if let Some(&id) = self.by_path.get(&key) {
-                    return Some(id);
-                }
-                // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), None) {
-                    loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
-                    _ => None,
-                }
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => self.load_outside(p, None),
+            _ => None,
+        }
+    }
+
+    /// Load a file outside the root that `--follow-outside` lets a
+    /// reference read (as `kind` when the reference names one).
+    fn load_outside(&mut self, p: PathBuf, kind: Option<Kind>) -> Option<FileId> {
+        let key = canonical(&p);
+        if let Some(&id) = self.by_path.get(&key) {
+            if let Some(kind) = kind {
+                self.files[id].kind = Some(kind);
             }
+            return Some(id);
+        }
+        // Whether it could be read stays unsaid (no DS005 for it).
+        match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), kind) {
+            loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
             _ => None,
         }
     }
@@ -540,11 +638,13 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
 /// fragments of its own (`parse_config_file_yaml`: tracker and secondary
 /// GIEs, see [`is_fragment_group`]), with their lines.
 fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
+    // yaml-cpp's lookup (`configyml[paramKey]["cfg-file-path"]`) reaches
+    // the first map of a name and the first copy of the key in it only.
+    let mut seen = HashSet::new();
     doc.groups
         .iter()
-        .filter(|g| is_fragment_group(&g.name))
-        .flat_map(|g| &g.entries)
-        .filter(|e| e.key == "cfg-file-path")
+        .filter(|g| is_fragment_group(&g.name) && seen.insert(g.name.as_str()))
+        .filter_map(|g| g.entries.iter().find(|e| e.key == "cfg-file-path"))
         .filter_map(|e| {
             let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
             Some((e.value.clone()?, line))
@@ -745,6 +845,12 @@ fn classify_parsed(
             return Loaded::Skipped(code, reason, refs);
         }
     };
+    // deepstream-parallel-infer's main YAML is read through yaml-cpp
+    // lookups: repeats resolve as they do there.
+    let mut doc = doc;
+    if kind == Kind::ParallelApp && format == Format::Yaml {
+        doc.resolve_as_yaml_cpp(&crate::model::frontend::parallel::looked_up_directly);
+    }
     let kind = Some(kind);
     // Precision 2: a file its reader refuses has one finding, DS001. GLib
     // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none

@@ -90,7 +90,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<String, String> {
     let src = wrap::read_script(&opts.script)?;
     let wrapped = wrap::wrap(&src, opts.level, Some(&opts.output_dir.display().to_string()), None)?;
     let wrapped_path = wrap::wrapped_path(&opts.script);
-    eprint!(
+    crate::errprint!(
         "{}",
         crate::fix::diff::unified_between(&opts.script, &wrapped_path, &src, &wrapped, false)
     );
@@ -145,7 +145,7 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                     .ok()
                     .and_then(|v| v["data"][0]["id"].as_str().map(str::to_string))
                     .unwrap_or_else(|| "default".into());
-                eprintln!(
+                crate::errln!(
                     "capture: service ready after {:.0} s (model {id})",
                     start.elapsed().as_secs_f64()
                 );
@@ -198,7 +198,7 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
             let f = crate::measure::run::run(&argv, Duration::from_secs(1800), |_| {
                 crate::measure::run::Flow::Continue
             })?;
-            eprintln!("capture: requests command ended: {}", f.status_text());
+            crate::errln!("capture: requests command ended: {}", f.status_text());
         }
         None => {
             let body = chat_body(&model, &opts.kind, opts.max_tokens);
@@ -210,7 +210,7 @@ fn drive(opts: &CaptureOptions, svc: &mut Service, log_path: &Path, name_file: &
                 Duration::from_secs(600),
             )
             .map_err(|e| format!("chat request failed: {e}"))?;
-            eprintln!(
+            crate::errln!(
                 "capture: chat request answered {} ({} bytes streamed)",
                 r.status,
                 r.body.len()

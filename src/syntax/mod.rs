@@ -118,6 +118,9 @@ pub struct Document {
     pub errors: Vec<SyntaxError>,
     pub has_bom: bool,
     pub line_ending: &'static str,
+    /// Whether repeats resolve as a yaml-cpp reader that looks keys up by
+    /// name sees them ([`Document::resolve_as_yaml_cpp`]).
+    first_map_only: bool,
     /// Lookups by name, built once by the parsers (`index`), so that
     /// every per-line question is a hash lookup, not a scan: a hostile file
     /// of 100k groups or keys stays linear.
@@ -136,19 +139,49 @@ struct Index {
     lists: Vec<Vec<usize>>,
     /// (group, entry) of the winning entry of each (group name, key).
     winners: HashTable<(usize, usize)>,
+    /// (group, entry) of every entry a later one with the same group name
+    /// and key overrides: empty in most files, so "is this line the one
+    /// that counts?" costs no lookup of the winner.
+    overridden: hashbrown::HashSet<(usize, usize), foldhash::fast::FixedState>,
     /// Seeded at random per run: the names come from the file, and a fixed
     /// seed would let a crafted file collide them all (quadratic lookups).
     hasher: foldhash::fast::RandomState,
 }
 
+/// Whether a reader keeps the first copy of `group`/`key` (see
+/// [`Document::resolve_as_yaml_cpp`]).
+pub type FirstWins = dyn Fn(&str, &str) -> bool;
+
 impl Index {
     fn build(groups: &[Group]) -> Index {
+        Index::build_with(groups, None)
+    }
+
+    /// `yaml_cpp`: only the first group of a name counts, and in it a key
+    /// the predicate names keeps its first entry (see
+    /// [`Document::resolve_as_yaml_cpp`]).
+    fn build_with(groups: &[Group], yaml_cpp: Option<&FirstWins>) -> Index {
         let mut ix = Index::default();
         let hasher = ix.hasher.clone();
+        // Sized once: growing the tables by doubling rehashed every entry
+        // again and again (a tenth of an 8 MiB file's check).
+        let entries = groups.iter().map(|g| g.entries.len()).sum();
+        ix.names
+            .reserve(groups.len(), |&l| hasher.hash_one(groups[ix.lists[l][0]].name.as_str()));
+        ix.winners.reserve(entries, |&(wg, we)| {
+            hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
+        });
         for (gi, g) in groups.iter().enumerate() {
             let h = hasher.hash_one(g.name.as_str());
             let lists = &mut ix.lists;
             match ix.names.find(h, |&l| groups[lists[l][0]].name == g.name) {
+                Some(_) if yaml_cpp.is_some() => {
+                    // A later map of the same name: yaml-cpp's lookup never
+                    // reaches it, so every entry of it is overridden (DS004
+                    // names the first map's entry where it has one).
+                    ix.overridden.extend((0..g.entries.len()).map(|ei| (gi, ei)));
+                    continue;
+                }
                 Some(&l) => lists[l].push(gi),
                 None => {
                     ix.names
@@ -165,8 +198,15 @@ impl Index {
                     let w: &Group = &groups[wg];
                     w.name == g.name && w.entries[we].key == e.key
                 };
+                let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
                 match ix.winners.find_mut(h, same) {
-                    Some(slot) => *slot = (gi, ei),
+                    Some(_) if first_wins => {
+                        ix.overridden.insert((gi, ei));
+                    }
+                    Some(slot) => {
+                        ix.overridden.insert(*slot);
+                        *slot = (gi, ei);
+                    }
                     None => {
                         ix.winners.insert_unique(h, (gi, ei), |&(wg, we)| {
                             hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
@@ -233,8 +273,32 @@ impl Document {
             errors,
             has_bom,
             line_ending,
+            first_map_only: false,
             by_name,
         }
+    }
+
+    /// Resolve repeats as a reader that looks keys up through yaml-cpp
+    /// (`YAML::Node::operator[]`) sees them: `node_data::get`
+    /// (yaml-cpp `node/detail/impl.h`) scans the map's pairs in order and
+    /// returns the first whose key matches, so of a repeated top-level key
+    /// only the first map is ever reached, and in it a key the reader looks
+    /// up directly (`first_wins(group, key)`) keeps its first copy; a key
+    /// the reader meets by iterating the map keeps its last.
+    pub fn resolve_as_yaml_cpp(&mut self, first_wins: &FirstWins) {
+        self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        self.first_map_only = true;
+    }
+
+    /// The first group of `group`'s name when only that one is read (see
+    /// [`Document::resolve_as_yaml_cpp`]) and `group` is another: `None`
+    /// when `group` is read.
+    pub fn unread_repeat_of(&self, group: &Group) -> Option<&Group> {
+        if !self.first_map_only {
+            return None;
+        }
+        let first = self.groups_named(&group.name).next()?;
+        (!std::ptr::eq(first, group)).then_some(first)
     }
 
     /// Groups with this name, in file order (GLib merges repeats).
@@ -255,6 +319,17 @@ impl Document {
     pub fn get(&self, group: &str, key: &str) -> Option<&Entry> {
         let (g, e) = self.by_name.winner(&self.groups, group, key)?;
         Some(&self.groups[g].entries[e])
+    }
+
+    /// The entry that overrides entry `entry` of the `group`-th group: the
+    /// winner of its group name and key when that is not this entry itself
+    /// (a repeated key or a repeated group), else `None`.
+    pub fn overridden_by(&self, group: usize, entry: usize) -> Option<&Entry> {
+        if !self.by_name.overridden.contains(&(group, entry)) {
+            return None;
+        }
+        let (g, e) = (&self.groups[group], &self.groups[group].entries[entry]);
+        self.get(&g.name, &e.key)
     }
 
     /// Distinct group names in first-seen order.

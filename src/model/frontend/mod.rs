@@ -33,6 +33,8 @@ mod tests;
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
@@ -78,26 +80,34 @@ pub fn build(ws: &mut Workspace) -> Graph {
         };
         graph.pipelines.push(p);
     }
-    let scripts: Vec<FileId> = (0..ws.files.len())
+    // Scripts and modules are parsed (tree-sitter) on all threads first;
+    // what their pipelines load is followed on this one, in file order.
+    let scripts: Vec<(FileId, Vec<crate::syntax::shell::Launch>)> = (0..ws.files.len())
+        .into_par_iter()
         .filter(|&i| ws.files[i].kind == Some(Kind::LaunchScript))
+        .map(|i| (i, crate::syntax::shell::launches(&ws.files[i].doc.text)))
         .collect();
-    for file in scripts {
-        for l in crate::syntax::shell::launches(&ws.files[file].doc.text) {
+    for (file, launches) in scripts {
+        for l in launches {
             if let Some(p) = launch::build(ws, file, &l.mapped) {
                 note_configs(&p, &mut referenced);
                 graph.pipelines.push(p);
             }
         }
     }
-    let apps: Vec<FileId> = (0..ws.files.len())
+    let apps: Vec<(FileId, Option<tree_sitter::Tree>)> = (0..ws.files.len())
+        .into_par_iter()
         .filter(|&i| ws.files[i].kind == Some(Kind::PythonApp))
+        .map(|i| (i, crate::syntax::python::parse_tree(&ws.files[i].doc.text)))
         .collect();
-    for file in apps {
-        for p in python::build(ws, file) {
+    for (file, tree) in apps {
+        for p in python::build(ws, file, tree) {
             note_configs(&p, &mut referenced);
             graph.pipelines.push(p);
         }
     }
+    // The front ends are done following references.
+    ws.drop_taken_back();
     for id in 0..ws.files.len() {
         if !referenced.contains(&id) {
             graph.standalone.extend(config::standalone(ws, id));
@@ -154,6 +164,12 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
         doc.groups_named(group)
             .flat_map(|g| &g.entries)
             .filter(|e| !e.localized && readable(&e.key))
+            // A copy after the winner is never read (a key yaml-cpp's
+            // lookup finds first: `Document::resolve_as_yaml_cpp`).
+            .filter(|e| {
+                doc.get(group, &e.key)
+                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
+            })
             .map(|e| (e.key.clone(), setting(file, group, e, layer))),
     )
 }

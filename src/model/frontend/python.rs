@@ -35,12 +35,13 @@ use crate::model::workspace::Workspace;
 use crate::syntax::launch::Mapped;
 use crate::syntax::python::{self, text};
 
-/// Every pipeline a module builds.
-pub fn build(ws: &mut Workspace, file: FileId) -> Vec<Pipeline> {
-    let src = ws.files[file].doc.text.clone();
-    let Some(tree) = python::parse_tree(&src) else {
+/// Every pipeline a module builds, from its syntax tree
+/// (`syntax::python::parse_tree` of its text; `None`: not read).
+pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) -> Vec<Pipeline> {
+    let Some(tree) = tree else {
         return Vec::new();
     };
+    let src = ws.files[file].doc.text.clone();
     let module = Module::new(tree.root_node(), &src);
     let mut scopes = Vec::new();
     collect_scopes(tree.root_node(), &mut scopes);

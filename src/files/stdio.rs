@@ -1,0 +1,81 @@
+//! Standard output and error that a reader going away does not crash.
+//!
+//! Rust ignores SIGPIPE, so a write to a closed pipe (`dslint check | head
+//! -1`, `| grep -q`) fails with EPIPE, and `print!`/`eprint!` panic on it.
+//! Every write to stdout goes through [`write`] or [`print`] instead: a
+//! reader that went away ends the output quietly, and the command exits 0
+//! at once, as ruff and ripgrep do (the reader took what it wanted; a
+//! `grep -q` that found its line must not see a failure from upstream).
+//! Messages to stderr go through [`errln!`](crate::errln) and
+//! [`errprint!`](crate::errprint), which drop a failed write (`2>&1 | head`):
+//! there is nowhere left to say it.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Why output stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// The reader closed the pipe: exit 0, say nothing.
+    ReaderGone,
+    /// Any other failure to write (a full disk, a closed descriptor).
+    Failed(io::Error),
+}
+
+impl Stop {
+    /// The exit code the command ends with; a failure says why on stderr.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Stop::ReaderGone => ExitCode::SUCCESS,
+            Stop::Failed(e) => {
+                crate::errln!("dslint: writing the output: {e}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Stop::ReaderGone
+        } else {
+            Stop::Failed(e)
+        }
+    }
+}
+
+/// Write to stdout through one buffer (output made as it is written goes
+/// out in large writes), then flush.
+pub fn write(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Stop> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    f(&mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Write `text` to stdout.
+pub fn print(text: &str) -> Result<(), Stop> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `eprintln!` that never panics: a message stderr cannot take is dropped.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see [`errln!`]).
+#[macro_export]
+macro_rules! errprint {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::write!(::std::io::stderr(), $($arg)*);
+    }};
+}
