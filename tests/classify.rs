@@ -103,3 +103,23 @@ fn reference_beats_content_in_any_order() {
         fragment.reason
     );
 }
+
+/// A main config by content stays one when a `cfg-file-path` names it
+/// (here its own `secondary-gie0:`): the app reads it as its main config
+/// when started with it, so its pipeline is still checked.
+#[test]
+fn a_main_config_named_as_a_fragment_stays_a_main_config() {
+    let root = Path::new("testdata/classify/parallel-self");
+    let ws = Workspace::load(&[root.to_path_buf()]);
+    let app = ws
+        .files
+        .iter()
+        .find(|f| f.path.ends_with("app.yml"))
+        .expect("app.yml is linted");
+    assert_eq!(app.kind, Some(dslint::model::detect::Kind::ParallelApp));
+    assert!(
+        !ws.skipped.iter().any(|s| s.path.ends_with("app.yml")),
+        "{:?}",
+        ws.skipped.iter().map(|s| (&s.path, &s.reason)).collect::<Vec<_>>()
+    );
+}

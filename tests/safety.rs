@@ -617,3 +617,30 @@ fn control_characters_do_not_reach_the_terminal() {
         assert!(all.contains("\\x1b]0;pwned\\x07\\x1b[2J"), "{format}: {all}");
     }
 }
+
+/// deepstream-parallel-infer's references behave like every other one: a
+/// `cfg-file-path` (tracker, secondary GIEs) leaving the root gets its DS704
+/// info, and `--follow-outside` reads the metamux's `config-file` (whose
+/// pipeline's findings then lose their details) without echoing it.
+#[test]
+fn parallel_infer_references_leaving_the_root_are_treated_like_the_others() {
+    let l = layout();
+    std::fs::write(l.elsewhere.join("tr.yml"), "tracker:\n  enable: 1\n  SECRETKEY: 1\n").unwrap();
+    std::fs::write(l.elsewhere.join("mm.txt"), "[property]\nenable=1\nSECRETMM=1\n").unwrap();
+    std::fs::write(l.repo.join("sources.csv"), "enable,type,uri\n1,2,file:///a.mp4\n").unwrap();
+    let yml = "application:\n  enable-perf-measurement: 1\nsource:\n  csv-file-path: sources.csv\nstreammux:\n  batch-size: 1\n  batched-push-timeout: 40000\nprimary-gie0:\n  enable: 1\n  gie-unique-id: 1\n  config-file: pgie.txt\nbranch0:\n  pgie-id: 1\n  src-ids: 0\ntracker0:\n  enable: 1\n  cfg-file-path: ../elsewhere/tr.yml\nmeta-mux:\n  enable: 1\n  config-file: ../elsewhere/mm.txt\nsink0:\n  enable: 1\n  type: 1\n  sync: 0\n";
+    std::fs::write(l.repo.join("app.yml"), yml).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\n").unwrap();
+    let (_, out, err) = run(&l.repo, &["check", "."]);
+    assert!(
+        out.contains("cfg-file-path ../elsewhere/tr.yml is outside the project root; not checked"),
+        "{out}{err}"
+    );
+    assert!(out.contains("batched-push-timeout is 40000"), "{out}{err}");
+    let (_, out, err) = run(&l.repo, &["check", ".", "--follow-outside"]);
+    assert!(
+        out.contains("batched-push-timeout: involves a file outside the project root; details withheld"),
+        "{out}{err}"
+    );
+    assert!(!format!("{out}{err}").contains("SECRET"), "{out}{err}");
+}

@@ -72,6 +72,9 @@ pub struct Workspace {
     /// Problems that belong to no parsed file (unreadable, too large, …),
     /// reported with the path and no position.
     pub file_problems: Vec<(PathBuf, Rule, String)>,
+    /// The keys of the files in `file_problems`: one file is one problem,
+    /// however many references spell its path (`./mux.txt`, `mux.txt`).
+    problem_keys: HashSet<PathBuf>,
     /// A path argument that does not exist: a usage error (exit 2).
     pub missing_args: Vec<PathBuf>,
     /// Files read and set aside as not DeepStream configs, with why
@@ -243,6 +246,10 @@ impl Workspace {
             return;
         }
         for s in &mut self.skipped {
+            // A main config (by content) stays one, whatever names it.
+            if s.code == SkipReason::ParallelInferenceApp {
+                continue;
+            }
             if let Some(from) = self.fragments.get(&canonical(&s.path)) {
                 s.code = SkipReason::ParallelInferenceFragment;
                 s.reason = format!("read by deepstream-parallel-infer's own parser ({from})");
@@ -252,7 +259,11 @@ impl Workspace {
         self.by_path.clear();
         for f in files {
             let key = canonical(&f.path);
-            match self.fragments.get(&key) {
+            // A deepstream-parallel-infer main config by content is never
+            // demoted by a `cfg-file-path` naming it (its own, or another's):
+            // the app reads it as its main config when started with it.
+            let fragment = self.fragments.get(&key).filter(|_| f.kind != Some(Kind::ParallelApp));
+            match fragment {
                 Some(from) => {
                     let skipped = Skipped {
                         named: self.roots.contains(&f.path),
@@ -286,7 +297,8 @@ impl Workspace {
         place
     }
 
-    fn follow_outside(&self) -> bool {
+    /// Whether `--follow-outside` lets references read outside the root.
+    pub fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
@@ -432,7 +444,9 @@ impl Workspace {
                 None
             }
             Loaded::Problem(msg) => {
-                self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                if self.problem_keys.insert(key) {
+                    self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
+                }
                 None
             }
             Loaded::File(f) => {
@@ -528,16 +542,24 @@ impl Workspace {
     /// nvinfer config through `[primary-gie] config-file`, …): the
     /// reference beats content (Precision 1), so a file content alone
     /// skipped or took for another kind is read as `kind`. Outside the root
-    /// nothing is read this way.
+    /// only with `--follow-outside`, as every other reference.
     pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
         let p = match self.resolve(from, raw)? {
             Target::Exists(p) if p.is_file() => p,
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
+                return self.load_outside(p, Some(kind));
+            }
             _ => return None,
         };
         let key = canonical(&p);
+        if self.problem_keys.contains(&key) {
+            return None;
+        }
         if let Some(&id) = self.by_path.get(&key) {
-            // A file naming itself stays what it is (DS704 reports it).
-            if id != from {
+            // A file naming itself stays what it is (DS704 reports it), and
+            // so does a parallel-infer main config named as a fragment.
+            let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
+            if id != from && !main {
                 self.files[id].kind = Some(kind);
             }
             return Some(id);
@@ -561,23 +583,30 @@ impl Workspace {
                 if let Some(&id) = self.by_path.get(&key) {
                     return Some(id);
                 }
-                if !p.is_file() {
+                if !p.is_file() || self.problem_keys.contains(&key) {
                     return None;
                 }
                 let loaded = self.load_placed(&p, &key, place, Reading::new(false, false), None);
                 self.insert(&p, key, loaded)
             }
-            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
-                let key = canonical(&p);
-                if let Some(&id) = self.by_path.get(&key) {
-                    return Some(id);
-                }
-                // Whether it could be read stays unsaid (no DS005 for it).
-                match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), None) {
-                    loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
-                    _ => None,
-                }
+            Target::Outside(p) if self.follow_outside() && !self.files[from].outside => self.load_outside(p, None),
+            _ => None,
+        }
+    }
+
+    /// Load a file outside the root that `--follow-outside` lets a
+    /// reference read (as `kind` when the reference names one).
+    fn load_outside(&mut self, p: PathBuf, kind: Option<Kind>) -> Option<FileId> {
+        let key = canonical(&p);
+        if let Some(&id) = self.by_path.get(&key) {
+            if let Some(kind) = kind {
+                self.files[id].kind = Some(kind);
             }
+            return Some(id);
+        }
+        // Whether it could be read stays unsaid (no DS005 for it).
+        match self.load_placed(&p, &key, Place::Outside, Reading::new(false, false), kind) {
+            loaded @ Loaded::File(_) => self.insert(&p, key, loaded),
             _ => None,
         }
     }
@@ -609,11 +638,13 @@ pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
 /// fragments of its own (`parse_config_file_yaml`: tracker and secondary
 /// GIEs, see [`is_fragment_group`]), with their lines.
 fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
+    // yaml-cpp's lookup (`configyml[paramKey]["cfg-file-path"]`) reaches
+    // the first map of a name and the first copy of the key in it only.
+    let mut seen = HashSet::new();
     doc.groups
         .iter()
-        .filter(|g| is_fragment_group(&g.name))
-        .flat_map(|g| &g.entries)
-        .filter(|e| e.key == "cfg-file-path")
+        .filter(|g| is_fragment_group(&g.name) && seen.insert(g.name.as_str()))
+        .filter_map(|g| g.entries.iter().find(|e| e.key == "cfg-file-path"))
         .filter_map(|e| {
             let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
             Some((e.value.clone()?, line))
@@ -814,6 +845,12 @@ fn classify_parsed(
             return Loaded::Skipped(code, reason, refs);
         }
     };
+    // deepstream-parallel-infer's main YAML is read through yaml-cpp
+    // lookups: repeats resolve as they do there.
+    let mut doc = doc;
+    if kind == Kind::ParallelApp && format == Format::Yaml {
+        doc.resolve_as_yaml_cpp(&crate::model::frontend::parallel::looked_up_directly);
+    }
     let kind = Some(kind);
     // Precision 2: a file its reader refuses has one finding, DS001. GLib
     // (`g_key_file_load_from_file`) and yaml-cpp fail the whole load, so none

@@ -89,28 +89,56 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             top_level_nvinfer_keys(file, group, out);
             continue;
         }
+        // A repeated top-level map that yaml-cpp's lookups never reach.
+        if let Some(first) = doc.unread_repeat_of(group) {
+            let (line, _) = f.position(first.name_span.start);
+            out.push(
+                Diagnostic::new(
+                    Rule::DuplicateKey,
+                    file,
+                    group.name_span.clone(),
+                    format!(
+                        "`{}` is repeated: the app reads only the first `{}` (line {line}); nothing in this one is read",
+                        group.name, group.name
+                    ),
+                )
+                .why("yaml-cpp's map lookup (node_data::get) returns the first matching key, and every parser looks the group up by name")
+                .related(file, first.name_span.clone()),
+            );
+            continue;
+        }
         for (i, e) in group.entries.iter().enumerate() {
             if e.localized {
                 continue;
             }
-            // DS004: a later line with the same key in the same (merged)
-            // group: the winner, when it is not this line. Not in protobuf
-            // text, where a repeated field is a list and a repeated message
-            // another item of it.
-            let later = doc
+            // DS004: another line with the same key in the same (merged)
+            // group wins: a later one (the last wins), or an earlier one
+            // (yaml-cpp's direct lookups keep the first copy). Not in
+            // protobuf text, where a repeated field is a list and a
+            // repeated message another item of it.
+            let winner = doc
                 .overridden_by(gi, i)
-                .filter(|w| w.key_span.start > e.key_span.start && doc.format != Format::Protobuf);
-            if let Some(winner) = later {
+                .filter(|w| w.key_span.start != e.key_span.start && doc.format != Format::Protobuf);
+            if let Some(winner) = winner {
                 let (line, _) = f.position(winner.key_span.start);
-                out.push(
-                    Diagnostic::new(
-                        Rule::DuplicateKey,
-                        file,
-                        e.key_span.clone(),
+                let (message, why) = if winner.key_span.start > e.key_span.start {
+                    (
                         format!("`{}` is set again on line {line}; this line is ignored", e.key),
+                        "the key-file reader keeps the last value of a repeated key",
                     )
-                    .why("the key-file reader keeps the last value of a repeated key")
-                    .related(file, winner.key_span.clone()),
+                } else {
+                    (
+                        format!(
+                            "`{}` is already set on line {line}, which the app reads; this line is ignored",
+                            e.key
+                        ),
+                        "the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key",
+                    )
+                };
+                out.push(
+                    Diagnostic::new(Rule::DuplicateKey, file, e.key_span.clone(), message)
+                        .why(why)
+                        .related(file, winner.key_span.clone()),
                 );
             }
             let Some(value) = e.value.as_deref() else { continue };
@@ -148,7 +176,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                     e.key_span.clone(),
                     format!("unknown key `{}` in [{}]", e.key, group.name),
                 )
-                .why("DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect");
+                .why(unknown_key_why(schema, &group.name));
                 if suggestions_left > 0 {
                     suggestions_left -= 1;
                     if let Some(s) = keys::suggest_key(schema, &group.name, &e.key) {
@@ -160,6 +188,18 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             };
             check_type(file, doc, e, value, spec, out);
         }
+    }
+}
+
+/// What the reader does with a key it does not know (DS002's why). The new
+/// nvstreammux's `[source-config-N]` reader
+/// (`MuxConfigParser::ParseTxtConfigPerSourceProps`, MuxConfigParser.cpp)
+/// asks GLib for its fixed keys only and says nothing of the others.
+fn unknown_key_why(schema: Schema, group: &str) -> &'static str {
+    if schema == Schema::NewStreammux && group.starts_with("source-config") {
+        "the new nvstreammux reads only its own keys of a [source-config-N] group and silently ignores the rest, so the setting has no effect"
+    } else {
+        "DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect"
     }
 }
 
@@ -238,10 +278,11 @@ fn check_trailing_comment(
     let Some((hash, kept, edits)) = comment_moved_above(file, &ctx.ws.files[file].doc, e, value) else {
         return;
     };
-    let is_string = schema
-        .and_then(|s| keys::lookup(s, group, &e.key))
-        .is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList));
-    if !is_string {
+    let spec = schema.and_then(|s| keys::lookup(s, group, &e.key));
+    if spec.is_none() && schema.is_some_and(|s| keys::group_has_key_table(s, group)) {
+        return; // a key its reader does not read: DS002 says so, and nothing reads the comment
+    }
+    if !spec.is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList)) {
         return; // integers read past it (DS003 covers doubles and booleans)
     }
     out.push(

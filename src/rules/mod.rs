@@ -25,7 +25,7 @@ use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
 use crate::model::graph::{Graph, Pipeline, Role};
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Target, Workspace};
 use context::{Ctx, Profile};
 
 type FastSet<T> = HashSet<T, foldhash::fast::RandomState>;
@@ -337,7 +337,8 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// code but lose every text that could carry a value, and their fix.
 fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagnostic>) {
     let outside = |f: FileId| ws.files[f].outside;
-    if !(0..ws.files.len()).any(outside) {
+    let follow = ws.follow_outside();
+    if !follow && !(0..ws.files.len()).any(outside) {
         return;
     }
     let mut mixed: HashSet<FileId> = HashSet::new();
@@ -345,7 +346,15 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
         let files: Vec<FileId> = std::iter::once(p.root)
             .chain(p.elements.iter().filter_map(|e| e.config.as_ref().map(|c| c.file)))
             .collect();
-        if files.iter().any(|&f| outside(f)) {
+        // With `--follow-outside`, a pipeline naming a config outside is
+        // withheld whether or not that file could be read: what it says
+        // must not tell whether the file exists. (Data files are never
+        // read, only named.)
+        let names_outside = follow
+            && p.references
+                .iter()
+                .any(|r| r.is_config && matches!(r.target, Target::Outside(_)));
+        if names_outside || files.iter().any(|&f| outside(f)) {
             mixed.extend(files);
         }
     }

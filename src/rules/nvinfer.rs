@@ -359,7 +359,7 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
             out.push(
                 Diagnostic::new(Rule::InferDims, prop_file, prop_span, "infer-dims is not set")
                     .expected(match facts_dims { Some((h, w)) => format!("{channels};{h};{w}"), None => format!("{channels};H;W (set model.height/width in facts to derive it)") })
-                    .why("explicit input dimensions let streammux and the engine agree on one size (DS102) instead of a scale per frame")
+                    .why("nvinfer takes the input size from the engine when this is unset (NvDsInferContextImpl::initialize); written here, it is what streammux can be sized to (DS102) without building the engine")
                     .fix(fix.map(|e| Fix::safe("add infer-dims", vec![e]))),
             );
         }

@@ -38,6 +38,13 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             gst_sink(ctx, at, factory, i, note, out);
             continue;
         }
+        // A sink whose factory is chosen in code (a test app's `sink:`): the
+        // app may set the group's keys on it (deepstream-test3/test4 through
+        // nvds_parse_*_sink) or not at all (the TAO pose app reads only
+        // `sink-type`): neither its kind nor its `sync` is known.
+        if at.unknown("type") {
+            continue;
+        }
         let ty = at.int("type").map(|e| e.value);
         let sync = at.int("sync").map(|e| e.value).or_else(|| {
             // A GObject boolean (Service Maker) is written as a word.

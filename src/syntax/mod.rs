@@ -118,6 +118,9 @@ pub struct Document {
     pub errors: Vec<SyntaxError>,
     pub has_bom: bool,
     pub line_ending: &'static str,
+    /// Whether repeats resolve as a yaml-cpp reader that looks keys up by
+    /// name sees them ([`Document::resolve_as_yaml_cpp`]).
+    first_map_only: bool,
     /// Lookups by name, built once by the parsers (`index`), so that
     /// every per-line question is a hash lookup, not a scan: a hostile file
     /// of 100k groups or keys stays linear.
@@ -148,8 +151,19 @@ struct Index {
     hasher: foldhash::fast::RandomState,
 }
 
+/// Whether a reader keeps the first copy of `group`/`key` (see
+/// [`Document::resolve_as_yaml_cpp`]).
+pub type FirstWins = dyn Fn(&str, &str) -> bool;
+
 impl Index {
     fn build(groups: &[Group]) -> Index {
+        Index::build_with(groups, None)
+    }
+
+    /// `yaml_cpp`: only the first group of a name counts, and in it a key
+    /// the predicate names keeps its first entry (see
+    /// [`Document::resolve_as_yaml_cpp`]).
+    fn build_with(groups: &[Group], yaml_cpp: Option<&FirstWins>) -> Index {
         let mut ix = Index::default();
         let hasher = ix.hasher.clone();
         // Sized once: growing the tables by doubling rehashed every entry
@@ -172,6 +186,14 @@ impl Index {
             let h = hasher.hash_one(g.name.as_str());
             let lists = &mut ix.lists;
             match ix.names.find(h, |&l| groups[lists[l][0]].name == g.name) {
+                Some(_) if yaml_cpp.is_some() => {
+                    // A later map of the same name: yaml-cpp's lookup never
+                    // reaches it, so every entry of it is overridden (DS004
+                    // names the first map's entry where it has one).
+                    let at = ix.first_entry[gi];
+                    ix.overridden[at..at + g.entries.len()].fill(true);
+                    continue;
+                }
                 Some(&l) => lists[l].push(gi),
                 None => {
                     ix.names
@@ -188,7 +210,11 @@ impl Index {
                     let w: &Group = &groups[wg];
                     w.name == g.name && w.entries[we].key == e.key
                 };
+                let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
                 match ix.winners.find_mut(h, same) {
+                    Some(_) if first_wins => {
+                        ix.overridden[ix.first_entry[gi] + ei] = true;
+                    }
                     Some(slot) => {
                         ix.overridden[ix.first_entry[slot.0] + slot.1] = true;
                         *slot = (gi, ei);
@@ -259,8 +285,32 @@ impl Document {
             errors,
             has_bom,
             line_ending,
+            first_map_only: false,
             by_name,
         }
+    }
+
+    /// Resolve repeats as a reader that looks keys up through yaml-cpp
+    /// (`YAML::Node::operator[]`) sees them: `node_data::get`
+    /// (yaml-cpp `node/detail/impl.h`) scans the map's pairs in order and
+    /// returns the first whose key matches, so of a repeated top-level key
+    /// only the first map is ever reached, and in it a key the reader looks
+    /// up directly (`first_wins(group, key)`) keeps its first copy; a key
+    /// the reader meets by iterating the map keeps its last.
+    pub fn resolve_as_yaml_cpp(&mut self, first_wins: &FirstWins) {
+        self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        self.first_map_only = true;
+    }
+
+    /// The first group of `group`'s name when only that one is read (see
+    /// [`Document::resolve_as_yaml_cpp`]) and `group` is another: `None`
+    /// when `group` is read.
+    pub fn unread_repeat_of(&self, group: &Group) -> Option<&Group> {
+        if !self.first_map_only {
+            return None;
+        }
+        let first = self.groups_named(&group.name).next()?;
+        (!std::ptr::eq(first, group)).then_some(first)
     }
 
     /// Groups with this name, in file order (GLib merges repeats).

@@ -14,7 +14,9 @@ use crate::base::FileId;
 use crate::model::detect::{Kind, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
-use crate::model::graph::{Element, Layer, Link, Pipeline, Reference, Role, Setting, Source, SourceKind, Stage, Value};
+use crate::model::graph::{
+    Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
+};
 use crate::model::workspace::Workspace;
 use crate::syntax::{Document, Format, glib};
 
@@ -255,6 +257,30 @@ impl Reader<'_> {
         self.element(Role::Source(Source { kind, streams }), group)
     }
 
+    /// A test app's `sink:` group. The app picks the sink's factory in C
+    /// (deepstream_test4_app.c `main`: a fakesink under `--no-display`, else
+    /// nv3dsink or nveglglessink) and only sets the group's keys on it as
+    /// properties (`nvds_parse_fake_sink`, `nvds_parse_egl_sink`): what sink it
+    /// is cannot be known from the file, so `type` is unknown whatever the
+    /// group writes (a `type` key there sets nothing).
+    fn test_app_sink(&self, group: &str) -> Element {
+        let mut sink = self.element(Role::Sink, group);
+        sink.props.retain(|p| p.name != "type");
+        if let Some(Home::Group { file, header, .. }) = &sink.declared {
+            sink.props.push(Property {
+                name: "type".into(),
+                settings: vec![Setting {
+                    value: Value::Unknown("the test app picks its sink in C".into()),
+                    site: None,
+                    at: (*file, header.clone()),
+                    layer: Layer::Derived,
+                    derived: None,
+                }],
+            });
+        }
+        sink
+    }
+
     /// `[source-list]` (DS 6.2+): `list` of URIs (a `;` list, or a YAML
     /// sequence), or nvmultiurisrcbin when `use-nvmultiurisrcbin` is on, whose
     /// streams are added at run time (unknown).
@@ -377,9 +403,8 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "source" if kind == Kind::App => found.sources.push(r.csv_source(name)),
             "source" if kind == Kind::TestApp => found.sources.push(r.test_app_source(name)),
             n if numbered(n, "source") && on => found.sources.push(r.numbered_source(n)),
-            n if (numbered(n, "sink") || (n == "sink" && kind == Kind::TestApp)) && on => {
-                found.sinks.push(r.element(Role::Sink, n))
-            }
+            "sink" if kind == Kind::TestApp && on => found.sinks.push(r.test_app_sink(name)),
+            n if numbered(n, "sink") && on => found.sinks.push(r.element(Role::Sink, n)),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
             _ => {}
         }
@@ -504,12 +529,25 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
     for g in &doc.groups {
-        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) {
+        // A map yaml-cpp's lookups never reach is never read.
+        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
             continue;
         }
         for e in &g.entries {
             let Some(v) = e.value.as_deref() else { continue };
-            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str());
+            // A copy after the one the reader takes (a key yaml-cpp's
+            // lookup finds first) is never opened.
+            if doc
+                .get(&g.name, &e.key)
+                .is_some_and(|w| w.key_span.start < e.key_span.start)
+                && doc.format == Format::Yaml
+            {
+                continue;
+            }
+            // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
+            // `nvds-analytics*` name their files with `cfg-file-path`.
+            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
+                || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
             let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
             if !(is_config || is_data) || v.trim().is_empty() {
                 continue;

@@ -9,7 +9,8 @@
 //! string, `pts-tolerance` as an integer), and every group whose name
 //! starts with `group-` (`nvdsmetamux_parse_common_group`), which reads each
 //! key starting with `src-ids-model` as an integer list and keys it by the
-//! model id after the key's last `-` (`EXTRACT_STREAM_ID`). Each such group
+//! model id in the last of at most 5 `-`-pieces of the key
+//! (`EXTRACT_STREAM_ID`: `src-ids-model-x-1` is model 1). Each such group
 //! *replaces* the whole map, so only the last `group-*` group counts. Any
 //! failed read fails the whole parse, and then the plugin keeps every
 //! model's metadata (`gst_nvdsmetamux_check_needed` returns early when
@@ -74,13 +75,7 @@ fn read_group(doc: &Document, file: FileId, group: &str) -> Option<Vec<ModelSour
         if e.localized || !e.key.starts_with("src-ids-model") {
             continue;
         }
-        // `EXTRACT_STREAM_ID` splits at `-` (at most 5 pieces) and reads the
-        // last with `g_ascii_strtoull`: only the plain form is read here.
-        let digits = e.key.strip_prefix("src-ids-model-")?;
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let uid: u64 = digits.parse().ok()?;
+        let uid = model_id(&e.key)?;
         let ids = glib::split_list(e.value.as_deref()?)
             .ok()?
             .iter()
@@ -101,9 +96,40 @@ fn read_group(doc: &Document, file: FileId, group: &str) -> Option<Vec<ModelSour
     Some(out)
 }
 
+/// The model id `EXTRACT_STREAM_ID` reads from a `src-ids-model…` key:
+/// `g_strsplit(key, "-", 5)`, then `g_ascii_strtoull` of the last piece
+/// (so `src-ids-model-x-1` is model 1, and `src-ids-model-1-2-3` model 2,
+/// the fifth piece being `2-3`). Read here only when that piece starts with
+/// a digit and the id fits the `gint` the plugin keys its map by; anything
+/// else (a sign, blanks, no digits, an overflow) is `None`: not known.
+fn model_id(key: &str) -> Option<u64> {
+    let last = key.splitn(5, '-').last()?;
+    let end = last.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(last.len());
+    let uid: u64 = last[..end].parse().ok()?;
+    (uid <= i32::MAX as u64).then_some(uid)
+}
+
 impl ModelSources {
     /// Whether the plugin keeps this model's metadata of `source`.
     pub fn keeps(&self, source: u32) -> bool {
         self.ids.first() == Some(&-1) || self.ids.contains(&i64::from(source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_id;
+
+    #[test]
+    fn model_ids_are_read_as_extract_stream_id_reads_them() {
+        assert_eq!(model_id("src-ids-model-1"), Some(1));
+        assert_eq!(model_id("src-ids-model-x-1"), Some(1));
+        assert_eq!(model_id("src-ids-model-1-2-3"), Some(2));
+        assert_eq!(model_id("src-ids-model-7abc"), Some(7));
+        assert_eq!(model_id("src-ids-model-2147483647"), Some(2_147_483_647));
+        assert_eq!(model_id("src-ids-model-2147483648"), None);
+        assert_eq!(model_id("src-ids-model-+1"), None);
+        assert_eq!(model_id("src-ids-model-"), None);
+        assert_eq!(model_id("src-ids-modelx"), None);
     }
 }

@@ -164,6 +164,12 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
         doc.groups_named(group)
             .flat_map(|g| &g.entries)
             .filter(|e| !e.localized && readable(&e.key))
+            // A copy after the winner is never read (a key yaml-cpp's
+            // lookup finds first: `Document::resolve_as_yaml_cpp`).
+            .filter(|e| {
+                doc.get(group, &e.key)
+                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
+            })
             .map(|e| (e.key.clone(), setting(file, group, e, layer))),
     )
 }

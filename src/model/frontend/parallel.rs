@@ -29,13 +29,50 @@ use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
 use crate::model::frontend::config::config_file;
-use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage};
+use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage, Value};
 use crate::model::workspace::{Target, Workspace};
 use crate::syntax::glib;
+
+/// Whether `parse_config_file_yaml` looks `group`/`key` up directly
+/// (`configyml[paramKey]["src-ids"]`), where yaml-cpp returns the first
+/// copy of a repeated key; the other groups' parsers (`parse_gie_yaml`,
+/// `parse_streammux_yaml`, …) iterate the map, and the last copy wins.
+pub fn looked_up_directly(group: &str, key: &str) -> bool {
+    match key {
+        "csv-file-path" => group == "source",
+        "pgie-id" | "src-ids" => group.starts_with("branch"),
+        "enable" | "cfg-file-path" => ["tracker", "secondary-gie", "nvds-analytics"]
+            .iter()
+            .any(|p| group.starts_with(p)),
+        _ => false,
+    }
+}
+
+/// Whether a group the app counts by its place (a branch, primary, video
+/// template, tracker, secondary or analytics slot) is written twice at the
+/// top level: the app counts each copy (each reading the first map), which
+/// dslint does not model, so the branches' pairing is left unknown.
+fn counted_group_repeated(ws: &Workspace, root: FileId) -> bool {
+    let doc = &ws.files[root].doc;
+    doc.groups.iter().any(|g| {
+        [
+            "branch",
+            "primary-gie",
+            "video-template",
+            "tracker",
+            "secondary-gie",
+            "nvds-analytics",
+        ]
+        .iter()
+        .any(|p| g.name.starts_with(p))
+            && doc.unread_repeat_of(g).is_some()
+    })
+}
 
 /// The pipeline a deepstream-parallel-infer config describes.
 pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
     let names = group_names(ws, root);
+    let pairing_known = !counted_group_repeated(ws, root);
     let mut r = Reader {
         ws,
         root,
@@ -75,6 +112,17 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             n if n.starts_with("branch") => {
                 let mut b = r.element(Role::Branch, n);
                 b.factory = Some("nvstreammux".into());
+                if !pairing_known {
+                    for p in b
+                        .props
+                        .iter_mut()
+                        .filter(|p| p.name == "pgie-id" || p.name == "src-ids")
+                    {
+                        for s in &mut p.settings {
+                            s.value = Value::Unknown("a counted group is repeated at the top level".into());
+                        }
+                    }
+                }
                 branches.push(b);
             }
             // Counted only with a `cfg-file-path` (`num_tracker_sub_bins`,
