@@ -139,10 +139,13 @@ struct Index {
     lists: Vec<Vec<usize>>,
     /// (group, entry) of the winning entry of each (group name, key).
     winners: HashTable<(usize, usize)>,
-    /// (group, entry) of every entry a later one with the same group name
-    /// and key overrides: empty in most files, so "is this line the one
-    /// that counts?" costs no lookup of the winner.
-    overridden: hashbrown::HashSet<(usize, usize), foldhash::fast::FixedState>,
+    /// Whether a later entry with the same group name and key overrides
+    /// an entry, by the entry's ordinal in the file (`first_entry[group] +
+    /// entry`): "is this line the one that counts?" is an index, not a
+    /// lookup of the winner.
+    overridden: Vec<bool>,
+    /// The ordinal of each group's first entry.
+    first_entry: Vec<usize>,
     /// Seeded at random per run: the names come from the file, and a fixed
     /// seed would let a crafted file collide them all (quadratic lookups).
     hasher: foldhash::fast::RandomState,
@@ -165,7 +168,15 @@ impl Index {
         let hasher = ix.hasher.clone();
         // Sized once: growing the tables by doubling rehashed every entry
         // again and again (a tenth of an 8 MiB file's check).
-        let entries = groups.iter().map(|g| g.entries.len()).sum();
+        let mut entries = 0;
+        ix.first_entry = groups
+            .iter()
+            .map(|g| {
+                entries += g.entries.len();
+                entries - g.entries.len()
+            })
+            .collect();
+        ix.overridden = vec![false; entries];
         ix.names
             .reserve(groups.len(), |&l| hasher.hash_one(groups[ix.lists[l][0]].name.as_str()));
         ix.winners.reserve(entries, |&(wg, we)| {
@@ -179,7 +190,8 @@ impl Index {
                     // A later map of the same name: yaml-cpp's lookup never
                     // reaches it, so every entry of it is overridden (DS004
                     // names the first map's entry where it has one).
-                    ix.overridden.extend((0..g.entries.len()).map(|ei| (gi, ei)));
+                    let at = ix.first_entry[gi];
+                    ix.overridden[at..at + g.entries.len()].fill(true);
                     continue;
                 }
                 Some(&l) => lists[l].push(gi),
@@ -201,10 +213,10 @@ impl Index {
                 let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
                 match ix.winners.find_mut(h, same) {
                     Some(_) if first_wins => {
-                        ix.overridden.insert((gi, ei));
+                        ix.overridden[ix.first_entry[gi] + ei] = true;
                     }
                     Some(slot) => {
-                        ix.overridden.insert(*slot);
+                        ix.overridden[ix.first_entry[slot.0] + slot.1] = true;
                         *slot = (gi, ei);
                     }
                     None => {
@@ -325,7 +337,13 @@ impl Document {
     /// winner of its group name and key when that is not this entry itself
     /// (a repeated key or a repeated group), else `None`.
     pub fn overridden_by(&self, group: usize, entry: usize) -> Option<&Entry> {
-        if !self.by_name.overridden.contains(&(group, entry)) {
+        let ix = &self.by_name;
+        if !ix
+            .first_entry
+            .get(group)
+            .and_then(|&at| ix.overridden.get(at + entry))
+            .is_some_and(|&o| o)
+        {
             return None;
         }
         let (g, e) = (&self.groups[group], &self.groups[group].entries[entry]);
