@@ -124,7 +124,12 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
         let run = run_once(paths, opts, start.clone(), &banned);
         let mut out = run.outcome;
         let new = guard::introduced(&run.before, &guard::warned(&out.final_ws, &out.remaining));
-        if new.is_empty() || restarts == guard::MAX_RESTARTS {
+        // Every restart and every trial re-runs the whole loop: on a large
+        // tree the guard restarts once and blames without trials, so `fix`
+        // costs at most two loops (bounded by the tree, not by its defects).
+        let large = out.final_ws.files.len() > guard::TRIAL_FILES;
+        let max_restarts = if large { 1 } else { guard::MAX_RESTARTS };
+        if new.is_empty() || restarts == max_restarts {
             out.dropped = dropped;
             return out;
         }
@@ -138,6 +143,9 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             })
             .collect();
         let clears = |suspect: &FixKey| {
+            if large {
+                return false;
+            }
             let mut without = banned.clone();
             without.insert(suspect.clone());
             let r = run_once(paths, opts, start.clone(), &without);

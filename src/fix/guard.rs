@@ -57,6 +57,10 @@ pub struct PassFix {
 
 /// How many times a fix run starts over without the fixes it blamed.
 pub const MAX_RESTARTS: usize = 3;
+/// Above this many files the guard restarts once and tries no suspect
+/// alone (each try is a whole fix loop over the tree): it drops every
+/// suspect instead.
+pub const TRIAL_FILES: usize = 200;
 /// How many suspects are each tried left out, at most, per restart.
 const MAX_TRIALS: usize = 8;
 
