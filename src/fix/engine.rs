@@ -122,8 +122,8 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
     let mut restarts = 0;
     loop {
         let run = run_once(paths, opts, start.clone(), &banned);
+        let new = run.introduced();
         let mut out = run.outcome;
-        let new = guard::introduced(&run.before, &guard::warned(&out.final_ws, &out.remaining));
         // Every restart and every trial re-runs the whole loop: on a large
         // tree the guard restarts once and blames without trials, so `fix`
         // costs at most two loops (bounded by the tree, not by its defects).
@@ -148,8 +148,7 @@ pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, St
             }
             let mut without = banned.clone();
             without.insert(suspect.clone());
-            let r = run_once(paths, opts, start.clone(), &without);
-            guard::introduced(&r.before, &guard::warned(&r.outcome.final_ws, &r.outcome.remaining)).is_empty()
+            run_once(paths, opts, start.clone(), &without).introduced().is_empty()
         };
         for f in guard::blame(&run.applied, &new, clears) {
             banned.insert(f.key.clone());
@@ -171,6 +170,16 @@ struct Run {
     before: guard::Counts,
     /// Every fix applied, in order.
     applied: Vec<PassFix>,
+}
+
+impl Run {
+    /// The (file, code) pairs at warning or above that the loop made more of.
+    fn introduced(&self) -> Vec<(PathBuf, &'static str)> {
+        guard::introduced(
+            &self.before,
+            &guard::warned(&self.outcome.final_ws, &self.outcome.remaining),
+        )
+    }
 }
 
 fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>, banned: &HashSet<FixKey>) -> Run {

@@ -528,19 +528,19 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
-    for g in &doc.groups {
+    for (gi, g) in doc.groups.iter().enumerate() {
         // A map yaml-cpp's lookups never reach is never read.
         if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
             continue;
         }
-        for e in &g.entries {
+        for (ei, e) in g.entries.iter().enumerate() {
             let Some(v) = e.value.as_deref() else { continue };
             // A copy after the one the reader takes (a key yaml-cpp's
             // lookup finds first) is never opened.
-            if doc
-                .get(&g.name, &e.key)
-                .is_some_and(|w| w.key_span.start < e.key_span.start)
-                && doc.format == Format::Yaml
+            if doc.format == Format::Yaml
+                && doc
+                    .overridden_by(gi, ei)
+                    .is_some_and(|w| w.key_span.start < e.key_span.start)
             {
                 continue;
             }
