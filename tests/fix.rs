@@ -424,3 +424,39 @@ fn an_unset_primary_batch_gets_the_streammux_batch_inserted() {
         .collect();
     assert_eq!((rc, codes), (0, vec![]));
 }
+
+/// DS104 and DS703 agree on one memory type, the platform default 0
+/// (`NVBUF_MEM_DEFAULT`: CUDA device memory on dGPU, surface array on
+/// Jetson, `nvbufsurface.h`): DS104's fix moves the streammux and every
+/// element DS703 compares that sets another type, so a check after it finds
+/// neither (before, it set the mux alone and DS703 appeared).
+#[test]
+fn the_memory_type_fix_leaves_no_mismatch() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/rules/DS104/fires-whole-pipeline"), tmp.path());
+    let app = tmp.path().join("app.txt");
+    let before = std::fs::read_to_string(&app).unwrap();
+    let (rc, _, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    assert_eq!(
+        (rc, err.as_str()),
+        (
+            0,
+            "./app.txt:25: DS104 set nvbuf-memory-type=0 on the streammux and the elements that share its memory\n\
+             fixed 1 finding in 1 file (DS104 ×1).\n"
+        )
+    );
+    assert_eq!(before.matches("nvbuf-memory-type=").count(), 3);
+    let after = before
+        .replace("nvbuf-memory-type=2", "nvbuf-memory-type=0")
+        .replace("nvbuf-memory-type=3", "nvbuf-memory-type=0");
+    assert_eq!(std::fs::read_to_string(&app).unwrap(), after);
+    let (rc, out, _) = dslint_in(tmp.path(), &["check", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!((rc, codes), (0, vec![]));
+}

@@ -26,6 +26,33 @@ fn primary_factory(p: &Pipeline) -> &str {
     p.primary().and_then(|g| g.factory.as_deref()).unwrap_or("nvinfer")
 }
 
+/// The elements whose `nvbuf-memory-type` DS703 compares, with the value
+/// each sets (those that set none are left out): the streammux (not under
+/// the new nvstreammux, which does not take the key: DS107), the sources,
+/// the OSD, the tiler and the sinks.
+pub fn memory_types<'p>(ctx: &Ctx, p: &'p Pipeline) -> Vec<(i64, &'p Element)> {
+    p.first(&Role::Streammux)
+        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
+        .into_iter()
+        .chain(p.sources())
+        .chain(p.first(&Role::Osd))
+        .chain(p.first(&Role::Tiler))
+        .chain(p.all(&Role::Sink))
+        .filter_map(|e| Some((e.int("nvbuf-memory-type")?.value, e)))
+        .collect()
+}
+
+/// Whether two `nvbuf-memory-type` values name the same memory on some
+/// platform. `NVBUF_MEM_DEFAULT` (0) is `NVBUF_MEM_CUDA_DEVICE` (2) on dGPU
+/// and `NVBUF_MEM_SURFACE_ARRAY` (4) on Jetson (DS 9.1 `nvbufsurface.h`,
+/// `NvBufSurfaceMemType`); dslint does not know the platform, so 0 beside 2
+/// (or 4) is no provable copy, while 2 beside 4, or anything beside pinned
+/// (1) or unified (3) memory, differs on every platform.
+pub fn same_memory(a: i64, b: i64) -> bool {
+    let on = |default: i64, v: i64| if v == 0 { default } else { v };
+    on(2, a) == on(2, b) || on(4, a) == on(4, b)
+}
+
 /// DS702's defect: a streammux batch below a stream count of at most 16, so
 /// every tick the remaining streams wait for a second batch.
 fn below_streams(ctx: &Ctx, p: &Pipeline, batch: i64) -> bool {
@@ -208,21 +235,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
-    // Under the new nvstreammux the mux's key is not set (DS107).
-    let elems = p
-        .first(&Role::Streammux)
-        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
-        .into_iter()
-        .chain(p.sources())
-        .chain(p.first(&Role::Osd))
-        .chain(p.first(&Role::Tiler))
-        .chain(p.all(&Role::Sink));
-    let seen: Vec<(i64, &Element)> = elems
-        .filter_map(|e| Some((e.int("nvbuf-memory-type")?.value, e)))
-        .collect();
+    let seen = memory_types(ctx, p);
     if let Some(&(first, first_at)) = seen.first() {
         for &(v, at) in &seen[1..] {
-            if v != first {
+            if !same_memory(v, first) {
                 let Some(loc) = site(at, "nvbuf-memory-type") else {
                     continue;
                 };

@@ -183,6 +183,20 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         site(mux, "nvbuf-memory-type"),
     ) {
         if have != 0 {
+            // One memory type for the whole pipeline: the platform default,
+            // 0 (DS703 would report a mux alone on it). Every element DS703
+            // compares that sets another value moves with the mux.
+            let mut edits = vec![ctx.set_value(loc, "0")];
+            for (v, e) in crate::rules::cross::memory_types(ctx, p) {
+                if v != 0 && !std::ptr::eq(e, mux) {
+                    edits.extend(site(e, "nvbuf-memory-type").map(|l| ctx.set_value(l, "0")));
+                }
+            }
+            let title = if edits.len() > 1 {
+                "set nvbuf-memory-type=0 on the streammux and the elements that share its memory"
+            } else {
+                "set nvbuf-memory-type=0"
+            };
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxMemoryType,
@@ -191,11 +205,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!("streammux nvbuf-memory-type is {have}"),
                 )
                 .expected("0")
-                .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
-                .fix(Some(Fix::safe(
-                    "set nvbuf-memory-type=0",
-                    vec![ctx.set_value(loc, "0")],
-                ))),
+                .why("the platform default (device memory on dGPU, surface array on Jetson) avoids copies through pinned or unified memory")
+                .fix(Some(Fix::safe(title, edits))),
             );
         }
     }
