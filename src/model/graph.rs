@@ -395,6 +395,20 @@ pub fn same_name(a: &str, b: &str) -> bool {
             .all(|(x, y)| x == y || (matches!(x, b'-' | b'_') && matches!(y, b'-' | b'_')))
 }
 
+impl Setting {
+    /// What the app or pipeline sets on the element, to a value that cannot
+    /// be known from the files (`why`), at `at`: rules stay silent on it.
+    pub fn unknown(at: (FileId, Span), why: impl Into<String>) -> Setting {
+        Setting {
+            value: Value::Unknown(why.into()),
+            site: None,
+            at,
+            layer: Layer::Element,
+            derived: None,
+        }
+    }
+}
+
 impl Property {
     /// The setting that wins.
     pub fn effective(&self) -> Option<&Setting> {

@@ -276,13 +276,10 @@ impl Reader<'_> {
         if let Some(Home::Group { file, header, .. }) = &sink.declared {
             sink.props.push(Property {
                 name: "type".into(),
-                settings: vec![Setting {
-                    value: Value::Unknown("the test app picks its sink in C".into()),
-                    site: None,
-                    at: (*file, header.clone()),
-                    layer: Layer::Derived,
-                    derived: None,
-                }],
+                settings: vec![Setting::unknown(
+                    (*file, header.clone()),
+                    "the test app picks its sink in C",
+                )],
             });
         }
         sink

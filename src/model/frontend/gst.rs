@@ -270,12 +270,9 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
             }
             None if in_file.contains_key(&canonical(&p.name)) => {
                 // Set in both: whichever nvinfer reads last wins.
-                if let Some(last) = p.settings.last().cloned() {
-                    p.settings.push(Setting {
-                        value: Value::Unknown("set on the element and in its config file".into()),
-                        site: None,
-                        ..last
-                    });
+                if let Some(at) = p.settings.last().map(|s| s.at.clone()) {
+                    p.settings
+                        .push(Setting::unknown(at, "set on the element and in its config file"));
                 }
                 upper.push(p);
             }

@@ -690,13 +690,10 @@ impl<'m, 't> Scope<'m, 't> {
             self.setting(id, key, key_node, value, stmt)
         } else {
             let line = self.m.src[..stmt.start_byte()].matches('\n').count() + 1;
-            Setting {
-                value: Value::Unknown(format!("set under a condition (line {line})")),
-                site: None,
-                at: (self.file, value.byte_range()),
-                layer: Layer::Element,
-                derived: None,
-            }
+            Setting::unknown(
+                (self.file, value.byte_range()),
+                format!("set under a condition (line {line})"),
+            )
         };
         self.elements[id].props.push(key, setting);
         self.anchor(id, stmt, block);
