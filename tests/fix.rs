@@ -384,6 +384,29 @@ fn fix_with_and_without_facts_agree() {
     }
 }
 
+/// A copy of rule case `case` fixed with `fix . --write --show-fixes`: the
+/// copy, the text of its `file` before, and the fix's exit code and stderr.
+fn fixed_copy(case: &str, file: &str) -> (tempfile::TempDir, String, i32, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new("testdata/rules").join(case), tmp.path());
+    let before = std::fs::read_to_string(tmp.path().join(file)).unwrap();
+    let (rc, _, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    (tmp, before, rc, err)
+}
+
+/// `dslint check .` in `dir`: its exit code and the codes it reports.
+fn check_codes(dir: &Path) -> (i32, Vec<String>) {
+    let (rc, out, _) = dslint_in(dir, &["check", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .map(String::from);
+    (rc, codes.collect())
+}
+
 /// Precision 4: an nvinfer `batch-size` that nothing sets is nvinfer's
 /// default 1 (`gst_nvinfer_init`: `DEFAULT_BATCH_SIZE`; deepstream-app sets
 /// the property only when `[primary-gie]` writes it, `create_primary_gie_bin`).
@@ -393,36 +416,23 @@ fn fix_with_and_without_facts_agree() {
 /// it finds neither DS701 nor DS201.
 #[test]
 fn an_unset_primary_batch_gets_the_streammux_batch_inserted() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_tree(Path::new("testdata/rules/DS701/fires-unset-primary"), tmp.path());
-    let pgie = tmp.path().join("pgie.txt");
-    let before = std::fs::read_to_string(&pgie).unwrap();
-    let (rc, out, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    let (tmp, before, rc, err) = fixed_copy("DS701/fires-unset-primary", "pgie.txt");
     assert_eq!(
-        (rc, out.as_str(), err.as_str()),
+        (rc, err.as_str()),
         (
             0,
-            "",
             "./app.txt:19: DS701 add batch-size=4 to the primary's config (streammux's)\n\
              fixed 1 finding in 1 file (DS701 ×1).\n"
         )
     );
     assert_eq!(
-        std::fs::read_to_string(&pgie).unwrap(),
+        std::fs::read_to_string(tmp.path().join("pgie.txt")).unwrap(),
         before.replace(
             "cluster-mode=2\n\n[class-attrs-all]",
             "cluster-mode=2\nbatch-size=4\n\n[class-attrs-all]"
         )
     );
-    let (rc, out, _) = dslint_in(tmp.path(), &["check", ".", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let codes: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["code"].as_str())
-        .collect();
-    assert_eq!((rc, codes), (0, vec![]));
+    assert_eq!(check_codes(tmp.path()), (0, vec![]));
 }
 
 /// DS104 and DS703 agree on one memory type, the platform default 0
@@ -432,11 +442,7 @@ fn an_unset_primary_batch_gets_the_streammux_batch_inserted() {
 /// neither (before, it set the mux alone and DS703 appeared).
 #[test]
 fn the_memory_type_fix_leaves_no_mismatch() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_tree(Path::new("testdata/rules/DS104/fires-whole-pipeline"), tmp.path());
-    let app = tmp.path().join("app.txt");
-    let before = std::fs::read_to_string(&app).unwrap();
-    let (rc, _, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    let (tmp, before, rc, err) = fixed_copy("DS104/fires-whole-pipeline", "app.txt");
     assert_eq!(
         (rc, err.as_str()),
         (
@@ -449,14 +455,6 @@ fn the_memory_type_fix_leaves_no_mismatch() {
     let after = before
         .replace("nvbuf-memory-type=2", "nvbuf-memory-type=0")
         .replace("nvbuf-memory-type=3", "nvbuf-memory-type=0");
-    assert_eq!(std::fs::read_to_string(&app).unwrap(), after);
-    let (rc, out, _) = dslint_in(tmp.path(), &["check", ".", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let codes: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["code"].as_str())
-        .collect();
-    assert_eq!((rc, codes), (0, vec![]));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("app.txt")).unwrap(), after);
+    assert_eq!(check_codes(tmp.path()), (0, vec![]));
 }
