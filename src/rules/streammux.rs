@@ -6,6 +6,7 @@ use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::graph::{Element, Layer, Pipeline, Role, Site, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
+use crate::syntax::Format;
 
 /// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
 /// between 15 and 60 fps: from half of 1e6/60 to twice 1e6/15.
@@ -177,11 +178,25 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         None if kinds.contains(&SourceKind::Other) => None,
         None => Some(false),
     };
-    let have = mux.int("live-source").map(|e| e.value);
-    // A value from a `$VAR` or an expression is not known to differ.
-    let have_known = !mux.unknown("live-source");
-    if let Some(live) =
-        live.filter(|&l| have_known && p.sources().next().is_some() && have.unwrap_or(0) != i64::from(l))
+    // nvstreammux's `live-source` is a gboolean. deepstream-app reads it
+    // with `g_key_file_get_integer` (`parse_streammux`), and any non-zero
+    // integer is TRUE once `g_object_set` collects it; gst-launch and
+    // Service Maker deserialize the text (`gst_value_deserialize_boolean`:
+    // true/yes/t/1, false/no/f/0, any case); Python passes `True`/`1`
+    // through PyGObject. Unset is FALSE. A value none of these reads, a
+    // `$VAR` or an expression is not known to differ.
+    let have = match mux.str("live-source") {
+        None if mux.unknown("live-source") => None,
+        None => Some(false),
+        Some(v) => {
+            let key_file = v.site().is_some_and(|s| ctx.ws.files[s.file].doc.format == Format::KeyFile);
+            let flag = if key_file { None } else { mux.flag("live-source").map(|e| e.value) };
+            flag.or_else(|| mux.int("live-source").map(|e| e.value != 0))
+        }
+    };
+    if let Some((live, _)) = live
+        .zip(have)
+        .filter(|&(l, h)| p.sources().next().is_some() && h != l)
     {
         let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
@@ -193,7 +208,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 Rule::LiveSource,
                 file,
                 span,
-                format!("streammux live-source is {}", have.unwrap_or(0)),
+                format!(
+                    "streammux live-source is {}",
+                    mux.str("live-source").map_or("0", |v| v.value.trim())
+                ),
             )
             .expected(want.to_string())
             .why(if live {
