@@ -6,6 +6,7 @@ use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::graph::{Element, Layer, Pipeline, Role, Site, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
+use crate::rules::tracker;
 use crate::syntax::Format;
 
 /// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
@@ -55,14 +56,20 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         legacy_keys_ignored(mux, &how, out);
         return;
     }
-    // DS102: width/height = min(source_res, model_dims) per axis.
+    // DS102: width/height = min(source_res, model_dims) per axis, unless
+    // another element reads the mux's pixels at a larger size.
     if let Some((mh, mw)) = model_dims(ctx, p) {
         let src = ctx.facts.and_then(|f| f.source_res());
         let (ew, eh) = match src {
             Some((sw, sh)) => (sw.min(mw), sh.min(mh)),
             None => (mw, mh),
         };
-        for (key, want) in [("width", ew), ("height", eh)] {
+        let keys = if reads_mux_pixels_beyond_primary(ctx, p, (ew, eh)) {
+            vec![]
+        } else {
+            vec![("width", ew), ("height", eh)]
+        };
+        for (key, want) in keys {
             let Some(loc) = site(mux, key) else { continue };
             let Some(have) = mux.int(key).map(|e| e.value) else {
                 continue;
@@ -242,6 +249,31 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ))),
         );
     }
+}
+
+/// Whether an element besides the primary inference reads the mux's frames
+/// at their own size, so that shrinking the mux to the primary's input
+/// costs it resolution:
+/// - another inference element (a secondary nvinfer crops each object from
+///   the mux's batch surface and scales the crop to its own input:
+///   `gstnvinfer.cpp`, `gst_nvinfer_process_objects`, whose crop rectangle
+///   is in the mux frame's coordinates; deepstream-app's
+///   `deepstream_secondary_gie_bin.c` sets `process-mode` 2 on it);
+/// - nvdspreprocess (its ROIs are cut from the mux frame and scaled to its
+///   tensor shape);
+/// - a tracker that takes frames (NvDCF, DeepSORT: see
+///   `tracker::takes_no_frames`) working wider or taller than the proposed
+///   size (`tracker-width`/`tracker-height`; nvtracker's defaults, 960x544
+///   in `gstnvtracker.cpp`, when unset).
+fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) -> bool {
+    let other_inference = p.infers().count() > 1;
+    let preprocess = p.first(&Role::Preprocess).is_some();
+    let tracker = p.all(&Role::Tracker).any(|t| {
+        let size = |key: &str, default: i64| t.int(key).map_or(default, |e| e.value);
+        !tracker::takes_no_frames(ctx.ws, t)
+            && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h))
+    });
+    other_inference || preprocess || tracker
 }
 
 /// The primary model's input (H, W): nvinfer `infer-dims` (or the legacy
