@@ -34,6 +34,9 @@ pub enum When {
     /// A missing media file outside the bench profile: machine state, not
     /// config (DS704, Precision 9).
     MediaOutsideBench,
+    /// A build input the config names (DS206's calibration table) is not in
+    /// the tree: machine state (Precision 9), as a missing model file.
+    BuildInputMissing,
     /// The expected value is a Stage 0 preset (no measurement in the facts)
     /// and the value set is not provably wrong (Precision 7).
     Preset,
@@ -48,6 +51,7 @@ impl When {
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
+            When::BuildInputMissing => "when the file is named but not in the tree (machine state)",
             When::Preset => "when the expected value is a preset, not a measurement (no facts)",
         }
     }
@@ -319,7 +323,7 @@ registry! {
         summary: "no serialized engine: rebuilt at start",
     }
     Int8CalibMissing = "DS206", "int8-calib-missing" {
-        severity: Error, also: [],
+        severity: Error, also: [(When::BuildInputMissing, Warning)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "INT8 without a calibration file",

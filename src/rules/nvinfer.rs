@@ -92,7 +92,16 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let precision = if engine_only { None } else { mode.or(Some(0)) };
     match precision.unwrap_or(3) {
         1 => {
-            if has_calib == Some(false) {
+            // Precision 6: the calibration table is read only to build an
+            // engine (`TrtModelBuilder::configCommonOptions`); an engine that
+            // exists and takes the batch is deserialized first and used
+            // (`NvDsInferContextImpl::generateBackendContext`). One outside
+            // the tree may exist: unknown.
+            let batch_now = batch.as_ref().map(|e| e.value).or(p.map(|_| 1));
+            let engine_used = engine
+                .as_ref()
+                .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
+            if has_calib == Some(false) && !engine_used {
                 let (file, span) = mode_loc
                     .as_ref()
                     .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
@@ -103,10 +112,15 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                     ),
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
+                // A table that is named but not in the tree is machine state
+                // (Precision 9), as DS704 treats a missing model file: a
+                // download script often fetches it with the model.
+                let named_missing = matches!(calib_target, Some(Target::Missing(_)));
                 out.push(
                     Diagnostic::new(Rule::Int8CalibMissing, file, span, what)
+                        .when(When::BuildInputMissing, named_missing)
                         .expected("an existing calibration table, or network-mode=2 (FP16)")
-                        .why("without a calibration table TensorRT cannot build the INT8 engine (or falls back to a slower precision)"),
+                        .why("nvinfer builds the engine without a calibration table: TensorRT cannot calibrate INT8 and nvinfer builds FP16 instead, so the INT8 the config asks for never runs"),
                 );
             }
         }
@@ -405,6 +419,25 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     Some((model.len(), b.parse().ok()?, gpu.parse().ok()?, prec))
 }
 
+/// Whether the configured engine is the one nvinfer runs
+/// (`NvDsInferContextImpl::generateBackendContext` deserializes it first and
+/// keeps it when `checkBackendParams` accepts it): `Some(false)` when it is
+/// missing, or its name says it was built for a smaller batch than
+/// `batch`; `Some(true)` when it exists (its batch read from its name when
+/// the name follows nvinfer's pattern, else taken as usable); `None` when
+/// it is outside the tree or not a path (unknown).
+fn engine_usable(ctx: &Ctx, value: &str, loc: &Site, batch: Option<i64>) -> Option<bool> {
+    match ctx.ws.resolve(loc.file, value)? {
+        Target::Missing(_) => Some(false),
+        Target::Exists(_) => {
+            let base = value.rsplit('/').next().unwrap_or(value).trim_end();
+            let built_for = parse_engine_name(base).map(|(_, b, _, _)| b as i64);
+            Some(!matches!((built_for, batch), (Some(b), Some(wb)) if b < wb))
+        }
+        Target::Outside(_) => None,
+    }
+}
+
 /// What nvinfer would name the engine it builds.
 struct EngineWant {
     /// The effective batch-size (unset: 1, `NvDsInferContext_ResetInitParams`);
@@ -427,12 +460,7 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
     let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
         return;
     };
-    let unusable = match ctx.ws.resolve(loc.file, value) {
-        Some(Target::Missing(_)) => true,
-        Some(Target::Exists(_)) => want.batch.is_some_and(|wb| (b as i64) < wb),
-        _ => false,
-    };
-    if !unusable {
+    if engine_usable(ctx, value, loc, want.batch) != Some(false) {
         return;
     }
     let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
