@@ -153,12 +153,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    // DS104: nvbuf-memory-type = 0.
+    // DS104: nvbuf-memory-type = 0 where the value set is pinned (1) or
+    // unified (3) memory (`NvBufSurfaceMemType`, nvbufsurface.h). 2 (CUDA
+    // device) is what 0 selects on dGPU, and 4 (surface array) what it
+    // selects on Jetson, where a headless app sets it on every element:
+    // neither is a cost dslint can prove.
     if let (Some(have), Some(loc)) = (
         mux.int("nvbuf-memory-type").map(|e| e.value),
         site(mux, "nvbuf-memory-type"),
     ) {
-        if have != 0 {
+        if matches!(have, 1 | 3) {
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxMemoryType,
