@@ -53,6 +53,9 @@ pub struct Settings {
     /// The project says the apps run the new nvstreammux
     /// (`USE_NEW_NVSTREAMMUX=yes`; `new-streammux = true`).
     pub new_streammux: bool,
+    /// The DeepStream release the project says its configs run on
+    /// (`deepstream-version = "6.2"`), when it says.
+    pub deepstream_version: Option<(u32, u32)>,
     /// Report the findings of every file read even when files are named
     /// (runs that rewrite a whole pipeline: measure's variants). By
     /// default a run that names files reports those files and the findings
@@ -131,6 +134,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
         profile,
         bench_sink_type: sel.bench_sink_type.unwrap_or(1),
         new_streammux: sel.new_streammux,
+        deepstream_version: sel.deepstream_version,
     };
     let found = findings(&ctx, &graph);
     let out = merge(ctx.ws, &graph.pipelines, found, sel);

@@ -13,9 +13,13 @@ pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 /// Check a tracker (an app's `[tracker]`, or a tracker key-file's).
 pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
-    // DS401: batch processing on (a key older releases read; flagged only
-    // when set to something else than 1).
-    if let (Some(have), Some(loc)) = (
+    // DS401: batch processing on. Only DeepStream 6.0–6.2 read the key
+    // (`parse_tracker` has no such branch from 6.3 on, and nvtracker no such
+    // property): the finding needs the project to say it runs one of them;
+    // otherwise DS002's "removed in DS 6.3" is what can be said.
+    let reads_batch_key = ctx.deepstream_version.is_some_and(|v| v <= (6, 2));
+    if let (true, Some(have), Some(loc)) = (
+        reads_batch_key,
         at.int("enable-batch-process").map(|e| e.value),
         site(at, "enable-batch-process"),
     ) {
