@@ -37,6 +37,9 @@ pub enum When {
     /// A build input the config names (DS206's calibration table) is not in
     /// the tree: machine state (Precision 9), as a missing model file.
     BuildInputMissing,
+    /// DS204's key is unset and no facts give the model's size: nvinfer
+    /// reads it from the engine, so the absence is advice (Precision 7).
+    UnsetWithoutFacts,
     /// The expected value is a Stage 0 preset (no measurement in the facts)
     /// and the value set is not provably wrong (Precision 7).
     Preset,
@@ -52,6 +55,7 @@ impl When {
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
             When::BuildInputMissing => "when the file is named but not in the tree (machine state)",
+            When::UnsetWithoutFacts => "when the key is unset and no facts give the model's size",
             When::Preset => "when the expected value is a preset, not a measurement (no facts)",
         }
     }
@@ -311,7 +315,7 @@ registry! {
         summary: "primary nvinfer skips frames",
     }
     InferDims = "DS204", "infer-dims" {
-        severity: Warning, also: [],
+        severity: Warning, also: [(When::UnsetWithoutFacts, Info)],
         fix: FixSpec::Sometimes(Safe, "when the dimensions are known"),
         status: Status::Emitted,
         summary: "infer-dims missing or not 3;H;W",

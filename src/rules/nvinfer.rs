@@ -367,11 +367,20 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
         .find_map(|k| Some((*k, inf.prop(k)?.effective()?.site.as_ref()?, inf.prop(k)?.effective()?)));
     let color = inf.int("model-color-format").map(|e| e.value).unwrap_or(0);
     let channels = if color == 2 { 1 } else { 3 };
+    // nvinfer reads the input size from the engine when the key is unset
+    // (`NvDsInferContextImpl::initialize`), and `checkBackendParams`
+    // refuses an engine whose dims differ from a set `infer-dims`: an
+    // engine-only config, or one whose custom `engine-create-func-name`
+    // builds the network, gains nothing from the key and may be broken by
+    // it. Elsewhere its absence is advice (info) unless facts give the dims.
+    let custom_engine = inf.str("engine-create-func-name").is_some();
     match entry {
+        None if !has_model_source(inf) || custom_engine => {}
         None => {
             let fix = facts_dims.and_then(|(h, w)| ctx.insert(prop, "infer-dims", &format!("{channels};{h};{w}")));
             out.push(
                 Diagnostic::new(Rule::InferDims, prop_file, prop_span, "infer-dims is not set")
+                    .when(When::UnsetWithoutFacts, facts_dims.is_none())
                     .expected(match facts_dims { Some((h, w)) => format!("{channels};{h};{w}"), None => format!("{channels};H;W (set model.height/width in facts to derive it)") })
                     .why("nvinfer takes the input size from the engine when this is unset (NvDsInferContextImpl::initialize); written here, it is what streammux can be sized to (DS102) without building the engine")
                     .fix(fix.map(|e| Fix::safe("add infer-dims", vec![e]))),
