@@ -89,7 +89,13 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // network-mode does not change it, and nothing rebuilds it.
     let model_source = has_model_source(inf);
     let engine_only = engine.is_some() && !model_source;
-    let precision = if engine_only { None } else { mode.or(Some(0)) };
+    // An engine outside the tree (or not a plain path) may exist: if it
+    // does, it is deserialized and network-mode changes nothing; whether it
+    // does is unknown (Precision 5), so neither DS202 nor DS206 speaks.
+    let engine_unknown = engine
+        .as_ref()
+        .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, None).is_none());
+    let precision = if engine_only || engine_unknown { None } else { mode.or(Some(0)) };
     match precision.unwrap_or(3) {
         1 => {
             // Precision 6: the calibration table is read only to build an
