@@ -213,7 +213,10 @@ pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, St
                                 Some((major.parse().ok()?, minor.parse().ok()?))
                             });
                             cfg.deepstream_version = Some(parsed.ok_or_else(|| {
-                                format!("{}: `deepstream-version` must be a string \"MAJOR.MINOR\" (\"6.2\")", at(kspan))
+                                format!(
+                                    "{}: `deepstream-version` must be a string \"MAJOR.MINOR\" (\"6.2\")",
+                                    at(kspan)
+                                )
                             })?);
                         }
                         other => {

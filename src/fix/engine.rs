@@ -234,7 +234,10 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
                 .any(|e| ws.files[e.file].doc.text.get(e.range.clone()) != Some(e.text.as_str()))
         };
         let wanted = |d: &&Diagnostic| {
-            d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f) && changes(f)) && allowed(d)
+            d.fix
+                .as_ref()
+                .is_some_and(|f| applicable(f) && in_scope(f) && changes(f))
+                && allowed(d)
         };
         let mut keys: HashMap<FileId, PathBuf> = HashMap::new();
         let mut key = |file: FileId| {
@@ -388,7 +391,10 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
     // not reported as applied, nor counted.
     let kept = |files: &Vec<PathBuf>| {
         files.iter().all(|k| {
-            !frozen.contains(k) && originals.get(k).is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
+            !frozen.contains(k)
+                && originals
+                    .get(k)
+                    .is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
         })
     };
     for (fix, files) in logged {

@@ -95,7 +95,11 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let engine_unknown = engine
         .as_ref()
         .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, None).is_none());
-    let precision = if engine_only || engine_unknown { None } else { mode.or(Some(0)) };
+    let precision = if engine_only || engine_unknown {
+        None
+    } else {
+        mode.or(Some(0))
+    };
     match precision.unwrap_or(3) {
         1 => {
             // Precision 6: the calibration table is read only to build an

@@ -200,15 +200,18 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         None if mux.unknown("live-source") => None,
         None => Some(false),
         Some(v) => {
-            let key_file = v.site().is_some_and(|s| ctx.ws.files[s.file].doc.format == Format::KeyFile);
-            let flag = if key_file { None } else { mux.flag("live-source").map(|e| e.value) };
+            let key_file = v
+                .site()
+                .is_some_and(|s| ctx.ws.files[s.file].doc.format == Format::KeyFile);
+            let flag = if key_file {
+                None
+            } else {
+                mux.flag("live-source").map(|e| e.value)
+            };
             flag.or_else(|| mux.int("live-source").map(|e| e.value != 0))
         }
     };
-    if let Some((live, _)) = live
-        .zip(have)
-        .filter(|&(l, h)| p.sources().next().is_some() && h != l)
-    {
+    if let Some((live, _)) = live.zip(have).filter(|&(l, h)| p.sources().next().is_some() && h != l) {
         let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
             Some(l) => (l.file, l.value_span.clone()),

@@ -119,8 +119,13 @@ const FRAMELESS_SAMPLES: [&str; 2] = ["config_tracker_IOU.yml", "config_tracker_
 /// `visualTrackerType` is 0 or a `ReID` whose `reidType` is 0, DUMMY) is IOU
 /// or NvSORT. Any other section (a segmenter, a 3D projection, one a later
 /// release adds) may need frames, so the tracker is not proven frameless.
-const FRAMELESS_SECTIONS: [&str; 5] =
-    ["BaseConfig", "TargetManagement", "TrajectoryManagement", "DataAssociator", "StateEstimator"];
+const FRAMELESS_SECTIONS: [&str; 5] = [
+    "BaseConfig",
+    "TargetManagement",
+    "TrajectoryManagement",
+    "DataAssociator",
+    "StateEstimator",
+];
 
 /// Whether the tracker's low-level library is known to take no video frames.
 ///
@@ -140,7 +145,9 @@ pub fn takes_no_frames(ws: &Workspace, at: &Element) -> bool {
             return true;
         }
     }
-    let Some(cfg) = at.str("ll-config-file") else { return false };
+    let Some(cfg) = at.str("ll-config-file") else {
+        return false;
+    };
     let file = at.config.as_ref().map(|c| c.file).or_else(|| {
         let from = cfg.site()?.file;
         match ws.resolve(from, cfg.value)? {

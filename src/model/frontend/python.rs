@@ -948,11 +948,18 @@ fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Opt
 /// not knowable then, which the bindings cannot say, so the element is
 /// left as read.
 fn outside_sets(m: &Module, file: FileId, body: &Span, made: &mut Made) {
-    let Some(attr) = made.receiver.as_deref().and_then(|r| r.rsplit_once('.')).map(|(_, a)| a) else {
+    let Some(attr) = made
+        .receiver
+        .as_deref()
+        .and_then(|r| r.rsplit_once('.'))
+        .map(|(_, a)| a)
+    else {
         return;
     };
     for (key, at) in m.attribute_sets.get(attr).into_iter().flatten() {
-        let Some(key) = key.as_deref().filter(|_| !body.contains(at)) else { continue };
+        let Some(key) = key.as_deref().filter(|_| !body.contains(at)) else {
+            continue;
+        };
         let line = m.src[..*at].matches('\n').count() + 1;
         made.props.push(
             key,
