@@ -596,3 +596,26 @@ fn readme_pasted_output_is_what_dslint_prints() {
     assert_eq!(rc, 1);
     assert_eq!(block("```diff\n"), out + &err);
 }
+
+/// Hidden folders are walked, as ruff walks them (an app may keep its
+/// nvinfer configs in `.iva/model/`); version-control, virtual-environment,
+/// cache and editor folders are not, unless named.
+#[test]
+fn a_walk_enters_hidden_folders_but_not_vcs_venv_or_cache_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let pgie = std::fs::read_to_string("testdata/rules/DS204/fires/pgie.txt").unwrap();
+    for dir in [".iva/model", ".git", ".venv/lib", "__pycache__", ".vscode", "node_modules/x"] {
+        std::fs::create_dir_all(d.join(dir)).unwrap();
+        std::fs::write(d.join(dir).join("pgie.txt"), &pgie).unwrap();
+    }
+    let (rc, out, err) = dslint_in(d, &["check", "--show-files", "."]);
+    assert_eq!(
+        (rc, out.as_str(), err.as_str()),
+        (0, "./.iva/model/pgie.txt: nvinfer config (key-file)\n", "")
+    );
+    // Named, a skipped folder is walked.
+    let (rc, out, _) = dslint_in(d, &["check", "--show-files", ".venv"]);
+    assert_eq!((rc, out.as_str()), (0, ".venv/lib/pgie.txt: nvinfer config (key-file)\n"));
+}
