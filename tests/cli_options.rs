@@ -619,3 +619,27 @@ fn a_walk_enters_hidden_folders_but_not_vcs_venv_or_cache_folders() {
     let (rc, out, _) = dslint_in(d, &["check", "--show-files", ".venv"]);
     assert_eq!((rc, out.as_str()), (0, ".venv/lib/pgie.txt: nvinfer config (key-file)\n"));
 }
+
+/// A Python module that is skipped says what dslint saw, not what the app
+/// does: one that makes its elements through a helper of its own names
+/// them but has no factory call dslint resolves.
+#[test]
+fn a_skipped_python_module_says_what_dslint_saw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    std::fs::write(
+        d.join("app.py"),
+        "from helpers import create_element_or_error\n\npgie = create_element_or_error(\"nvinfer\", \"primary-inference\")\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("util.py"), "import os\nprint(os.getcwd())\n").unwrap();
+    let (rc, out, _) = dslint_in(d, &["check", "--show-files", "."]);
+    assert_eq!(
+        (rc, out.as_str()),
+        (
+            0,
+            "./app.py: skipped (not-a-config): a Python module that names DeepStream elements but has no element factory call dslint can resolve (Gst.ElementFactory.make, Gst.parse_launch, pyservicemaker); elements made through a helper are not followed\n./util.py: skipped (not-a-config): a Python module that names no DeepStream element\n"
+        )
+    );
+}
