@@ -389,3 +389,80 @@ fn fix_with_and_without_facts_agree() {
         assert_eq!((rc, out.as_str()), (0, ""), "{order:?}: {err}");
     }
 }
+
+/// Precision 4: an nvinfer `batch-size` that nothing sets is nvinfer's
+/// default 1 (`gst_nvinfer_init`: `DEFAULT_BATCH_SIZE`; deepstream-app sets
+/// the property only when `[primary-gie]` writes it, `create_primary_gie_bin`).
+/// DS701's fix inserts the key at the end of the config's `[property]`,
+/// plain `fix` applies it (safe: the streammux already runs the 4 streams'
+/// batch), the guard keeps it (nothing appears after it), and a check after
+/// it finds neither DS701 nor DS201.
+#[test]
+fn an_unset_primary_batch_gets_the_streammux_batch_inserted() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/rules/DS701/fires-unset-primary"), tmp.path());
+    let pgie = tmp.path().join("pgie.txt");
+    let before = std::fs::read_to_string(&pgie).unwrap();
+    let (rc, out, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    assert_eq!(
+        (rc, out.as_str(), err.as_str()),
+        (
+            0,
+            "",
+            "./app.txt:19: DS701 add batch-size=4 to the primary's config (streammux's)\n\
+             fixed 1 finding in 1 file (DS701 ×1).\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&pgie).unwrap(),
+        before.replace(
+            "cluster-mode=2\n\n[class-attrs-all]",
+            "cluster-mode=2\nbatch-size=4\n\n[class-attrs-all]"
+        )
+    );
+    let (rc, out, _) = dslint_in(tmp.path(), &["check", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!((rc, codes), (0, vec![]));
+}
+
+/// DS104 and DS703 agree on one memory type, the platform default 0
+/// (`NVBUF_MEM_DEFAULT`: CUDA device memory on dGPU, surface array on
+/// Jetson, `nvbufsurface.h`): DS104's fix moves the streammux and every
+/// element DS703 compares that sets another type, so a check after it finds
+/// neither (before, it set the mux alone and DS703 appeared).
+#[test]
+fn the_memory_type_fix_leaves_no_mismatch() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/rules/DS104/fires-whole-pipeline"), tmp.path());
+    let app = tmp.path().join("app.txt");
+    let before = std::fs::read_to_string(&app).unwrap();
+    let (rc, _, err) = dslint_in(tmp.path(), &["fix", ".", "--write", "--show-fixes"]);
+    assert_eq!(
+        (rc, err.as_str()),
+        (
+            0,
+            "./app.txt:25: DS104 set nvbuf-memory-type=0 on the streammux and the elements that share its memory\n\
+             fixed 1 finding in 1 file (DS104 ×1).\n"
+        )
+    );
+    assert_eq!(before.matches("nvbuf-memory-type=").count(), 3);
+    let after = before
+        .replace("nvbuf-memory-type=2", "nvbuf-memory-type=0")
+        .replace("nvbuf-memory-type=3", "nvbuf-memory-type=0");
+    assert_eq!(std::fs::read_to_string(&app).unwrap(), after);
+    let (rc, out, _) = dslint_in(tmp.path(), &["check", ".", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!((rc, codes), (0, vec![]));
+}

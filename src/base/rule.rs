@@ -296,6 +296,12 @@ registry! {
         status: Status::Emitted,
         summary: "a legacy nvstreammux key that does nothing under the new nvstreammux",
     }
+    FactsStreamCount = "DS108", "facts-stream-count" {
+        severity: Info, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "facts' workload.n_streams is not the number of streams the config's sources feed",
+    }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
         severity: Warning, also: [(When::Preset, Info)],
         fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),

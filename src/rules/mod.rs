@@ -227,6 +227,7 @@ fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
 /// The rules that look at one pipeline.
 fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     streammux::check(ctx, p, out);
+    streammux::check_facts_streams(ctx, p, out);
     source::check(ctx, p, out);
     output::check(ctx, p, out);
     cross::check(ctx, p, out);

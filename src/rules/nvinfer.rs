@@ -276,10 +276,22 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
         .when(When::Preset, !proven)
         .expected(fb.to_string())
         .why(format!("{why}: the engine runs one batch per streammux batch"))
-        .fix(
-            eff.site()
-                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
-        ),
+        .fix(match (eff.site(), &inf.home) {
+            (Some(l), _) => Some(ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
+            // nvinfer's default (nothing sets it): the key goes into its
+            // config's `[property]`.
+            (None, Some(home)) if eff.setting.layer == Layer::Default => {
+                ctx.insert(home, "batch-size", &fb.to_string()).map(|e| {
+                    let title = format!("add batch-size={fb}");
+                    if proven {
+                        Fix::safe(title, vec![e])
+                    } else {
+                        Fix::unsafe_(title, vec![e])
+                    }
+                })
+            }
+            _ => None,
+        }),
     );
 }
 

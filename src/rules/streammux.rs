@@ -1,4 +1,4 @@
-//! R1: nvstreammux (DS101–DS107).
+//! R1: nvstreammux and the streams it batches (DS101–DS108).
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
@@ -20,6 +20,38 @@ const PLAUSIBLE_PUSH_TIMEOUT_US: std::ops::RangeInclusive<i64> = 8333..=133_333;
 
 /// The legacy nvstreammux's "no timeout" value.
 const WAIT_FOR_FULL_BATCHES: i64 = -1;
+
+/// DS108 (Precision 8): the config's countable sources win over facts'
+/// `workload.n_streams` (`Ctx::n_streams`); where the two disagree, the
+/// facts may describe another pipeline (or this one before it changed),
+/// so the rules that use the count (DS101, DS201, DS702, …) judge by the
+/// config's, and this says so once per pipeline, at its first source. Never
+/// a fix: which of the two is right is for a person to say.
+pub fn check_facts_streams(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    let Some(facts) = ctx.facts.and_then(crate::model::facts::Facts::n_streams) else {
+        return;
+    };
+    let Some((n, from)) = ctx.n_streams(p) else { return };
+    // `n_streams` falls back to the facts only when the config cannot count.
+    if p.streams().is_none_or(|c| c == 0) || n == facts {
+        return;
+    }
+    let Some((file, span)) = p.sources().find_map(Element::at) else {
+        return;
+    };
+    out.push(
+        Diagnostic::new(
+            Rule::FactsStreamCount,
+            file,
+            span,
+            format!("facts workload.n_streams is {facts}, but the config feeds {n} streams ({from})"),
+        )
+        .expected(format!("facts measured on this pipeline (workload.n_streams = {n})"))
+        .why(format!(
+            "the facts may describe another pipeline or an older version of this one; the batch rules use the config's {n} streams, not the facts' {facts}"
+        )),
+    );
+}
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = p.first(&Role::Streammux) else { return };
@@ -163,6 +195,20 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         site(mux, "nvbuf-memory-type"),
     ) {
         if matches!(have, 1 | 3) {
+            // One memory type for the whole pipeline: the platform default,
+            // 0 (DS703 would report a mux alone on it). Every element DS703
+            // compares that sets another value moves with the mux.
+            let mut edits = vec![ctx.set_value(loc, "0")];
+            for (v, e) in crate::rules::cross::memory_types(ctx, p) {
+                if v != 0 && !std::ptr::eq(e, mux) {
+                    edits.extend(site(e, "nvbuf-memory-type").map(|l| ctx.set_value(l, "0")));
+                }
+            }
+            let title = if edits.len() > 1 {
+                "set nvbuf-memory-type=0 on the streammux and the elements that share its memory"
+            } else {
+                "set nvbuf-memory-type=0"
+            };
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxMemoryType,
@@ -171,11 +217,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!("streammux nvbuf-memory-type is {have}"),
                 )
                 .expected("0")
-                .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
-                .fix(Some(Fix::safe(
-                    "set nvbuf-memory-type=0",
-                    vec![ctx.set_value(loc, "0")],
-                ))),
+                .why("the platform default (device memory on dGPU, surface array on Jetson) avoids copies through pinned or unified memory")
+                .fix(Some(Fix::safe(title, edits))),
             );
         }
     }

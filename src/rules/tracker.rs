@@ -10,6 +10,27 @@ use crate::rules::context::{Ctx, site};
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 
+/// Whether the tracker's low-level config is a MaskTracker's, which segments
+/// its targets (SAM2 or NanoSAM: `nvmultiobjecttracker` `ISegmenter.hpp`,
+/// `SEGMENTER_TYPES`): the config dslint read has a `Segmenter` section, or
+/// the file it names is NVIDIA's `config_tracker_MaskTracker.yml` (often
+/// outside the tree, under `/opt/nvidia/deepstream`).
+fn segments(ctx: &Ctx, t: &Element) -> bool {
+    let named = t.str("ll-config-file").is_some_and(|v| {
+        v.value
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+            .contains("masktracker")
+    });
+    let read = t
+        .config
+        .as_ref()
+        .is_some_and(|c| ctx.ws.files[c.file].doc.groups.iter().any(|g| g.name == "Segmenter"));
+    named || read
+}
+
 /// Check a tracker (an app's `[tracker]`, or a tracker key-file's).
 pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
@@ -41,12 +62,17 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS402: tracker resolution, for a low-level tracker that works on
-    // frames (IOU and NvSORT take none: nvtracker then never scales to it).
-    let frameless = takes_no_frames(ctx.ws, at);
-    for (key, want) in [("tracker-width", 480), ("tracker-height", 288)] {
-        if frameless {
-            break;
-        }
+    // frames at a size the NvDCF max-perf preset (480x288) speaks for. IOU
+    // and NvSORT take no frames (nvtracker then never scales to it); a
+    // MaskTracker segments the frames nvtracker scales to this size (its
+    // masks come out at it), and NVIDIA's own MaskTracker sample runs
+    // 1920x1080: the NvDCF preset's size is no claim about either.
+    let sizes: &[(&str, i64)] = if takes_no_frames(ctx.ws, at) || segments(ctx, at) {
+        &[]
+    } else {
+        &[("tracker-width", 480), ("tracker-height", 288)]
+    };
+    for &(key, want) in sizes {
         if let (Some(have), Some(loc)) = (at.int(key).map(|e| e.value), site(at, key)) {
             if have != want {
                 out.push(
