@@ -606,7 +606,14 @@ fn a_walk_enters_hidden_folders_but_not_vcs_venv_or_cache_folders() {
     let d = tmp.path();
     std::fs::write(d.join("dslint.toml"), "").unwrap();
     let pgie = std::fs::read_to_string("testdata/rules/DS204/fires/pgie.txt").unwrap();
-    for dir in [".iva/model", ".git", ".venv/lib", "__pycache__", ".vscode", "node_modules/x"] {
+    for dir in [
+        ".iva/model",
+        ".git",
+        ".venv/lib",
+        "__pycache__",
+        ".vscode",
+        "node_modules/x",
+    ] {
         std::fs::create_dir_all(d.join(dir)).unwrap();
         std::fs::write(d.join(dir).join("pgie.txt"), &pgie).unwrap();
     }
@@ -617,7 +624,10 @@ fn a_walk_enters_hidden_folders_but_not_vcs_venv_or_cache_folders() {
     );
     // Named, a skipped folder is walked.
     let (rc, out, _) = dslint_in(d, &["check", "--show-files", ".venv"]);
-    assert_eq!((rc, out.as_str()), (0, ".venv/lib/pgie.txt: nvinfer config (key-file)\n"));
+    assert_eq!(
+        (rc, out.as_str()),
+        (0, ".venv/lib/pgie.txt: nvinfer config (key-file)\n")
+    );
 }
 
 /// A Python module that is skipped says what dslint saw, not what the app
