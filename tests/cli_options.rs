@@ -596,3 +596,60 @@ fn readme_pasted_output_is_what_dslint_prints() {
     assert_eq!(rc, 1);
     assert_eq!(block("```diff\n"), out + &err);
 }
+
+/// Hidden folders are walked, as ruff walks them (an app may keep its
+/// nvinfer configs in `.iva/model/`); version-control, virtual-environment,
+/// cache and editor folders are not, unless named.
+#[test]
+fn a_walk_enters_hidden_folders_but_not_vcs_venv_or_cache_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let pgie = std::fs::read_to_string("testdata/rules/DS204/fires/pgie.txt").unwrap();
+    for dir in [
+        ".iva/model",
+        ".git",
+        ".venv/lib",
+        "__pycache__",
+        ".vscode",
+        "node_modules/x",
+    ] {
+        std::fs::create_dir_all(d.join(dir)).unwrap();
+        std::fs::write(d.join(dir).join("pgie.txt"), &pgie).unwrap();
+    }
+    let (rc, out, err) = dslint_in(d, &["check", "--show-files", "."]);
+    assert_eq!(
+        (rc, out.as_str(), err.as_str()),
+        (0, "./.iva/model/pgie.txt: nvinfer config (key-file)\n", "")
+    );
+    // Named, a skipped folder is walked.
+    let (rc, out, _) = dslint_in(d, &["check", "--show-files", ".venv"]);
+    assert_eq!(
+        (rc, out.as_str()),
+        (0, ".venv/lib/pgie.txt: nvinfer config (key-file)\n")
+    );
+}
+
+/// A Python module that is skipped says what dslint saw, not what the app
+/// does: one that makes its elements through a helper of its own names
+/// them but has no factory call dslint resolves.
+#[test]
+fn a_skipped_python_module_says_what_dslint_saw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    std::fs::write(
+        d.join("app.py"),
+        "from helpers import create_element_or_error\n\npgie = create_element_or_error(\"nvinfer\", \"primary-inference\")\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("util.py"), "import os\nprint(os.getcwd())\n").unwrap();
+    let (rc, out, _) = dslint_in(d, &["check", "--show-files", "."]);
+    assert_eq!(
+        (rc, out.as_str()),
+        (
+            0,
+            "./app.py: skipped (not-a-config): a Python module that names DeepStream elements but has no element factory call dslint can resolve (Gst.ElementFactory.make, Gst.parse_launch, pyservicemaker); elements made through a helper are not followed\n./util.py: skipped (not-a-config): a Python module that names no DeepStream element\n"
+        )
+    );
+}

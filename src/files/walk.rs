@@ -1,5 +1,7 @@
 //! Walking a folder under the project root (respecting `.gitignore`, as
-//! ripgrep and ruff do) and handing each wanted file to a visitor on the
+//! ripgrep and ruff do; hidden folders are walked, as ruff walks them,
+//! except version-control, cache, virtual-environment and editor folders:
+//! [`SKIPPED_DIRS`]) and handing each wanted file to a visitor on the
 //! walker's threads, so reading and parsing overlap with the walk. Links
 //! that lead out of the root are not followed (a link to `/` would walk the
 //! machine); a folder whose ignore file is not a small regular file is not
@@ -13,6 +15,36 @@ use std::sync::Mutex;
 
 use crate::files::read::{self, MAX_FILE_BYTES, ReadError};
 use crate::files::root::{Place, ProjectRoot};
+
+/// Folders a walk never enters (unless named as the folder to walk): ruff's
+/// default exclusions that a DeepStream project can have (version control,
+/// tool caches, virtual environments, editor settings). Other hidden
+/// folders are walked: an app may keep its configs in one (`.iva/model/`,
+/// copied to where the app reads them at run time).
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".jj",
+    ".direnv",
+    ".eggs",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".pytype",
+    ".ipynb_checkpoints",
+    "__pycache__",
+    "__pypackages__",
+    "node_modules",
+    "site-packages",
+    ".vscode",
+    ".idea",
+];
 
 /// What a walk found.
 #[derive(Debug)]
@@ -62,11 +94,15 @@ pub fn walk<T: Send>(
     let (prune_tx, prune_rx) = std::sync::mpsc::channel::<(PathBuf, String)>();
     let prune_tx = Mutex::new(prune_tx);
     let walker = ignore::WalkBuilder::new(top)
+        .hidden(false)
         .follow_links(true)
         .require_git(false)
         .threads(threads.max(1))
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && e.depth() > 0 && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)) {
+                return false;
+            }
             let mut why = None;
             if e.path_is_symlink()
                 && filter_root.place(e.path()) == Place::Outside

@@ -387,9 +387,16 @@ fn code_verdict(doc: &Document) -> Verdict {
             SkipReason::NotAConfig,
             "a shell script with no gst-launch-1.0 line naming a DeepStream element".into(),
         ),
+        // What dslint saw, not a claim about the app: a module may make its
+        // elements through a helper of its own (`create_element_or_error(
+        // "nvinfer", …)`), which the front end does not follow.
+        _ if names_element => Verdict::Skip(
+            SkipReason::NotAConfig,
+            "a Python module that names DeepStream elements but has no element factory call dslint can resolve (Gst.ElementFactory.make, Gst.parse_launch, pyservicemaker); elements made through a helper are not followed".into(),
+        ),
         _ => Verdict::Skip(
             SkipReason::NotAConfig,
-            "a Python module that builds no DeepStream pipeline".into(),
+            "a Python module that names no DeepStream element".into(),
         ),
     }
 }

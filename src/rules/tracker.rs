@@ -66,8 +66,11 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // and NvSORT take no frames (nvtracker then never scales to it); a
     // MaskTracker segments the frames nvtracker scales to this size (its
     // masks come out at it), and NVIDIA's own MaskTracker sample runs
-    // 1920x1080: the NvDCF preset's size is no claim about either.
-    let sizes: &[(&str, i64)] = if takes_no_frames(ctx.ws, at) || segments(ctx, at) {
+    // 1920x1080: the NvDCF preset's size is no claim about either. A
+    // low-level library or config named by an expression (a Python
+    // variable, a `$VAR`) may be either: unknown, silent.
+    let unknown = at.unknown("ll-config-file") || at.unknown("ll-lib-file");
+    let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) {
         &[]
     } else {
         &[("tracker-width", 480), ("tracker-height", 288)]
