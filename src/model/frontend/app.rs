@@ -17,7 +17,7 @@ use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{
     Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
 };
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Format, glib};
 
 /// Keys whose value is the path of another config file.
@@ -77,7 +77,7 @@ struct Found {
 }
 
 pub(super) struct Reader<'w> {
-    pub(super) ws: &'w mut Workspace,
+    pub(super) ws: Access<'w>,
     pub(super) root: FileId,
     pub(super) kind: Kind,
     pub(super) referenced: &'w mut HashSet<FileId>,
@@ -171,10 +171,7 @@ impl Reader<'_> {
     /// beats content); `None` leaves it to the content.
     pub(super) fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
         let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
-        let id = match kind {
-            Some(kind) => self.ws.load_reference_as(self.root, &raw, kind)?,
-            None => self.ws.load_reference(self.root, &raw)?,
-        };
+        let id = self.ws.reference(self.root, &raw, kind)?;
         (id != self.root).then(|| {
             self.referenced.insert(id);
             id
@@ -189,7 +186,7 @@ impl Reader<'_> {
         let mut m = self.element(Role::Streammux, group);
         m.config = self
             .follow(group, &["config-file-path", "config-file"], Some(Kind::NewStreammux))
-            .map(|c| config_file(self.ws, c));
+            .map(|c| config_file(&self.ws, c));
         m
     }
 
@@ -202,7 +199,7 @@ impl Reader<'_> {
             &["config-file", "config-file-path"],
             (!server).then_some(Kind::NvInfer),
         );
-        config::infer(self.ws, self.root, group, stage, cfg)
+        config::infer(&self.ws, self.root, group, stage, cfg)
     }
 
     /// `[sourceN]`: its kind from `type` and `uri`, its streams from
@@ -365,10 +362,10 @@ pub(super) fn group_names(ws: &Workspace, file: FileId) -> Vec<String> {
 }
 
 /// The pipeline an app config describes, loading the configs it references
-/// (added to `referenced`).
-pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+/// (added to `referenced`), or only looking them up (see [`Access`]).
+pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
     let kind = ws.files[root].kind.unwrap_or(Kind::App);
-    let names = group_names(ws, root);
+    let names = group_names(&ws, root);
     let mut r = Reader {
         ws,
         root,
@@ -414,7 +411,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     if let Some(name) = tracker {
         let mut t = r.element(Role::Tracker, name);
         t.factory = Some("nvtracker".into());
-        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(r.ws, c));
+        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(&r.ws, c));
         found.tracker = Some(t);
     }
     if let Some(name) = analytics {
@@ -424,16 +421,16 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         a.factory = Some("nvdsanalytics".into());
         a.config = r
             .follow(name, &["config-file"], Some(Kind::Analytics))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         found.analytics = Some(a);
     }
     if let Some(name) = preprocess {
         let cfg = r
             .follow(name, &["config-file"], Some(Kind::Preprocess))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         let mut p = r.element(Role::Preprocess, name);
         p.factory = Some("nvdspreprocess".into());
-        p.props = layered(r.ws, root, name, cfg.as_ref(), &[], None);
+        p.props = layered(&r.ws, root, name, cfg.as_ref(), &[], None);
         p.home = cfg.as_ref().and_then(|c| c.home.clone()).or(p.home);
         p.config = cfg;
         found.preprocess = Some(p);
@@ -457,10 +454,10 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         tests = Some(r.element(Role::Tests, "tests"));
     }
     let mut references = Vec::new();
-    collect_path_references(r.ws, root, Some(kind), &mut references);
+    collect_path_references(&r.ws, root, Some(kind), &mut references);
     for gie in found.primary.iter().chain(&found.secondaries) {
         if let Some(c) = &gie.config {
-            collect_path_references(r.ws, c.file, None, &mut references);
+            collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
     let (elements, links) = in_order(found, application, tests);

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Entry};
 
 /// Keys whose value names another file, by the front ends that follow
@@ -62,6 +62,12 @@ pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
+    build_with(ws, true)
+}
+
+/// `build`, with app configs built ahead on all threads or not (the tests
+/// compare both).
+fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
         .filter(|&i| {
             matches!(
@@ -72,12 +78,29 @@ pub fn build(ws: &mut Workspace) -> Graph {
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
-    for root in roots {
+    // App configs are built on all threads first, only looking up the
+    // files they reference; then, in order, each is either taken as built
+    // or built again loading what it references, as a build in order
+    // would: when it wanted to load a file or change a kind, or when a
+    // build before it changed the kind of a file it read. The graph is the
+    // same as one built in order, on any number of threads.
+    let ahead: Vec<Option<Ahead>> = roots
+        .par_iter()
+        .map(|&root| build_ahead(ws, root).filter(|_| ahead))
+        .collect();
+    let mut rekinded: HashSet<FileId> = HashSet::new();
+    for (root, ahead) in roots.into_iter().zip(ahead) {
+        if let Some(a) = ahead.filter(|a| !a.read.iter().any(|f| rekinded.contains(f))) {
+            referenced.extend(a.referenced);
+            graph.pipelines.push(a.pipeline);
+            continue;
+        }
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
             Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
-            _ => app::build(ws, root, &mut referenced),
+            _ => app::build(Access::Load(ws), root, &mut referenced),
         };
+        rekinded.extend(ws.take_rekinded());
         graph.pipelines.push(p);
     }
     // Scripts and modules are parsed (tree-sitter) on all threads first;
@@ -114,6 +137,33 @@ pub fn build(ws: &mut Workspace) -> Graph {
         }
     }
     graph
+}
+
+/// An app config's pipeline built ahead of its turn (see `build`), with
+/// the files it read (its own first) and those it references.
+struct Ahead {
+    pipeline: crate::model::graph::Pipeline,
+    read: Vec<FileId>,
+    referenced: HashSet<FileId>,
+}
+
+/// `app::build` with look-ups only; `None` when the build wanted to change
+/// the workspace, or the file is not a deepstream-app or test-app config.
+fn build_ahead(ws: &Workspace, root: FileId) -> Option<Ahead> {
+    if !matches!(ws.files[root].kind, Some(Kind::App | Kind::TestApp)) {
+        return None;
+    }
+    let mut looked = crate::model::workspace::Looked {
+        read: vec![root],
+        changes: false,
+    };
+    let mut referenced = HashSet::new();
+    let pipeline = app::build(Access::Look(ws, &mut looked), root, &mut referenced);
+    (!looked.changes).then_some(Ahead {
+        pipeline,
+        read: looked.read,
+        referenced,
+    })
 }
 
 /// The config files a pipeline's elements load are checked in its context,
