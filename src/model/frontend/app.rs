@@ -10,6 +10,8 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::model::detect::{Kind, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
@@ -382,9 +384,13 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
     let mut tracker = None;
     let mut preprocess = None;
     let mut analytics = None;
-    for name in &names {
+    // Which groups are on, and the sources' elements (the bulk of a config
+    // of many `[sourceN]`), are made on all threads: they only read the
+    // file. The sources keep the file's order.
+    let on: Vec<bool> = names.par_iter().with_min_len(64).map(|n| r.enabled(n)).collect();
+    let mut sources: Vec<(SourceGroup, &str)> = Vec::new();
+    for (name, on) in names.iter().zip(on) {
         let name = name.as_str();
-        let on = r.enabled(name);
         match name {
             "streammux" => found.streammux = Some(r.streammux(name)),
             "application" => application = Some(r.element(Role::Application, name)),
@@ -397,15 +403,24 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "nvds-analytics" if on => analytics = Some(name),
             "message-converter" if on => found.others.push(r.element(Role::MsgConv, name)),
             "source-list" => found.source_list = Some(r.source_list(name)),
-            "source" if kind == Kind::App => found.sources.push(r.csv_source(name)),
-            "source" if kind == Kind::TestApp => found.sources.push(r.test_app_source(name)),
-            n if numbered(n, "source") && on => found.sources.push(r.numbered_source(n)),
+            "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
+            "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
+            n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
             "sink" if kind == Kind::TestApp && on => found.sinks.push(r.test_app_sink(name)),
             n if numbered(n, "sink") && on => found.sinks.push(r.element(Role::Sink, n)),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
             _ => {}
         }
     }
+    found.sources = sources
+        .par_iter()
+        .with_min_len(64)
+        .map(|&(how, name)| match how {
+            SourceGroup::Csv => r.csv_source(name),
+            SourceGroup::TestApp => r.test_app_source(name),
+            SourceGroup::Numbered => r.numbered_source(name),
+        })
+        .collect();
     found.primary = primary.map(|g| r.infer(g, Stage::Primary));
     found.secondaries = secondaries.into_iter().map(|g| r.infer(g, Stage::Secondary)).collect();
     if let Some(name) = tracker {
@@ -469,6 +484,17 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
     }
 }
 
+/// Which reading of a source group makes its element.
+#[derive(Clone, Copy)]
+enum SourceGroup {
+    /// deepstream-app YAML's `source:` with `csv-file-path`.
+    Csv,
+    /// A test app's `source:`.
+    TestApp,
+    /// deepstream-app's `[sourceN]`.
+    Numbered,
+}
+
 fn push_setting(e: &mut Element, name: &str, s: Setting) {
     match e.props.iter_mut().find(|p| p.name == name) {
         Some(p) => p.settings.push(s),
@@ -525,42 +551,54 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
-    for (gi, g) in doc.groups.iter().enumerate() {
-        // A map yaml-cpp's lookups never reach is never read.
-        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
-            continue;
-        }
-        for (ei, e) in g.entries.iter().enumerate() {
-            let Some(v) = e.value.as_deref() else { continue };
-            // A copy after the one the reader takes (a key yaml-cpp's
-            // lookup finds first) is never opened.
-            if doc.format == Format::Yaml
-                && doc
-                    .overridden_by(gi, ei)
-                    .is_some_and(|w| w.key_span.start < e.key_span.start)
-            {
-                continue;
+    // Each group's references are found on all threads (a config of 100k
+    // path keys), then kept in file order, each place once.
+    let found: Vec<Vec<Reference>> = doc
+        .groups
+        .par_iter()
+        .enumerate()
+        .with_min_len(64)
+        .map(|(gi, g)| {
+            let mut out = Vec::new();
+            // A map yaml-cpp's lookups never reach is never read.
+            if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
+                return out;
             }
-            // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
-            // `nvds-analytics*` name their files with `cfg-file-path`.
-            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
-                || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
-            let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
-            if !(is_config || is_data) || v.trim().is_empty() {
-                continue;
-            }
-            if let Some(target) = ws.resolve(file, v) {
-                if !seen.insert((file, e.value_span.start, e.value_span.end)) {
+            for (ei, e) in g.entries.iter().enumerate() {
+                let Some(v) = e.value.as_deref() else { continue };
+                // A copy after the one the reader takes (a key yaml-cpp's
+                // lookup finds first) is never opened.
+                if doc.format == Format::Yaml
+                    && doc
+                        .overridden_by(gi, ei)
+                        .is_some_and(|w| w.key_span.start < e.key_span.start)
+                {
                     continue;
                 }
-                refs.push(Reference {
-                    file,
-                    key: e.key.clone(),
-                    span: e.value_span.clone(),
-                    target,
-                    is_config,
-                });
+                // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
+                // `nvds-analytics*` name their files with `cfg-file-path`.
+                let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
+                    || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
+                let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
+                if !(is_config || is_data) || v.trim().is_empty() {
+                    continue;
+                }
+                if let Some(target) = ws.resolve(file, v) {
+                    out.push(Reference {
+                        file,
+                        key: e.key.clone(),
+                        span: e.value_span.clone(),
+                        target,
+                        is_config,
+                    });
+                }
             }
+            out
+        })
+        .collect();
+    for r in found.into_iter().flatten() {
+        if seen.insert((r.file, r.span.start, r.span.end)) {
+            refs.push(r);
         }
     }
 }

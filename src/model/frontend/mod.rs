@@ -31,7 +31,7 @@ pub mod service_maker;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rayon::prelude::*;
 
@@ -211,15 +211,8 @@ pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Set
 /// settings the last one overrides).
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
     by_name(
-        doc.groups_named(group)
-            .flat_map(|g| &g.entries)
-            .filter(|e| !e.localized && readable(&e.key))
-            // A copy after the winner is never read (a key yaml-cpp's
-            // lookup finds first: `Document::resolve_as_yaml_cpp`).
-            .filter(|e| {
-                doc.get(group, &e.key)
-                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
-            })
+        doc.entries_read(group)
+            .filter(|e| readable(&e.key))
             .map(|e| (e.key.clone(), setting(file, group, e, layer))),
     )
 }
@@ -229,37 +222,71 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
 /// hash, so that 100k keys stay linear.
 pub fn by_name(settings: impl Iterator<Item = (String, Setting)>) -> Vec<Property> {
     let mut props: Vec<Property> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index = NameIndex::default();
     for (name, s) in settings {
-        match index.get(&name) {
-            Some(&i) => props[i].settings.push(s),
+        match index.find(&props, &name) {
+            Some(i) => props[i].settings.push(s),
             None => {
-                index.insert(name.clone(), props.len());
                 props.push(Property {
                     name,
                     settings: vec![s],
                 });
+                index.point(&props, props.len() - 1);
             }
         }
     }
     props
 }
 
+/// Properties by name: positions in a list of properties, hashed by the
+/// names the list holds (no copy of each name).
+#[derive(Default)]
+struct NameIndex {
+    table: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl NameIndex {
+    fn find(&self, props: &[Property], name: &str) -> Option<usize> {
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, name);
+        self.table.find(h, |&i| props[i].name == name).copied()
+    }
+
+    /// Point the name of `props[at]` at `at` (a name already indexed
+    /// moves to the later position).
+    fn point(&mut self, props: &[Property], at: usize) {
+        let hasher = &self.hasher;
+        let name = props[at].name.as_str();
+        let h = std::hash::BuildHasher::hash_one(hasher, name);
+        match self.table.find_mut(h, |&i| props[i].name == name) {
+            Some(slot) => *slot = at,
+            None => {
+                self.table.insert_unique(h, at, |&i| {
+                    std::hash::BuildHasher::hash_one(hasher, props[i].name.as_str())
+                });
+            }
+        }
+    }
+}
+
 /// Lay `upper` over `lower`: a property both set keeps the lower settings
 /// first (they are what the upper ones override).
 pub fn overlay(lower: &mut Vec<Property>, upper: Vec<Property>) {
     // By name, so that a config of 100k keys stays linear.
-    let mut index: HashMap<String, usize> = lower.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+    let mut index = NameIndex::default();
+    for i in 0..lower.len() {
+        index.point(lower, i);
+    }
     for p in upper {
-        match index.get(&p.name) {
-            Some(&i) => {
+        match index.find(lower, &p.name) {
+            Some(i) => {
                 let l = &mut lower[i];
                 l.name = p.name;
                 l.settings.extend(p.settings);
             }
             None => {
-                index.insert(p.name.clone(), lower.len());
                 lower.push(p);
+                index.point(lower, lower.len() - 1);
             }
         }
     }
