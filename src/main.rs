@@ -598,7 +598,7 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
                 let style = human::Style {
                     color: color(common.color),
                 };
-                stdio::print(&human::render(&ws, &diags, &problems, &style))?;
+                stdio::write(|w| human::write(w, &ws, &diags, &problems, &style))?;
                 if !how.quiet {
                     stdio::print(&summary())?;
                 }

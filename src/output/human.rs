@@ -44,6 +44,20 @@ impl Style {
 }
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], style: &Style) -> String {
+    crate::output::to_string(|w| write(w, ws, diags, problems, style))
+}
+
+/// [`render`], written as it is made: the findings are rendered on all
+/// threads, a run of them to a string each, a batch of runs at a time,
+/// and written in order (the same bytes on any number of threads; only a
+/// batch of the output is ever held).
+pub fn write(
+    w: &mut dyn std::io::Write,
+    ws: &Workspace,
+    diags: &[Diagnostic],
+    problems: &[FileProblem],
+    style: &Style,
+) -> std::io::Result<()> {
     let mut out = String::new();
     // Everything that comes from a config or a file name goes through
     // `esc`: a value must not act on the terminal.
@@ -51,25 +65,28 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
         let _ = writeln!(out, "  --> {}\n", esc(&p.path.display().to_string()));
     }
+    w.write_all(out.as_bytes())?;
     let covered = crate::context::Scope::of(ws).covered(ws);
-    // Findings are rendered in parallel, a run of them to a string each,
-    // and joined in order: the same bytes on any number of threads.
-    let parts: Vec<String> = diags
-        .par_chunks(256)
-        .map(|run| {
-            let mut out = String::new();
-            for d in run {
-                finding(&mut out, ws, d, &covered, style);
-            }
-            out
-        })
-        .collect();
-    out.reserve(parts.iter().map(String::len).sum());
-    for part in parts {
-        out.push_str(&part);
+    for batch in diags.chunks(RUN * 64) {
+        let runs: Vec<String> = batch
+            .par_chunks(RUN)
+            .map(|run| {
+                let mut out = String::new();
+                for d in run {
+                    finding(&mut out, ws, d, &covered, style);
+                }
+                out
+            })
+            .collect();
+        for run in runs {
+            w.write_all(run.as_bytes())?;
+        }
     }
-    out
+    Ok(())
 }
+
+/// Findings rendered to one string by one thread.
+const RUN: usize = 256;
 
 /// One finding: the headline, the line with a caret, then `expected`,
 /// `why`, `see` and `fix`.

@@ -56,7 +56,8 @@ pub fn parse(text: String) -> Document {
         pos = 3;
     }
     while pos < bytes.len() {
-        let nl = bytes[pos..].iter().position(|&b| b == b'\n');
+        // (`str::find` of a byte looks for it with memchr.)
+        let nl = text[pos..].find('\n');
         let next = nl.map_or(bytes.len(), |i| pos + i + 1);
         let mut end = nl.map_or(bytes.len(), |i| pos + i);
         if end > pos && bytes[end - 1] == b'\r' {
