@@ -86,8 +86,10 @@ fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
     // same as one built in order, on any number of threads.
     let ahead: Vec<Option<Ahead>> = roots
         .par_iter()
-        .map(|&root| build_ahead(ws, root).filter(|_| ahead))
+        .map(|&root| if ahead { build_ahead(ws, root) } else { None })
         .collect();
+    // (Kind changes before this build are not this build's.)
+    ws.take_rekinded();
     let mut rekinded: HashSet<FileId> = HashSet::new();
     for (root, ahead) in roots.into_iter().zip(ahead) {
         if let Some(a) = ahead.filter(|a| !a.read.iter().any(|f| rekinded.contains(f))) {
