@@ -23,6 +23,8 @@ pub struct Ctx<'a> {
     pub bench_sink_type: i64,
     /// The project says the apps run the new nvstreammux (DS107).
     pub new_streammux: bool,
+    /// The DeepStream release the project says its configs run on.
+    pub deepstream_version: Option<(u32, u32)>,
 }
 
 /// Where a value comes from, as messages say it: how the app derives it,
