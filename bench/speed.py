@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Speed and memory of dslint beside `cat` of the same bytes, in one run.
 
-    python3 bench/speed.py [--bin BIN] [--sizes 1000,10000,100000] [--runs 5]
-                           [--threads N] [--markdown]
+    python3 bench/speed.py [--bin BIN] [--before OLD_BIN] [--sizes 1000,10000,100000]
+                           [--runs 5] [--threads N] [--skip-large]
 
 For each size, a tree of varied configs with cross-file references
 (bench/gen_tree.py) is checked: human, JSON and SARIF output, on 1 and N
@@ -13,6 +13,8 @@ each format (bench/large_inputs.sh's shapes). Each figure is the median of
 `--runs` runs (one at 100k files) taken in turn with `cat` of the same files (`find | xargs cat`,
 which walks the tree as dslint does), so a shared machine slows both alike
 and the ratio survives. Peak memory is the process's max RSS (wait4).
+`--before OLD_BIN` runs an older binary in the same turns, so a change is
+measured before -> after in one run (the table gets its figures beside).
 Not a test: prints a table, with the goals of issue 14 beside the figures.
 """
 import argparse
@@ -63,15 +65,23 @@ def files_under(top):
 class Pair:
     """Runs of one dslint command taken in turn with `cat` of its bytes."""
 
-    def __init__(self, runs, cold_paths=None):
+    def __init__(self, runs, cold_paths=None, before=None):
         self.runs = runs
         self.cold = cold_paths
+        # Another binary (`--before`) run in the same turns: its median
+        # figure and peak memory for the last `measure`, else None.
+        self.before = before
+        self.last_before = None
 
     def measure(self, cmd, cat, env):
         t_cmd, t_cat, rss = [], [], 0
+        t_old, rss_old = [], 0
+        old = [self.before] + cmd[1:] if self.before else None
         if self.cold is None:  # warm the cache and the binary first
             run(cat)
             run(cmd, env)
+            if old:
+                run(old, env)
         for _ in range(self.runs):
             if self.cold is not None:
                 evict(self.cold)
@@ -82,6 +92,13 @@ class Pair:
             w, m = run(cmd, env)
             t_cmd.append(w)
             rss = max(rss, m)
+            if old:
+                if self.cold is not None:
+                    evict(self.cold)
+                w, m = run(old, env)
+                t_old.append(w)
+                rss_old = max(rss_old, m)
+        self.last_before = (statistics.median(t_old), rss_old) if old else None
         return statistics.median(t_cmd), statistics.median(t_cat), rss
 
 
@@ -137,6 +154,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--before", default=None,
+                    help="an older binary, run in the same turns: its figures beside each (before -> after)")
     args = ap.parse_args()
     binary = args.bin
     if binary is None:
@@ -144,14 +163,16 @@ def main():
         binary = os.path.join(os.path.dirname(HERE), "target", "release", "dslint")
     binary = os.path.abspath(binary)
     n = args.threads
-    rows = []  # (what, figure, beside cat, goal, met)
+    before = os.path.abspath(args.before) if args.before else None
+    rows = []  # (what, figure, beside cat, peak memory, goal, met, before: (figure, peak memory) or None)
 
-    def row(what, secs, cat, rss=None, goal="", met=None):
-        rows.append((what, secs, cat, rss, goal, met))
+    def row(what, secs, cat, rss=None, goal="", met=None, old=None):
+        rows.append((what, secs, cat, rss, goal, met, old))
         ratio = f"{secs / cat:5.2f}x cat" if cat else ""
         mem = f"{rss / 1024:7.1f} MiB" if rss else ""
         flag = "" if met is None else ("met" if met else "NOT MET")
-        print(f"{what:44} {secs:8.3f} s  {ratio:12} {mem:12} {goal} {flag}", flush=True)
+        was = f"  (before: {old[0]:.3f}{' s' if cat else ''})" if old else ""
+        print(f"{what:44} {secs:8.3f} s  {ratio:12} {mem:12} {goal} {flag}{was}", flush=True)
 
     print(f"dslint {binary}; {os.cpu_count()} CPUs seen, N={n} threads, median of {args.runs} runs, each beside cat")
     for size in [int(s) for s in args.sizes.split(",")]:
@@ -167,28 +188,34 @@ def main():
             # A 100k tree runs each command once after its warm-up run: the
             # whole table must fit in minutes on a shared 2-core machine.
             runs = args.runs if size < 50000 else 1
-            warm = Pair(runs)
+            warm = Pair(runs, before=before)
             chk = [binary, "check", top]
             t1, c1, _ = warm.measure(chk, cat, env_threads(1))
-            row(f"{size}: check, 1 thread, warm", t1, c1)
+            old1 = warm.last_before
+            row(f"{size}: check, 1 thread, warm", t1, c1, old=old1)
             tn, cn, rss = warm.measure(chk, cat, env_threads(n))
-            per_file = (rss * 1024 - largest) / size
+            oldn = warm.last_before
             row(f"{size}: check, {n} threads, warm", tn, cn, rss,
-                "goal <= 2x cat" if size >= 10000 else "", tn / cn <= 2 if size >= 10000 else None)
-            rows.append((f"{size}: memory a file beyond the largest", per_file, None, None, "goal <= 8 KB", per_file <= 8192))
+                "goal <= 2x cat" if size >= 10000 else "", tn / cn <= 2 if size >= 10000 else None, old=oldn)
+            per_file = (rss * 1024 - largest) / size
+            old = ((oldn[1] * 1024 - largest) / size, None) if oldn else None
+            rows.append((f"{size}: memory a file beyond the largest", per_file, None, None, "goal <= 8 KB", per_file <= 8192, old))
             print(f"{size}: peak memory a file: {per_file / 1024:.1f} KiB  (goal <= 8 KB)", flush=True)
             speedup = t1 / tn
-            rows.append((f"{size}: 1 -> {n} threads", speedup, None, None, "goal >= 1.8x (2 cores)", speedup >= 1.8))
+            old = (old1[0] / oldn[0], None) if oldn else None
+            rows.append((f"{size}: 1 -> {n} threads", speedup, None, None, "goal >= 1.8x (2 cores)", speedup >= 1.8, old))
             print(f"{size}: 1 -> {n} threads: {speedup:.2f}x  (goal >= 1.8x)", flush=True)
             tj, cj, rj = warm.measure(chk + ["--format", "json"], cat, env_threads(n))
-            row(f"{size}: check --format json", tj, cj, rj)
+            row(f"{size}: check --format json", tj, cj, rj, old=warm.last_before)
             ts, cs, rs = warm.measure(chk + ["--format", "sarif"], cat, env_threads(n))
-            row(f"{size}: check --format sarif", ts, cs, rs, f"goal <= 1.3x json ({ts / tj:.2f}x)", ts / tj <= 1.3)
+            row(f"{size}: check --format sarif", ts, cs, rs, f"goal <= 1.3x json ({ts / tj:.2f}x)", ts / tj <= 1.3,
+                old=warm.last_before)
             tf, cf, rf = warm.measure([binary, "fix", top, "--diff"], cat, env_threads(n))
-            row(f"{size}: fix --diff", tf, cf, rf, f"goal <= 1.5x check ({tf / tn:.2f}x)", tf / tn <= 1.5)
-            cold = Pair(max(1, runs // 2), paths)
+            row(f"{size}: fix --diff", tf, cf, rf, f"goal <= 1.5x check ({tf / tn:.2f}x)", tf / tn <= 1.5,
+                old=warm.last_before)
+            cold = Pair(max(1, runs // 2), paths, before=before)
             tc, cc, _ = cold.measure(chk, cat, env_threads(n))
-            row(f"{size}: check, {n} threads, cold", tc, cc)
+            row(f"{size}: check, {n} threads, cold", tc, cc, old=cold.last_before)
         finally:
             shutil.rmtree(top, ignore_errors=True)
     if not args.skip_large:
@@ -197,23 +224,36 @@ def main():
             print("-- one ~8 MiB file of each format")
             for label, path in gen_large(d):
                 cat = ["cat", path]
-                t, c, r = Pair(max(1, args.runs // 2)).measure([binary, "check", path], cat, env_threads(n))
-                row(f"8 MiB {label}", t, c, r, "goal < 1 s", t < 1)
+                pair = Pair(max(1, args.runs // 2), before=before)
+                t, c, r = pair.measure([binary, "check", path], cat, env_threads(n))
+                row(f"8 MiB {label}", t, c, r, "goal < 1 s", t < 1, old=pair.last_before)
         finally:
             shutil.rmtree(d, ignore_errors=True)
     print()
-    print("| run | figure | beside `cat` | peak memory | goal |")
-    print("|---|---:|---:|---:|---|")
-    for what, secs, cat, rss, goal, met in rows:
-        if cat is None:
-            fig = f"{secs / 1024:.1f} KiB" if "memory" in what else f"{secs:.2f}x"
-            ratio = ""
-        else:
-            fig = f"{secs:.3f} s"
-            ratio = f"{secs / cat:.2f}x ({cat:.3f} s)"
+    head = "| run | figure | beside `cat` | peak memory | goal |"
+    rule = "|---|---:|---:|---:|---|"
+    if before:
+        head = "| run | before | figure | beside `cat` (before) | peak memory (before) | goal |"
+        rule = "|---|---:|---:|---:|---:|---|"
+    print(head)
+    print(rule)
+    for what, secs, cat, rss, goal, met, old in rows:
+        def fig(x):
+            if cat is None:
+                return f"{x / 1024:.1f} KiB" if "memory" in what else f"{x:.2f}x"
+            return f"{x:.3f} s"
+        ratio = "" if cat is None else f"{secs / cat:.2f}x ({cat:.3f} s)"
         mem = f"{rss / 1024:.0f} MiB" if rss else ""
         flag = "" if met is None else (" — met" if met else " — **not met**")
-        print(f"| {what} | {fig} | {ratio} | {mem} | {goal}{flag} |")
+        if before:
+            was = fig(old[0]) if old else ""
+            if old and cat is not None:
+                ratio += f" ({old[0] / cat:.2f}x)"
+            if old and old[1] and rss:
+                mem += f" ({old[1] / 1024:.0f} MiB)"
+            print(f"| {what} | {was} | {fig(secs)} | {ratio} | {mem} | {goal}{flag} |")
+        else:
+            print(f"| {what} | {fig(secs)} | {ratio} | {mem} | {goal}{flag} |")
 
 
 if __name__ == "__main__":

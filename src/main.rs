@@ -557,6 +557,10 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
     let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
     Context::find(&ws).load(&mut ws);
     let result = dslint::rules::check_with(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
+    // The process ends after the output: what the run built goes back with
+    // it instead of being freed piece by piece (on one thread, ~7% of a
+    // check of 10k files). `ws` and the findings likewise below.
+    std::mem::forget(result.pipelines);
     let diags = result.diagnostics;
     let problems: Vec<_> = output::file_problems(&ws)
         .into_iter()
@@ -594,7 +598,7 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
                 let style = human::Style {
                     color: color(common.color),
                 };
-                stdio::print(&human::render(&ws, &diags, &problems, &style))?;
+                stdio::write(|w| human::write(w, &ws, &diags, &problems, &style))?;
                 if !how.quiet {
                     stdio::print(&summary())?;
                 }
@@ -611,12 +615,17 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
             Format::Rdjson => stdio::print(&output::machine::rdjson(&ws, &diags, &problems))?,
         }
     }
-    if !ws.missing_args.is_empty() {
-        return Ok(ExitCode::from(2));
-    }
-    let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
-        || problems.iter().any(|p| p.severity >= Severity::Warning);
-    Ok(ExitCode::from(u8::from(findings && !common.exit_zero)))
+    let code = if !ws.missing_args.is_empty() {
+        2
+    } else {
+        let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
+            || problems.iter().any(|p| p.severity >= Severity::Warning);
+        u8::from(findings && !common.exit_zero)
+    };
+    drop(problems);
+    std::mem::forget(diags);
+    std::mem::forget(ws);
+    Ok(ExitCode::from(code))
 }
 
 /// Paths named on the command line that were not checked: missing ones

@@ -96,6 +96,9 @@ pub struct Workspace {
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
     reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+    /// Files whose kind a reference changed since `take_rekinded` (the
+    /// graph's building tells which pipelines built ahead are still good).
+    rekinded: Vec<FileId>,
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -560,7 +563,7 @@ impl Workspace {
             // so does a parallel-infer main config named as a fragment.
             let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
             if id != from && !main {
-                self.files[id].kind = Some(kind);
+                self.set_kind(id, kind);
             }
             return Some(id);
         }
@@ -600,7 +603,7 @@ impl Workspace {
         let key = canonical(&p);
         if let Some(&id) = self.by_path.get(&key) {
             if let Some(kind) = kind {
-                self.files[id].kind = Some(kind);
+                self.set_kind(id, kind);
             }
             return Some(id);
         }
@@ -611,8 +614,131 @@ impl Workspace {
         }
     }
 
+    fn set_kind(&mut self, id: FileId, kind: Kind) {
+        if self.files[id].kind != Some(kind) {
+            self.files[id].kind = Some(kind);
+            self.rekinded.push(id);
+        }
+    }
+
+    /// The files whose kind a reference changed since the last call.
+    pub fn take_rekinded(&mut self) -> Vec<FileId> {
+        std::mem::take(&mut self.rekinded)
+    }
+
+    /// What `load_reference_as` (`kind` given) or `load_reference` would
+    /// return, found without changing anything; `Err` when it would change
+    /// the workspace (load a file, or give a loaded one another kind). The
+    /// same steps in the same order, so that an `Ok` is what the load
+    /// returns on a workspace in the same state.
+    pub fn look_reference(&self, from: FileId, raw: &str, kind: Option<Kind>) -> Result<Option<FileId>, WouldChange> {
+        let loaded = |id: FileId| {
+            // `load_reference_as`'s kind change, unless the file names itself
+            // or is a parallel-infer main config named as a fragment.
+            let main = kind == Some(Kind::ParallelFragment) && self.files[id].kind == Some(Kind::ParallelApp);
+            match kind {
+                Some(k) if id != from && !main && self.files[id].kind != Some(k) => Err(WouldChange),
+                _ => Ok(Some(id)),
+            }
+        };
+        let p = match self.resolve(from, raw) {
+            None => return Ok(None),
+            Some(Target::Outside(p)) if self.follow_outside() && !self.files[from].outside => {
+                // `load_outside`: its kind change has no exceptions.
+                return match self.by_path.get(&canonical(&p)) {
+                    Some(&id) if kind.is_none_or(|k| self.files[id].kind == Some(k)) => Ok(Some(id)),
+                    _ => Err(WouldChange),
+                };
+            }
+            Some(Target::Exists(p)) => p,
+            Some(_) => return Ok(None),
+        };
+        if kind.is_none() {
+            let key = self.identify(&p).0;
+            return match self.by_path.get(&key) {
+                Some(&id) => Ok(Some(id)),
+                None if !p.is_file() || self.problem_keys.contains(&key) => Ok(None),
+                None => Err(WouldChange),
+            };
+        }
+        if !p.is_file() {
+            return Ok(None);
+        }
+        let key = canonical(&p);
+        if self.problem_keys.contains(&key) {
+            return Ok(None);
+        }
+        match self.by_path.get(&key) {
+            Some(&id) => loaded(id),
+            None => Err(WouldChange),
+        }
+    }
+
     pub fn syntax_errors(&self, id: FileId) -> &[SyntaxError] {
         &self.files[id].doc.errors
+    }
+}
+
+/// A reference that would load a file or change one's kind
+/// (`Workspace::look_reference`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WouldChange;
+
+/// How a front end reaches the configs a config names: loading them
+/// (one pipeline at a time), or only looking them up, so that pipelines
+/// build on all threads ahead of their turn. A look-up that would change
+/// the workspace marks the build `changes`; the files it found are kept in
+/// `read`, so the caller can tell whether an earlier pipeline's loads
+/// changed any of them.
+pub enum Access<'w> {
+    Load(&'w mut Workspace),
+    Look(&'w Workspace, &'w mut Looked),
+}
+
+/// What a look-only build found (see [`Access`]).
+#[derive(Debug, Default)]
+pub struct Looked {
+    pub read: Vec<FileId>,
+    pub changes: bool,
+}
+
+impl Access<'_> {
+    /// `load_reference_as` with `kind`, else `load_reference`.
+    pub fn reference(&mut self, from: FileId, raw: &str, kind: Option<Kind>) -> Option<FileId> {
+        match self {
+            Access::Load(ws) => match kind {
+                Some(kind) => ws.load_reference_as(from, raw, kind),
+                None => ws.load_reference(from, raw),
+            },
+            Access::Look(ws, looked) => match ws.look_reference(from, raw, kind) {
+                Ok(id) => {
+                    looked.read.extend(id);
+                    id
+                }
+                Err(WouldChange) => {
+                    looked.changes = true;
+                    None
+                }
+            },
+        }
+    }
+
+    /// The same access for a shorter borrow.
+    pub fn reborrow(&mut self) -> Access<'_> {
+        match self {
+            Access::Load(ws) => Access::Load(ws),
+            Access::Look(ws, looked) => Access::Look(ws, looked),
+        }
+    }
+}
+
+impl std::ops::Deref for Access<'_> {
+    type Target = Workspace;
+    fn deref(&self) -> &Workspace {
+        match self {
+            Access::Load(ws) => ws,
+            Access::Look(ws, _) => ws,
+        }
     }
 }
 

@@ -13,6 +13,8 @@
 
 use std::fmt::Write;
 
+use rayon::prelude::*;
+
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
 use crate::context::edits_outside;
@@ -42,6 +44,20 @@ impl Style {
 }
 
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], style: &Style) -> String {
+    crate::output::to_string(|w| write(w, ws, diags, problems, style))
+}
+
+/// [`render`], written as it is made: the findings are rendered on all
+/// threads, a run of them to a string each, a batch of runs at a time,
+/// and written in order (the same bytes on any number of threads; only a
+/// batch of the output is ever held).
+pub fn write(
+    w: &mut dyn std::io::Write,
+    ws: &Workspace,
+    diags: &[Diagnostic],
+    problems: &[FileProblem],
+    style: &Style,
+) -> std::io::Result<()> {
     let mut out = String::new();
     // Everything that comes from a config or a file name goes through
     // `esc`: a value must not act on the terminal.
@@ -49,82 +65,104 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem], st
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
         let _ = writeln!(out, "  --> {}\n", esc(&p.path.display().to_string()));
     }
+    w.write_all(out.as_bytes())?;
     let covered = crate::context::Scope::of(ws).covered(ws);
-    for d in diags {
-        let l = locate(ws, d);
-        let f = &ws.files[d.file];
-        let _ = writeln!(
-            out,
-            "{}[{}]: {}",
-            style.severity(d.severity()),
-            d.code(),
-            style.paint("1", &esc(&d.message))
-        );
-        let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.display().to_string()), l.line, l.col);
-        let src = f.lines.line_span(&f.doc.text, l.line);
-        let raw_line = f.doc.text[src.clone()].replace('\t', " ");
-        let line_text = esc(&raw_line);
-        // Columns count characters of the raw line; escapes widen it.
-        let widen = |col: usize| {
-            esc(&raw_line.chars().take(col.saturating_sub(1)).collect::<String>())
-                .chars()
-                .count()
-                + 1
-        };
-        let gutter = l.line.to_string().len();
-        let pad = " ".repeat(gutter);
-        let _ = writeln!(out, "{pad} |");
-        let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
-        let col = widen(l.col);
-        let caret_len = if l.end_line == l.line {
-            (widen(l.end_col).saturating_sub(col)).max(1)
-        } else {
-            line_text.chars().count().saturating_sub(col - 1).max(1)
-        };
-        let _ = writeln!(
-            out,
-            "{pad} | {}{}",
-            " ".repeat(col - 1),
-            style.paint("1;31", &"^".repeat(caret_len))
-        );
-        if let Some(e) = &d.expected {
-            let _ = writeln!(out, "{pad} = expected: {}", esc(e));
+    for batch in diags.chunks(RUN * 64) {
+        let runs: Vec<String> = batch
+            .par_chunks(RUN)
+            .map(|run| {
+                let mut out = String::new();
+                for d in run {
+                    finding(&mut out, ws, d, &covered, style);
+                }
+                out
+            })
+            .collect();
+        for run in runs {
+            w.write_all(run.as_bytes())?;
         }
-        if let Some(w) = &d.why {
-            let _ = writeln!(out, "{pad} = why: {}", esc(w));
-        }
-        for (rf, rs) in &d.related {
-            let (rl, rc) = ws.files[*rf].position(rs.start);
-            let _ = writeln!(
-                out,
-                "{pad} = see: {}:{rl}:{rc}",
-                esc(&ws.files[*rf].path.display().to_string())
-            );
-        }
-        let fix = match &d.fix {
-            Some(fx) => {
-                let (kind, mut command) = match fx.applicability {
-                    Applicability::Safe => ("safe", "dslint fix".to_string()),
-                    Applicability::Unsafe => ("unsafe", "dslint fix --unsafe-fixes".to_string()),
-                };
-                // A named file's finding whose fix edits files not named.
-                let others: Vec<String> = edits_outside(&covered, fx)
-                    .into_iter()
-                    .map(|f| esc(&ws.files[f].path.display().to_string()).into_owned())
-                    .collect();
-                let also = if others.is_empty() {
-                    String::new()
-                } else {
-                    command.push_str(" --fix-related");
-                    format!(" (it edits {})", others.join(", "))
-                };
-                format!("{kind}, `{command}`{also}: {}", esc(&fx.title))
-            }
-            None => "none".to_string(),
-        };
-        let _ = writeln!(out, "{pad} = fix: {fix}\n");
     }
-    out
+    Ok(())
+}
+
+/// Findings rendered to one string by one thread.
+const RUN: usize = 256;
+
+/// One finding: the headline, the line with a caret, then `expected`,
+/// `why`, `see` and `fix`.
+fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], style: &Style) {
+    let l = locate(ws, d);
+    let f = &ws.files[d.file];
+    let _ = writeln!(
+        out,
+        "{}[{}]: {}",
+        style.severity(d.severity()),
+        d.code(),
+        style.paint("1", &esc(&d.message))
+    );
+    let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.display().to_string()), l.line, l.col);
+    let src = f.lines.line_span(&f.doc.text, l.line);
+    let raw_line = f.doc.text[src.clone()].replace('\t', " ");
+    let line_text = esc(&raw_line);
+    // Columns count characters of the raw line; escapes widen it.
+    let widen = |col: usize| {
+        esc(&raw_line.chars().take(col.saturating_sub(1)).collect::<String>())
+            .chars()
+            .count()
+            + 1
+    };
+    let gutter = l.line.to_string().len();
+    let pad = " ".repeat(gutter);
+    let _ = writeln!(out, "{pad} |");
+    let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
+    let col = widen(l.col);
+    let caret_len = if l.end_line == l.line {
+        (widen(l.end_col).saturating_sub(col)).max(1)
+    } else {
+        line_text.chars().count().saturating_sub(col - 1).max(1)
+    };
+    let _ = writeln!(
+        out,
+        "{pad} | {}{}",
+        " ".repeat(col - 1),
+        style.paint("1;31", &"^".repeat(caret_len))
+    );
+    if let Some(e) = &d.expected {
+        let _ = writeln!(out, "{pad} = expected: {}", esc(e));
+    }
+    if let Some(w) = &d.why {
+        let _ = writeln!(out, "{pad} = why: {}", esc(w));
+    }
+    for (rf, rs) in &d.related {
+        let (rl, rc) = ws.files[*rf].position(rs.start);
+        let _ = writeln!(
+            out,
+            "{pad} = see: {}:{rl}:{rc}",
+            esc(&ws.files[*rf].path.display().to_string())
+        );
+    }
+    let fix = match &d.fix {
+        Some(fx) => {
+            let (kind, mut command) = match fx.applicability {
+                Applicability::Safe => ("safe", "dslint fix".to_string()),
+                Applicability::Unsafe => ("unsafe", "dslint fix --unsafe-fixes".to_string()),
+            };
+            // A named file's finding whose fix edits files not named.
+            let others: Vec<String> = edits_outside(covered, fx)
+                .into_iter()
+                .map(|f| esc(&ws.files[f].path.display().to_string()).into_owned())
+                .collect();
+            let also = if others.is_empty() {
+                String::new()
+            } else {
+                command.push_str(" --fix-related");
+                format!(" (it edits {})", others.join(", "))
+            };
+            format!("{kind}, `{command}`{also}: {}", esc(&fx.title))
+        }
+        None => "none".to_string(),
+    };
+    let _ = writeln!(out, "{pad} = fix: {fix}\n");
 }
 
 /// The closing line: counts by severity and how many are fixable; when

@@ -1,5 +1,7 @@
 //! DS001–DS006: what a file's reader would refuse or misread.
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::base::Span;
 use crate::base::diagnostic::Diagnostic;
@@ -23,171 +25,206 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
         Some(Kind::NewStreammux) => Some(Schema::NewStreammux),
         _ => None,
     };
+    let per_group: Vec<(Vec<Diagnostic>, Vec<Unknown>)> = doc
+        .groups
+        .par_iter()
+        .enumerate()
+        .with_min_len(64)
+        .map(|(gi, group)| {
+            let (mut out, mut unknown) = (Vec::new(), Vec::new());
+            check_group(ctx, file, gi, group, schema, &mut out, &mut unknown);
+            (out, unknown)
+        })
+        .collect();
     // "Did you mean" costs an edit distance per known key: offered for the
     // first unknown keys of a file only, so a file of 100k junk keys stays
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
-    for (gi, group) in doc.groups.iter().enumerate() {
-        // A deepstream-parallel-infer tracker fragment's `tracker:` is read
-        // by deepstream-app's own `parse_tracker_yaml`; nothing else in a
-        // fragment is read by a reader with a key table.
-        let schema = match f.kind {
-            Some(Kind::ParallelFragment) => (group.name == "tracker").then_some(Schema::App),
-            _ => schema,
-        };
-        if let Some(schema) = schema {
-            if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
-                let mut d = Diagnostic::new(
-                    Rule::UnknownKey,
-                    file,
-                    group.name_span.clone(),
-                    format!(
-                        "unknown group `{}` for a {}",
-                        group.name,
-                        f.kind.map_or("", |k| k.describe())
-                    ),
-                )
-                .why("the reader skips groups it does not know, so nothing in it takes effect");
-                if let Some(s) = keys::suggest_group(schema, &group.name) {
-                    d = d.expected(format!("did you mean `{s}`?"));
-                }
-                out.push(d);
-                continue;
+    for ((mut found, unknown), group) in per_group.into_iter().zip(&doc.groups) {
+        for (at, schema, entry) in unknown {
+            if suggestions_left == 0 {
+                break;
+            }
+            suggestions_left -= 1;
+            if let Some(s) = keys::suggest_key(schema, &group.name, &group.entries[entry].key) {
+                found[at].expected = Some(format!("did you mean `{s}`?"));
             }
         }
-        // Precision 3: a group the app's parser never reads (off) has no
-        // keys to judge.
-        if f.kind
-            .is_some_and(|k| crate::model::frontend::app::keys_unread(doc, &group.name, k))
-        {
-            // `enable` that is not an integer: `g_key_file_get_integer`
-            // fails and the parser returns TRUE, so the group is skipped
-            // without a word while the user meant it on.
-            let bad_enable = (doc.format == Format::KeyFile)
-                .then(|| doc.get(&group.name, "enable"))
-                .flatten()
-                .filter(|e| e.value.as_deref().is_some_and(|v| glib::parse_int(v).is_none()));
-            if let Some(e) = bad_enable {
-                out.push(
-                    Diagnostic::new(
-                        Rule::InvalidValue,
-                        file,
-                        e.value_span.clone(),
-                        format!(
-                            "`enable`: `{}` cannot be read as an integer: [{}] is skipped",
-                            e.value.as_deref().unwrap_or(""),
-                            group.name
-                        ),
-                    )
-                    .expected("enable=1 or enable=0")
-                    .why("parse_gie/parse_source/parse_sink read `enable` first and return without reading the group when it is not an integer: the app starts without this element"),
-                );
+        out.extend(found);
+    }
+}
+
+/// An unknown key's finding that may get a "did you mean": its position in
+/// its group's findings, the key table, and the entry's position in the group.
+type Unknown = (usize, Schema, usize);
+
+/// The checks of one group: every group is checked on its own, on all
+/// threads (see `check_file`).
+fn check_group(
+    ctx: &Ctx,
+    file: FileId,
+    gi: usize,
+    group: &crate::syntax::Group,
+    schema: Option<Schema>,
+    out: &mut Vec<Diagnostic>,
+    unknown: &mut Vec<Unknown>,
+) {
+    let f = &ctx.ws.files[file];
+    let doc = &f.doc;
+    // A deepstream-parallel-infer tracker fragment's `tracker:` is read
+    // by deepstream-app's own `parse_tracker_yaml`; nothing else in a
+    // fragment is read by a reader with a key table.
+    let schema = match f.kind {
+        Some(Kind::ParallelFragment) => (group.name == "tracker").then_some(Schema::App),
+        _ => schema,
+    };
+    if let Some(schema) = schema {
+        if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
+            let mut d = Diagnostic::new(
+                Rule::UnknownKey,
+                file,
+                group.name_span.clone(),
+                format!(
+                    "unknown group `{}` for a {}",
+                    group.name,
+                    f.kind.map_or("", |k| k.describe())
+                ),
+            )
+            .why("the reader skips groups it does not know, so nothing in it takes effect");
+            if let Some(s) = keys::suggest_group(schema, &group.name) {
+                d = d.expected(format!("did you mean `{s}`?"));
             }
-            continue;
+            out.push(d);
+            return;
         }
-        if group.name.is_empty() && schema == Some(Schema::NvInfer) && doc.format == Format::Yaml {
-            top_level_nvinfer_keys(file, group, out);
-            continue;
-        }
-        // A repeated top-level map that yaml-cpp's lookups never reach.
-        if let Some(first) = doc.unread_repeat_of(group) {
-            let (line, _) = f.position(first.name_span.start);
+    }
+    // Precision 3: a group the app's parser never reads (off) has no
+    // keys to judge.
+    if f.kind
+        .is_some_and(|k| crate::model::frontend::app::keys_unread(doc, &group.name, k))
+    {
+        // `enable` that is not an integer: `g_key_file_get_integer`
+        // fails and the parser returns TRUE, so the group is skipped
+        // without a word while the user meant it on.
+        let bad_enable = (doc.format == Format::KeyFile)
+            .then(|| doc.get(&group.name, "enable"))
+            .flatten()
+            .filter(|e| e.value.as_deref().is_some_and(|v| glib::parse_int(v).is_none()));
+        if let Some(e) = bad_enable {
             out.push(
                 Diagnostic::new(
-                    Rule::DuplicateKey,
+                    Rule::InvalidValue,
                     file,
-                    group.name_span.clone(),
+                    e.value_span.clone(),
                     format!(
-                        "`{}` is repeated: the app reads only the first `{}` (line {line}); nothing in this one is read",
-                        group.name, group.name
+                        "`enable`: `{}` cannot be read as an integer: [{}] is skipped",
+                        e.value.as_deref().unwrap_or(""),
+                        group.name
                     ),
                 )
-                .why("yaml-cpp's map lookup (node_data::get) returns the first matching key, and every parser looks the group up by name")
-                .related(file, first.name_span.clone()),
+                .expected("enable=1 or enable=0")
+                .why("parse_gie/parse_source/parse_sink read `enable` first and return without reading the group when it is not an integer: the app starts without this element"),
             );
+        }
+        return;
+    }
+    if group.name.is_empty() && schema == Some(Schema::NvInfer) && doc.format == Format::Yaml {
+        top_level_nvinfer_keys(file, group, out);
+        return;
+    }
+    // A repeated top-level map that yaml-cpp's lookups never reach.
+    if let Some(first) = doc.unread_repeat_of(group) {
+        let (line, _) = f.position(first.name_span.start);
+        out.push(
+            Diagnostic::new(
+                Rule::DuplicateKey,
+                file,
+                group.name_span.clone(),
+                format!(
+                    "`{}` is repeated: the app reads only the first `{}` (line {line}); nothing in this one is read",
+                    group.name, group.name
+                ),
+            )
+            .why("yaml-cpp's map lookup (node_data::get) returns the first matching key, and every parser looks the group up by name")
+            .related(file, first.name_span.clone()),
+        );
+        return;
+    }
+    for (i, e) in group.entries.iter().enumerate() {
+        if e.localized {
             continue;
         }
-        for (i, e) in group.entries.iter().enumerate() {
-            if e.localized {
-                continue;
-            }
-            // DS004: another line with the same key in the same (merged)
-            // group wins: a later one (the last wins), or an earlier one
-            // (yaml-cpp's direct lookups keep the first copy). Not in
-            // protobuf text, where a repeated field is a list and a
-            // repeated message another item of it.
-            let winner = doc
-                .overridden_by(gi, i)
-                .filter(|w| w.key_span.start != e.key_span.start && doc.format != Format::Protobuf);
-            if let Some(winner) = winner {
-                let (line, _) = f.position(winner.key_span.start);
-                let (message, why) = if winner.key_span.start > e.key_span.start {
-                    (
-                        format!("`{}` is set again on line {line}; this line is ignored", e.key),
-                        "the key-file reader keeps the last value of a repeated key",
-                    )
-                } else {
-                    (
-                        format!(
-                            "`{}` is already set on line {line}, which the app reads; this line is ignored",
-                            e.key
-                        ),
-                        "the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key",
-                    )
-                };
-                out.push(
-                    Diagnostic::new(Rule::DuplicateKey, file, e.key_span.clone(), message)
-                        .why(why)
-                        .related(file, winner.key_span.clone()),
-                );
-            }
-            let Some(value) = e.value.as_deref() else { continue };
-            // DS006: GLib keeps ` # …` as part of a string value.
-            if doc.format == Format::KeyFile {
-                check_trailing_comment(ctx, file, e, value, schema, &group.name, out);
-            }
-            let Some(schema) = schema else { continue };
-            if !keys::group_has_key_table(schema, &group.name) {
-                continue;
-            }
-            let spec = keys::lookup(schema, &group.name, &e.key);
-            if let Some(removal) = spec.and_then(keys::KeySpec::removal) {
-                let spec = spec.expect("a removal comes from a spec");
-                // Info: which release runs the config is not known, and the
-                // releases that read the key still honour it.
-                let mut d = Diagnostic::new(
-                    Rule::UnknownKey,
-                    file,
-                    e.key_span.clone(),
-                    format!("`{}` in [{}]: {removal}", e.key, group.name),
+        // DS004: another line with the same key in the same (merged)
+        // group wins: a later one (the last wins), or an earlier one
+        // (yaml-cpp's direct lookups keep the first copy). Not in
+        // protobuf text, where a repeated field is a list and a
+        // repeated message another item of it.
+        let winner = doc
+            .overridden_by(gi, i)
+            .filter(|w| w.key_span.start != e.key_span.start && doc.format != Format::Protobuf);
+        if let Some(winner) = winner {
+            let (line, _) = f.position(winner.key_span.start);
+            let (message, why) = if winner.key_span.start > e.key_span.start {
+                (
+                    format!("`{}` is set again on line {line}; this line is ignored", e.key),
+                    "the key-file reader keeps the last value of a repeated key",
                 )
-                .when(When::RemovedKey, true)
-                .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
-                if let Some(new) = spec.note.strip_prefix("renamed ") {
-                    d = d.expected(format!("`{new}`"));
-                }
-                out.push(d);
-                continue;
-            }
-            let Some(spec) = spec else {
-                let mut d = Diagnostic::new(
-                    Rule::UnknownKey,
-                    file,
-                    e.key_span.clone(),
-                    format!("unknown key `{}` in [{}]", e.key, group.name),
+            } else {
+                (
+                    format!(
+                        "`{}` is already set on line {line}, which the app reads; this line is ignored",
+                        e.key
+                    ),
+                    "the app looks this key up directly, and yaml-cpp's map lookup (node_data::get) returns the first matching key",
                 )
-                .why(unknown_key_why(schema, &group.name));
-                if suggestions_left > 0 {
-                    suggestions_left -= 1;
-                    if let Some(s) = keys::suggest_key(schema, &group.name, &e.key) {
-                        d = d.expected(format!("did you mean `{s}`?"));
-                    }
-                }
-                out.push(d);
-                continue;
             };
-            check_type(file, doc, e, value, spec, out);
+            out.push(
+                Diagnostic::new(Rule::DuplicateKey, file, e.key_span.clone(), message)
+                    .why(why)
+                    .related(file, winner.key_span.clone()),
+            );
         }
+        let Some(value) = e.value.as_deref() else { continue };
+        // DS006: GLib keeps ` # …` as part of a string value.
+        if doc.format == Format::KeyFile {
+            check_trailing_comment(ctx, file, e, value, schema, &group.name, out);
+        }
+        let Some(schema) = schema else { continue };
+        if !keys::group_has_key_table(schema, &group.name) {
+            continue;
+        }
+        let spec = keys::lookup(schema, &group.name, &e.key);
+        if let Some(removal) = spec.and_then(keys::KeySpec::removal) {
+            let spec = spec.expect("a removal comes from a spec");
+            // Info: which release runs the config is not known, and the
+            // releases that read the key still honour it.
+            let mut d = Diagnostic::new(
+                Rule::UnknownKey,
+                file,
+                e.key_span.clone(),
+                format!("`{}` in [{}]: {removal}", e.key, group.name),
+            )
+            .when(When::RemovedKey, true)
+            .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
+            if let Some(new) = spec.note.strip_prefix("renamed ") {
+                d = d.expected(format!("`{new}`"));
+            }
+            out.push(d);
+            continue;
+        }
+        let Some(spec) = spec else {
+            let d = Diagnostic::new(
+                Rule::UnknownKey,
+                file,
+                e.key_span.clone(),
+                format!("unknown key `{}` in [{}]", e.key, group.name),
+            )
+            .why(unknown_key_why(schema, &group.name));
+            unknown.push((out.len(), schema, i));
+            out.push(d);
+            continue;
+        };
+        check_type(file, doc, e, value, spec, out);
     }
 }
 

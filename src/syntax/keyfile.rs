@@ -5,6 +5,8 @@
 //! `;` is *not* a comment, and a key before the first group is an error.
 //! Nothing is rewritten: the text is kept and every token is a byte span.
 
+use rayon::prelude::*;
+
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 
 /// GLib's `g_ascii_isspace`.
@@ -40,11 +42,21 @@ fn check_key_name(key: &str) -> Result<bool, ()> {
 }
 
 pub fn parse(text: String) -> Document {
-    let mut groups: Vec<Group> = Vec::new();
+    parse_in_chunks(text, CHUNK)
+}
+
+/// A file over this size is read in pieces of about this size on all
+/// threads (an 8 MiB config of 100k groups).
+const CHUNK: usize = 1 << 18;
+
+/// Read lines in pieces that each start at a group's header (or the file's
+/// start), on all threads: a key line only looks at the group above it,
+/// so a piece that starts at a header reads as it would in the whole file.
+/// The groups and errors are joined in the file's order.
+fn parse_in_chunks(text: String, chunk: usize) -> Document {
     let mut errors = Vec::new();
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
-    let bytes = text.as_bytes();
     let mut pos = 0;
     if has_bom {
         // GLib fails the whole file on the BOM; report it once and read the
@@ -55,17 +67,88 @@ pub fn parse(text: String) -> Document {
         });
         pos = 3;
     }
-    while pos < bytes.len() {
-        let nl = bytes[pos..].iter().position(|&b| b == b'\n');
+    let starts = piece_starts(&text, pos, chunk);
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    let pieces: Vec<(usize, usize)> = starts.iter().copied().zip(ends).collect();
+    let read: Vec<(Vec<Group>, Vec<SyntaxError>)> = pieces
+        .par_iter()
+        .map(|&(from, to)| {
+            let (mut groups, mut errors) = (Vec::new(), Vec::new());
+            parse_lines(&text, from, to, &mut groups, &mut errors);
+            (groups, errors)
+        })
+        .collect();
+    let mut groups = Vec::with_capacity(read.iter().map(|(g, _)| g.len()).sum());
+    for (g, e) in read {
+        groups.extend(g);
+        errors.extend(e);
+    }
+    Document::new(text, Format::KeyFile, groups, errors, has_bom, line_ending)
+}
+
+/// Where the pieces of `text` from `pos` start: `pos`, then the first
+/// group header at or after every `chunk` bytes (none in a file smaller
+/// than that, or with no header further on).
+fn piece_starts(text: &str, pos: usize, chunk: usize) -> Vec<usize> {
+    let mut starts = vec![pos];
+    let mut at = pos + chunk;
+    while at < text.len() {
+        // The start of the next line at or after `at` (`at` may fall inside
+        // a character: bytes are searched).
+        let Some(line) = text.as_bytes()[at - 1..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|i| at + i)
+        else {
+            break;
+        };
+        let mut next = None;
+        let mut l = line;
+        while l < text.len() {
+            let end = text[l..].find('\n').map_or(text.len(), |i| l + i);
+            // As `parse_lines` cuts a line: one `\r` before the `\n` dropped.
+            let body = &text[l..end];
+            if group_header(body.strip_suffix('\r').unwrap_or(body)).is_some() {
+                next = Some(l);
+                break;
+            }
+            l = end + 1;
+        }
+        let Some(next) = next else { break };
+        starts.push(next);
+        at = next + chunk;
+    }
+    starts
+}
+
+/// The lines that start in `from..to`.
+fn parse_lines(text: &str, from: usize, to: usize, groups: &mut Vec<Group>, errors: &mut Vec<SyntaxError>) {
+    let bytes = text.as_bytes();
+    let mut pos = from;
+    while pos < to {
+        // (`str::find` of a byte looks for it with memchr.)
+        let nl = text[pos..].find('\n');
         let next = nl.map_or(bytes.len(), |i| pos + i + 1);
         let mut end = nl.map_or(bytes.len(), |i| pos + i);
         if end > pos && bytes[end - 1] == b'\r' {
             end -= 1;
         }
-        parse_line(&text, pos, end, next, &mut groups, &mut errors);
+        parse_line(text, pos, end, next, groups, errors);
         pos = next;
     }
-    Document::new(text, Format::KeyFile, groups, errors, has_bom, line_ending)
+}
+
+/// The name in a line GLib reads as a group header (`[name]`, then only
+/// spaces or tabs; leading whitespace skipped), which may still be invalid.
+fn group_header(line: &str) -> Option<&str> {
+    let inner = line
+        .trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8))
+        .strip_prefix('[')?;
+    let close = inner.find(']')?;
+    inner[close + 1..]
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t')
+        .then(|| &inner[..close])
 }
 
 fn parse_line(
@@ -96,28 +179,22 @@ fn parse_line(
             message: what,
         });
     };
-    if let Some(inner) = line.strip_prefix('[') {
-        if let Some(close) = inner.find(']') {
-            let after = &inner[close + 1..];
-            if after.bytes().all(|b| b == b' ' || b == b'\t') {
-                let name = &inner[..close];
-                let name_start = start + 1;
-                if !is_group_name(name) {
-                    errors.push(SyntaxError {
-                        span: start..end,
-                        message: format!("invalid group name `[{}]`", name),
-                    });
-                }
-                groups.push(Group {
-                    name: name.to_string(),
-                    name_span: name_start..name_start + name.len(),
-                    entries: Vec::new(),
-                    insert_at: next,
-                    indent: String::new(),
-                });
-                return;
-            }
+    if let Some(name) = group_header(line) {
+        let name_start = start + 1;
+        if !is_group_name(name) {
+            errors.push(SyntaxError {
+                span: start..end,
+                message: format!("invalid group name `[{}]`", name),
+            });
         }
+        groups.push(Group {
+            name: name.to_string(),
+            name_span: name_start..name_start + name.len(),
+            entries: Vec::new(),
+            insert_at: next,
+            indent: String::new(),
+        });
+        return;
     }
     let Some(eq) = line.find('=') else {
         not_a_line(errors);
@@ -216,6 +293,33 @@ mod tests {
         }
         let d = doc("[g]\nk[de]=v\n");
         assert!(d.groups[0].entries[0].localized);
+    }
+
+    /// Read in pieces of a few bytes, a file reads as it does whole: the
+    /// same groups, entries, spans and errors, in the same order (pieces
+    /// start at headers only, not at a `[` line GLib refuses, nor inside a
+    /// character or a `\r\r` line end).
+    #[test]
+    fn pieces_read_as_the_whole_file() {
+        let text = "k=0\n\u{feff}[a]\nx=1\n[é]\ny=é\n  [b]  \r\nk=2\n[c]\r\r\nk=3\n[d]]\nk=4\n;c\n[]\nk[de]=5\n\
+                    [e\n=v\n[f]\nk=6\nk=7\n[a]\nk=8";
+        for text in [text.to_string(), format!("\u{feff}{text}")] {
+            let whole = parse_in_chunks(text.clone(), usize::MAX / 2);
+            for chunk in 1..text.len() {
+                let pieces = parse_in_chunks(text.clone(), chunk);
+                assert_eq!(
+                    format!("{:?}", pieces.groups),
+                    format!("{:?}", whole.groups),
+                    "chunk {chunk}"
+                );
+                assert_eq!(
+                    format!("{:?}", pieces.errors),
+                    format!("{:?}", whole.errors),
+                    "chunk {chunk}"
+                );
+            }
+            assert!(piece_starts(&text, 0, 4).len() > 5, "the test cuts the file in pieces");
+        }
     }
 
     #[test]

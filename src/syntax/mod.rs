@@ -322,6 +322,31 @@ impl Document {
             .map(|&i| &self.groups[i])
     }
 
+    /// The entries of the groups named `name`, in file order, that a reader
+    /// reads (translations aside): all of them, but a copy after the entry
+    /// that wins its key (the first, for a key yaml-cpp's lookup finds
+    /// first: [`Document::resolve_as_yaml_cpp`]). Asks the index's flags,
+    /// and looks the winner up only for an overridden entry.
+    pub fn entries_read<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Entry> + use<'a, 'n> {
+        self.by_name
+            .groups(&self.groups, name)
+            .into_iter()
+            .flatten()
+            .flat_map(move |&gi| {
+                self.groups[gi]
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .map(move |(ei, e)| (gi, ei, e))
+            })
+            .filter(|(_, _, e)| !e.localized)
+            .filter(|&(gi, ei, e)| {
+                self.overridden_by(gi, ei)
+                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
+            })
+            .map(|(_, _, e)| e)
+    }
+
     pub fn has_group(&self, name: &str) -> bool {
         self.by_name.groups(&self.groups, name).is_some()
     }

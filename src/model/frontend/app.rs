@@ -10,6 +10,8 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::model::detect::{Kind, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
@@ -17,7 +19,7 @@ use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{
     Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
 };
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Format, glib};
 
 /// Keys whose value is the path of another config file.
@@ -77,7 +79,7 @@ struct Found {
 }
 
 pub(super) struct Reader<'w> {
-    pub(super) ws: &'w mut Workspace,
+    pub(super) ws: Access<'w>,
     pub(super) root: FileId,
     pub(super) kind: Kind,
     pub(super) referenced: &'w mut HashSet<FileId>,
@@ -171,10 +173,7 @@ impl Reader<'_> {
     /// beats content); `None` leaves it to the content.
     pub(super) fn follow(&mut self, group: &str, keys: &[&str], kind: Option<Kind>) -> Option<FileId> {
         let raw = keys.iter().find_map(|k| self.str(group, k).map(str::to_string))?;
-        let id = match kind {
-            Some(kind) => self.ws.load_reference_as(self.root, &raw, kind)?,
-            None => self.ws.load_reference(self.root, &raw)?,
-        };
+        let id = self.ws.reference(self.root, &raw, kind)?;
         (id != self.root).then(|| {
             self.referenced.insert(id);
             id
@@ -189,7 +188,7 @@ impl Reader<'_> {
         let mut m = self.element(Role::Streammux, group);
         m.config = self
             .follow(group, &["config-file-path", "config-file"], Some(Kind::NewStreammux))
-            .map(|c| config_file(self.ws, c));
+            .map(|c| config_file(&self.ws, c));
         m
     }
 
@@ -202,7 +201,7 @@ impl Reader<'_> {
             &["config-file", "config-file-path"],
             (!server).then_some(Kind::NvInfer),
         );
-        let mut e = config::infer(self.ws, self.root, group, stage, cfg);
+        let mut e = config::infer(&self.ws, self.root, group, stage, cfg);
         // deepstream-app and the parallel-inference app set nvinfer's batch
         // only from the group (`create_primary_gie_bin`); a test app may set
         // it in C.
@@ -369,10 +368,10 @@ pub(super) fn group_names(ws: &Workspace, file: FileId) -> Vec<String> {
 }
 
 /// The pipeline an app config describes, loading the configs it references
-/// (added to `referenced`).
-pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
+/// (added to `referenced`), or only looking them up (see [`Access`]).
+pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
     let kind = ws.files[root].kind.unwrap_or(Kind::App);
-    let names = group_names(ws, root);
+    let names = group_names(&ws, root);
     let mut r = Reader {
         ws,
         root,
@@ -389,9 +388,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let mut tracker = None;
     let mut preprocess = None;
     let mut analytics = None;
-    for name in &names {
+    // Which groups are on, and the sources' elements (the bulk of a config
+    // of many `[sourceN]`), are made on all threads: they only read the
+    // file. The sources keep the file's order.
+    let on: Vec<bool> = names.par_iter().with_min_len(64).map(|n| r.enabled(n)).collect();
+    let mut sources: Vec<(SourceGroup, &str)> = Vec::new();
+    for (name, on) in names.iter().zip(on) {
         let name = name.as_str();
-        let on = r.enabled(name);
         match name {
             "streammux" => found.streammux = Some(r.streammux(name)),
             "application" => application = Some(r.element(Role::Application, name)),
@@ -404,21 +407,30 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             "nvds-analytics" if on => analytics = Some(name),
             "message-converter" if on => found.others.push(r.element(Role::MsgConv, name)),
             "source-list" => found.source_list = Some(r.source_list(name)),
-            "source" if kind == Kind::App => found.sources.push(r.csv_source(name)),
-            "source" if kind == Kind::TestApp => found.sources.push(r.test_app_source(name)),
-            n if numbered(n, "source") && on => found.sources.push(r.numbered_source(n)),
+            "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
+            "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
+            n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
             "sink" if kind == Kind::TestApp && on => found.sinks.push(r.test_app_sink(name)),
             n if numbered(n, "sink") && on => found.sinks.push(r.element(Role::Sink, n)),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
             _ => {}
         }
     }
+    found.sources = sources
+        .par_iter()
+        .with_min_len(64)
+        .map(|&(how, name)| match how {
+            SourceGroup::Csv => r.csv_source(name),
+            SourceGroup::TestApp => r.test_app_source(name),
+            SourceGroup::Numbered => r.numbered_source(name),
+        })
+        .collect();
     found.primary = primary.map(|g| r.infer(g, Stage::Primary));
     found.secondaries = secondaries.into_iter().map(|g| r.infer(g, Stage::Secondary)).collect();
     if let Some(name) = tracker {
         let mut t = r.element(Role::Tracker, name);
         t.factory = Some("nvtracker".into());
-        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(r.ws, c));
+        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(&r.ws, c));
         found.tracker = Some(t);
     }
     if let Some(name) = analytics {
@@ -428,16 +440,16 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         a.factory = Some("nvdsanalytics".into());
         a.config = r
             .follow(name, &["config-file"], Some(Kind::Analytics))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         found.analytics = Some(a);
     }
     if let Some(name) = preprocess {
         let cfg = r
             .follow(name, &["config-file"], Some(Kind::Preprocess))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         let mut p = r.element(Role::Preprocess, name);
         p.factory = Some("nvdspreprocess".into());
-        p.props = layered(r.ws, root, name, cfg.as_ref(), &[], None);
+        p.props = layered(&r.ws, root, name, cfg.as_ref(), &[], None);
         p.home = cfg.as_ref().and_then(|c| c.home.clone()).or(p.home);
         p.config = cfg;
         found.preprocess = Some(p);
@@ -471,10 +483,10 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         tests = Some(r.element(Role::Tests, "tests"));
     }
     let mut references = Vec::new();
-    collect_path_references(r.ws, root, Some(kind), &mut references);
+    collect_path_references(&r.ws, root, Some(kind), &mut references);
     for gie in found.primary.iter().chain(&found.secondaries) {
         if let Some(c) = &gie.config {
-            collect_path_references(r.ws, c.file, None, &mut references);
+            collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
     let (elements, links) = in_order(found, application, tests);
@@ -484,6 +496,17 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         links,
         references,
     }
+}
+
+/// Which reading of a source group makes its element.
+#[derive(Clone, Copy)]
+enum SourceGroup {
+    /// deepstream-app YAML's `source:` with `csv-file-path`.
+    Csv,
+    /// A test app's `source:`.
+    TestApp,
+    /// deepstream-app's `[sourceN]`.
+    Numbered,
 }
 
 /// Whether the app's group for an inference element writes `batch-size`
@@ -549,42 +572,54 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
     let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
-    for (gi, g) in doc.groups.iter().enumerate() {
-        // A map yaml-cpp's lookups never reach is never read.
-        if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
-            continue;
-        }
-        for (ei, e) in g.entries.iter().enumerate() {
-            let Some(v) = e.value.as_deref() else { continue };
-            // A copy after the one the reader takes (a key yaml-cpp's
-            // lookup finds first) is never opened.
-            if doc.format == Format::Yaml
-                && doc
-                    .overridden_by(gi, ei)
-                    .is_some_and(|w| w.key_span.start < e.key_span.start)
-            {
-                continue;
+    // Each group's references are found on all threads (a config of 100k
+    // path keys), then kept in file order, each place once.
+    let found: Vec<Vec<Reference>> = doc
+        .groups
+        .par_iter()
+        .enumerate()
+        .with_min_len(64)
+        .map(|(gi, g)| {
+            let mut out = Vec::new();
+            // A map yaml-cpp's lookups never reach is never read.
+            if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
+                return out;
             }
-            // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
-            // `nvds-analytics*` name their files with `cfg-file-path`.
-            let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
-                || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
-            let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
-            if !(is_config || is_data) || v.trim().is_empty() {
-                continue;
-            }
-            if let Some(target) = ws.resolve(file, v) {
-                if !seen.insert((file, e.value_span.start, e.value_span.end)) {
+            for (ei, e) in g.entries.iter().enumerate() {
+                let Some(v) = e.value.as_deref() else { continue };
+                // A copy after the one the reader takes (a key yaml-cpp's
+                // lookup finds first) is never opened.
+                if doc.format == Format::Yaml
+                    && doc
+                        .overridden_by(gi, ei)
+                        .is_some_and(|w| w.key_span.start < e.key_span.start)
+                {
                     continue;
                 }
-                refs.push(Reference {
-                    file,
-                    key: e.key.clone(),
-                    span: e.value_span.clone(),
-                    target,
-                    is_config,
-                });
+                // deepstream-parallel-infer's `tracker*`, `secondary-gie*` and
+                // `nvds-analytics*` name their files with `cfg-file-path`.
+                let is_config = CONFIG_PATH_KEYS.contains(&e.key.as_str())
+                    || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
+                let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
+                if !(is_config || is_data) || v.trim().is_empty() {
+                    continue;
+                }
+                if let Some(target) = ws.resolve(file, v) {
+                    out.push(Reference {
+                        file,
+                        key: e.key.clone(),
+                        span: e.value_span.clone(),
+                        target,
+                        is_config,
+                    });
+                }
             }
+            out
+        })
+        .collect();
+    for r in found.into_iter().flatten() {
+        if seen.insert((r.file, r.span.start, r.span.end)) {
+            refs.push(r);
         }
     }
 }

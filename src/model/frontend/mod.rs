@@ -31,14 +31,14 @@ pub mod service_maker;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rayon::prelude::*;
 
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Entry};
 
 /// Keys whose value names another file, by the front ends that follow
@@ -62,6 +62,12 @@ pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
+    build_with(ws, true)
+}
+
+/// `build`, with app configs built ahead on all threads or not (the tests
+/// compare both).
+fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
     let roots: Vec<FileId> = (0..ws.files.len())
         .filter(|&i| {
             matches!(
@@ -72,12 +78,31 @@ pub fn build(ws: &mut Workspace) -> Graph {
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
-    for root in roots {
+    // App configs are built on all threads first, only looking up the
+    // files they reference; then, in order, each is either taken as built
+    // or built again loading what it references, as a build in order
+    // would: when it wanted to load a file or change a kind, or when a
+    // build before it changed the kind of a file it read. The graph is the
+    // same as one built in order, on any number of threads.
+    let ahead: Vec<Option<Ahead>> = roots
+        .par_iter()
+        .map(|&root| if ahead { build_ahead(ws, root) } else { None })
+        .collect();
+    // (Kind changes before this build are not this build's.)
+    ws.take_rekinded();
+    let mut rekinded: HashSet<FileId> = HashSet::new();
+    for (root, ahead) in roots.into_iter().zip(ahead) {
+        if let Some(a) = ahead.filter(|a| !a.read.iter().any(|f| rekinded.contains(f))) {
+            referenced.extend(a.referenced);
+            graph.pipelines.push(a.pipeline);
+            continue;
+        }
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
             Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
-            _ => app::build(ws, root, &mut referenced),
+            _ => app::build(Access::Load(ws), root, &mut referenced),
         };
+        rekinded.extend(ws.take_rekinded());
         graph.pipelines.push(p);
     }
     // Scripts and modules are parsed (tree-sitter) on all threads first;
@@ -114,6 +139,33 @@ pub fn build(ws: &mut Workspace) -> Graph {
         }
     }
     graph
+}
+
+/// An app config's pipeline built ahead of its turn (see `build`), with
+/// the files it read (its own first) and those it references.
+struct Ahead {
+    pipeline: crate::model::graph::Pipeline,
+    read: Vec<FileId>,
+    referenced: HashSet<FileId>,
+}
+
+/// `app::build` with look-ups only; `None` when the build wanted to change
+/// the workspace, or the file is not a deepstream-app or test-app config.
+fn build_ahead(ws: &Workspace, root: FileId) -> Option<Ahead> {
+    if !matches!(ws.files[root].kind, Some(Kind::App | Kind::TestApp)) {
+        return None;
+    }
+    let mut looked = crate::model::workspace::Looked {
+        read: vec![root],
+        changes: false,
+    };
+    let mut referenced = HashSet::new();
+    let pipeline = app::build(Access::Look(ws, &mut looked), root, &mut referenced);
+    (!looked.changes).then_some(Ahead {
+        pipeline,
+        read: looked.read,
+        referenced,
+    })
 }
 
 /// The config files a pipeline's elements load are checked in its context,
@@ -161,15 +213,8 @@ pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Set
 /// settings the last one overrides).
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
     by_name(
-        doc.groups_named(group)
-            .flat_map(|g| &g.entries)
-            .filter(|e| !e.localized && readable(&e.key))
-            // A copy after the winner is never read (a key yaml-cpp's
-            // lookup finds first: `Document::resolve_as_yaml_cpp`).
-            .filter(|e| {
-                doc.get(group, &e.key)
-                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
-            })
+        doc.entries_read(group)
+            .filter(|e| readable(&e.key))
             .map(|e| (e.key.clone(), setting(file, group, e, layer))),
     )
 }
@@ -179,37 +224,71 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
 /// hash, so that 100k keys stay linear.
 pub fn by_name(settings: impl Iterator<Item = (String, Setting)>) -> Vec<Property> {
     let mut props: Vec<Property> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index = NameIndex::default();
     for (name, s) in settings {
-        match index.get(&name) {
-            Some(&i) => props[i].settings.push(s),
+        match index.find(&props, &name) {
+            Some(i) => props[i].settings.push(s),
             None => {
-                index.insert(name.clone(), props.len());
                 props.push(Property {
                     name,
                     settings: vec![s],
                 });
+                index.point(&props, props.len() - 1);
             }
         }
     }
     props
 }
 
+/// Properties by name: positions in a list of properties, hashed by the
+/// names the list holds (no copy of each name).
+#[derive(Default)]
+struct NameIndex {
+    table: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl NameIndex {
+    fn find(&self, props: &[Property], name: &str) -> Option<usize> {
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, name);
+        self.table.find(h, |&i| props[i].name == name).copied()
+    }
+
+    /// Point the name of `props[at]` at `at` (a name already indexed
+    /// moves to the later position).
+    fn point(&mut self, props: &[Property], at: usize) {
+        let hasher = &self.hasher;
+        let name = props[at].name.as_str();
+        let h = std::hash::BuildHasher::hash_one(hasher, name);
+        match self.table.find_mut(h, |&i| props[i].name == name) {
+            Some(slot) => *slot = at,
+            None => {
+                self.table.insert_unique(h, at, |&i| {
+                    std::hash::BuildHasher::hash_one(hasher, props[i].name.as_str())
+                });
+            }
+        }
+    }
+}
+
 /// Lay `upper` over `lower`: a property both set keeps the lower settings
 /// first (they are what the upper ones override).
 pub fn overlay(lower: &mut Vec<Property>, upper: Vec<Property>) {
     // By name, so that a config of 100k keys stays linear.
-    let mut index: HashMap<String, usize> = lower.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+    let mut index = NameIndex::default();
+    for i in 0..lower.len() {
+        index.point(lower, i);
+    }
     for p in upper {
-        match index.get(&p.name) {
-            Some(&i) => {
+        match index.find(lower, &p.name) {
+            Some(i) => {
                 let l = &mut lower[i];
                 l.name = p.name;
                 l.settings.extend(p.settings);
             }
             None => {
-                index.insert(p.name.clone(), lower.len());
                 lower.push(p);
+                index.point(lower, lower.len() - 1);
             }
         }
     }

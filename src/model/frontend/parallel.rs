@@ -30,7 +30,7 @@ use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
 use crate::model::frontend::config::config_file;
 use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage, Value};
-use crate::model::workspace::{Target, Workspace};
+use crate::model::workspace::{Access, Target, Workspace};
 use crate::syntax::glib;
 
 /// Whether `parse_config_file_yaml` looks `group`/`key` up directly
@@ -74,7 +74,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let names = group_names(ws, root);
     let pairing_known = !counted_group_repeated(ws, root);
     let mut r = Reader {
-        ws,
+        ws: Access::Load(ws),
         root,
         kind: Kind::ParallelApp,
         referenced,
@@ -143,7 +143,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         m.factory = Some("nvdsmetamux".into());
         m.config = r
             .follow(name, &["config-file"], Some(Kind::MetaMux))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         m
     });
     // The app reads every tracker and secondary fragment, on or not
@@ -178,13 +178,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     // The files of a group switched off with `enable: 0` are never opened
     // (its element is not built).
     let mut references = Vec::new();
-    collect_path_references(r.ws, root, Some(Kind::ParallelApp), &mut references);
+    collect_path_references(&r.ws, root, Some(Kind::ParallelApp), &mut references);
     for &f in &fragments_read {
-        collect_path_references(r.ws, f, Some(Kind::ParallelApp), &mut references);
+        collect_path_references(&r.ws, f, Some(Kind::ParallelApp), &mut references);
     }
     for gie in chains.iter().flatten().filter(|e| e.role.is_inference()) {
         if let Some(c) = &gie.config {
-            collect_path_references(r.ws, c.file, None, &mut references);
+            collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
     let (elements, links) = in_order(Parts {
@@ -296,7 +296,7 @@ fn slot_elements(
             t.factory = Some("nvtracker".into());
             t.config = f
                 .follow("tracker", &["ll-config-file"], None)
-                .map(|c| config_file(f.ws, c));
+                .map(|c| config_file(&f.ws, c));
             out.push(t);
             fragments_read.push(frag);
         }
@@ -308,7 +308,7 @@ fn slot_elements(
         a.factory = Some("nvdsanalytics".into());
         a.config = r
             .follow(group, &["cfg-file-path"], Some(Kind::Analytics))
-            .map(|c| config_file(r.ws, c));
+            .map(|c| config_file(&r.ws, c));
         out.push(a);
     }
     if let (Some((_, true)), Some(&Some(frag))) = (slots.secondaries.get(i), secondaries.get(i)) {
@@ -322,7 +322,7 @@ fn slot_elements(
 /// A reader of a fragment file (paths in it are relative to it).
 fn fragment_reader<'a>(r: &'a mut Reader, frag: FileId) -> Reader<'a> {
     Reader {
-        ws: &mut *r.ws,
+        ws: r.ws.reborrow(),
         root: frag,
         kind: Kind::ParallelApp,
         referenced: &mut *r.referenced,
@@ -338,7 +338,7 @@ fn fragment_reader<'a>(r: &'a mut Reader, frag: FileId) -> Reader<'a> {
 /// is not modelled (nothing more is built).
 fn fragment_secondaries(f: &mut Reader) -> Vec<Element> {
     let mut out = Vec::new();
-    for g in group_names(f.ws, f.root) {
+    for g in group_names(&f.ws, f.root) {
         match f.str(&g, "enable").and_then(glib::parse_int) {
             Some(0) => continue,
             Some(_) => out.push(f.infer(&g, Stage::Secondary)),

@@ -289,3 +289,55 @@ fn a_sink_is_a_sink_in_every_front_end() {
         Role::Sink
     );
 }
+
+/// App configs are built ahead on all threads; the graph must be the one a
+/// build in order makes. Here the first app's `[pre-process]` makes the
+/// walked nvinfer config a preprocess config, and the second app's tracker,
+/// which loads the same file by content, must see that (built ahead, it
+/// read the file as nvinfer's); the third app reads nothing the others
+/// changed.
+#[test]
+fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
+    let files = [
+        (
+            "a_app.txt",
+            "[application]\nenable-perf-measurement=1\n[pre-process]\nenable=1\nconfig-file=x.txt\n[streammux]\nbatch-size=1\n",
+        ),
+        (
+            "b_app.txt",
+            "[application]\nenable-perf-measurement=1\n[tracker]\nenable=1\nll-config-file=x.txt\n[streammux]\nbatch-size=1\n",
+        ),
+        (
+            "c_app.txt",
+            "[application]\nenable-perf-measurement=1\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n[streammux]\nbatch-size=1\n",
+        ),
+        ("pgie.txt", PGIE),
+        // Read as nvinfer's by content (the walk's kind).
+        (
+            "x.txt",
+            "[property]\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\nnetwork-mode=0\nnum-detected-classes=4\n\
+             gie-unique-id=1\nnetwork-type=0\n",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let load = || Workspace::load(&[dir.path().to_path_buf()]);
+    let (mut ahead, mut in_order) = (load(), load());
+    let g_ahead = super::build_with(&mut ahead, true);
+    let g_in_order = super::build_with(&mut in_order, false);
+    assert_eq!(format!("{g_ahead:?}"), format!("{g_in_order:?}"));
+    let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&ahead), kinds(&in_order));
+    let tracker = g_ahead.pipelines[1]
+        .elements
+        .iter()
+        .find(|e| e.role == Role::Tracker)
+        .unwrap();
+    assert_eq!(
+        tracker.config.as_ref().map(|c| c.kind),
+        Some(Some(crate::model::detect::Kind::Preprocess))
+    );
+}
