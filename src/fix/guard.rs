@@ -15,16 +15,17 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
-use crate::model::workspace::{Workspace, canonical};
 
 /// Findings at warning or above, counted by (canonical file, code).
 pub type Counts = HashMap<(PathBuf, &'static str), usize>;
 
-pub fn warned(ws: &Workspace, diagnostics: &[Diagnostic]) -> Counts {
+/// (`key`: a file's canonical path.)
+pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf) -> Counts {
     let mut counts = Counts::new();
     for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
-        *counts.entry((canonical(&ws.files[d.file].path), d.code())).or_default() += 1;
+        *counts.entry((key(d.file).clone(), d.code())).or_default() += 1;
     }
     counts
 }
@@ -72,7 +73,7 @@ const MAX_TRIALS: usize = 8;
 pub fn blame<'a>(
     applied: &'a [PassFix],
     new: &[(PathBuf, &'static str)],
-    clears: impl Fn(&FixKey) -> bool,
+    mut clears: impl FnMut(&FixKey) -> bool,
 ) -> Vec<&'a PassFix> {
     let files: HashSet<&PathBuf> = new.iter().map(|(p, _)| p).collect();
     let touches = |f: &PassFix| files.contains(&f.key.0) || f.edits.iter().any(|p| files.contains(p));

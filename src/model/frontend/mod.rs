@@ -73,12 +73,7 @@ pub fn build(ws: &mut Workspace) -> Graph {
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
-        let p = match ws.files[root].kind {
-            Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
-            Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
-            _ => app::build(ws, root, &mut referenced),
-        };
-        graph.pipelines.push(p);
+        graph.pipelines.push(config_pipeline(ws, root, &mut referenced));
     }
     // Scripts and modules are parsed (tree-sitter) on all threads first;
     // what their pipelines load is followed on this one, in file order.
@@ -114,6 +109,21 @@ pub fn build(ws: &mut Workspace) -> Graph {
         }
     }
     graph
+}
+
+/// The pipeline of a root config (a deepstream-app, test-app, Service
+/// Maker or deepstream-parallel-infer config), loading the configs it
+/// references (added to `referenced`).
+pub fn config_pipeline(
+    ws: &mut Workspace,
+    root: FileId,
+    referenced: &mut HashSet<FileId>,
+) -> crate::model::graph::Pipeline {
+    match ws.files[root].kind {
+        Some(Kind::ServiceMaker) => service_maker::build(ws, root, referenced),
+        Some(Kind::ParallelApp) => parallel::build(ws, root, referenced),
+        _ => app::build(ws, root, referenced),
+    }
 }
 
 /// The config files a pipeline's elements load are checked in its context,
