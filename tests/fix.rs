@@ -12,6 +12,15 @@ use dslint::fix::engine::{self, FixOptions};
 use support::*;
 
 fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
+    fix_case_with(dir, unsafe_fixes, engine::run)
+}
+
+/// A case fixed by one of the engine's entry points.
+fn fix_case_with(
+    dir: &Path,
+    unsafe_fixes: bool,
+    run: fn(&[PathBuf], &FixOptions) -> engine::FixOutcome,
+) -> engine::FixOutcome {
     let (profile, facts) = case_settings(dir);
     let opts = FixOptions {
         facts: facts.as_ref(),
@@ -21,7 +30,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         root: None,
         fix_related: false,
     };
-    engine::run(&[dir.to_path_buf()], &opts)
+    run(&[dir.to_path_buf()], &opts)
 }
 
 fn render_diffs(o: &engine::FixOutcome) -> String {
@@ -436,19 +445,9 @@ fn fix_incremental_equals_full() {
     dirs.extend(corpus());
     let mut touched = 0;
     for dir in &dirs {
-        let (profile, facts) = case_settings(dir);
         for unsafe_fixes in [false, true] {
-            let opts = FixOptions {
-                facts: facts.as_ref(),
-                profile,
-                unsafe_fixes,
-                selection: case_options(dir),
-                root: None,
-                fix_related: false,
-            };
-            let paths = [dir.clone()];
-            let incremental = engine::run(&paths, &opts);
-            let full = engine::run_checking_all(&paths, &opts);
+            let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
+            let full = fix_case_with(dir, unsafe_fixes, engine::run_checking_all);
             assert_eq!(full.checks.touched, 0);
             assert_eq!(
                 render_outcome(&incremental),

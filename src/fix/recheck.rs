@@ -107,13 +107,14 @@ impl<'a> Checker<'a> {
         let next = match self.last.take() {
             None => self.full(overlay, None),
             Some(last) if self.recheck == Recheck::All => self.full(overlay, Some(last.ws)),
-            Some(last) => match last.update(overlay, self.opts) {
-                Ok(done) => {
+            Some(mut last) => {
+                if last.update(overlay, self.opts) {
                     self.counts.touched += 1;
-                    done
+                    last
+                } else {
+                    self.full(overlay, Some(last.ws))
                 }
-                Err(ws) => self.full(overlay, Some(ws)),
-            },
+            }
         };
         self.last.insert(next)
     }
@@ -177,19 +178,15 @@ impl Checked {
     }
 
     /// The same tree with `overlay`'s texts (and the loaded text of every
-    /// file it no longer names), checked again where they changed; the
-    /// workspace back (some files perhaps given their new text) where a
-    /// full load must say what the tree is.
-    fn update(
-        mut self,
-        overlay: &HashMap<PathBuf, String>,
-        opts: &super::engine::FixOptions,
-    ) -> Result<Checked, Workspace> {
+    /// file it no longer names), checked again where they changed; `false`
+    /// where a full load must say what the tree is (then only the
+    /// workspace's documents are of use: some may have their new text).
+    fn update(&mut self, overlay: &HashMap<PathBuf, String>, opts: &super::engine::FixOptions) -> bool {
         let Some(edits) = self.edits(overlay) else {
-            return Err(self.ws);
+            return false;
         };
         let Some(replaced) = self.ws.replace_texts(edits, &self.loaded_kinds) else {
-            return Err(self.ws);
+            return false;
         };
         let mut changed: Vec<FileId> = Vec::with_capacity(replaced.len());
         for (id, was) in replaced {
@@ -199,7 +196,7 @@ impl Checked {
         self.ws.overlay = overlay.clone();
         changed.sort_unstable();
         let Some((pipelines, elements)) = self.rebuild(&changed) else {
-            return Err(self.ws);
+            return false;
         };
         let ctx = Ctx::new(&self.ws, opts.facts, opts.profile, &opts.selection);
         self.found.recheck(&ctx, &self.graph, &changed, &pipelines, &elements);
@@ -207,7 +204,7 @@ impl Checked {
             self.pipeline_files[i] = named(&self.pipeline_reads[i], self.found.of_pipeline(i));
         }
         self.diagnostics = rules::report(&self.ws, &self.graph.pipelines, self.found.cloned(), &opts.selection);
-        Ok(self)
+        true
     }
 
     /// The loaded files whose text is to change, with their new text:
