@@ -73,7 +73,12 @@ pub fn build(ws: &mut Workspace) -> Graph {
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
     for root in roots {
-        graph.pipelines.push(config_pipeline(ws, root, &mut referenced));
+        let p = match ws.files[root].kind {
+            Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
+            Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
+            _ => app::build(ws, root, &mut referenced),
+        };
+        graph.pipelines.push(p);
     }
     // Scripts and modules are parsed (tree-sitter) on all threads first;
     // what their pipelines load is followed on this one, in file order.
@@ -111,9 +116,16 @@ pub fn build(ws: &mut Workspace) -> Graph {
     graph
 }
 
-/// The pipeline of a root config (a deepstream-app, test-app, Service
-/// Maker or deepstream-parallel-infer config), loading the configs it
-/// references (added to `referenced`).
+/// The config files a pipeline's elements load are checked in its context,
+/// not on their own.
+fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<FileId>) {
+    referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
+}
+
+/// The pipeline of one root config, as `build` makes it (a deepstream-app
+/// or test-app config, or Service Maker's), loading the configs it
+/// references (added to `referenced`): `fix` builds again the pipelines
+/// its edits touched (`fix::recheck`).
 pub fn config_pipeline(
     ws: &mut Workspace,
     root: FileId,
@@ -121,15 +133,8 @@ pub fn config_pipeline(
 ) -> crate::model::graph::Pipeline {
     match ws.files[root].kind {
         Some(Kind::ServiceMaker) => service_maker::build(ws, root, referenced),
-        Some(Kind::ParallelApp) => parallel::build(ws, root, referenced),
         _ => app::build(ws, root, referenced),
     }
-}
-
-/// The config files a pipeline's elements load are checked in its context,
-/// not on their own.
-fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<FileId>) {
-    referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
 }
 
 /// Whether deepstream-app's and the test apps' readers can see a key.
