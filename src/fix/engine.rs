@@ -1,6 +1,7 @@
 //! The fix loop: check, take the wanted fixes that do not overlap, apply
-//! them in memory, check again, until nothing changes (at most
-//! `MAX_PASSES`). Files are written only at the end, and only when asked.
+//! them in memory, check again (only what the edits touched:
+//! `fix::recheck`), until nothing changes (at most `MAX_PASSES`). Files are
+//! written only at the end, and only when asked.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;

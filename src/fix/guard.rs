@@ -59,8 +59,11 @@ pub struct PassFix {
 /// How many times a fix run starts over without the fixes it blamed.
 pub const MAX_RESTARTS: usize = 3;
 /// Above this many files the guard restarts once and tries no suspect
-/// alone (each try is a whole fix loop over the tree): it drops every
-/// suspect instead.
+/// alone: it drops every suspect instead. Each try is a whole fix loop;
+/// its checks redo only what its edits touch (`fix::recheck`), but on a
+/// tree whose first pass edits shared primaries that is most pipelines,
+/// and a 10k-file tree holds hundreds of suspects. Kept so that `fix`
+/// stays bounded (two loops at most on a large tree) and says what it said.
 pub const TRIAL_FILES: usize = 200;
 /// How many suspects are each tried left out, at most, per restart.
 const MAX_TRIALS: usize = 8;
