@@ -271,7 +271,7 @@ fn changed_since_checks_the_changed_files_with_their_pipelines() {
          models/new.txt:1:2: DS204 infer-dims is not set\n\
          models/new.txt:1:2: DS205 model-engine-file is not set\n\
          models/new.txt:3:14: DS202 network-mode is 0 (FP32)\n\
-         Found 1 error, 3 warnings, 2 info in 3 files, 4 more read as pipeline context; 1 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 1 more with `--fix-related`.\n"
+         Found 1 error, 2 warnings, 3 info in 3 files, 4 more read as pipeline context; 1 fixable with `dslint fix`, 1 more with `--unsafe-fixes`, 1 more with `--fix-related`.\n"
     );
     // Committed changes count too (the diff is against the working tree),
     // the positional paths narrow the set, and paths are shown from the

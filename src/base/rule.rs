@@ -34,6 +34,12 @@ pub enum When {
     /// A missing media file outside the bench profile: machine state, not
     /// config (DS704, Precision 9).
     MediaOutsideBench,
+    /// A build input the config names (DS206's calibration table) is not in
+    /// the tree: machine state (Precision 9), as a missing model file.
+    BuildInputMissing,
+    /// DS204's key is unset and no facts give the model's size: nvinfer
+    /// reads it from the engine, so the absence is advice (Precision 7).
+    UnsetWithoutFacts,
     /// The expected value is a Stage 0 preset (no measurement in the facts)
     /// and the value set is not provably wrong (Precision 7).
     Preset,
@@ -48,6 +54,8 @@ impl When {
             When::RemovedKey => "for a key a later release stopped reading",
             When::OutsideRoot => "for paths outside the project root (not checked)",
             When::MediaOutsideBench => "for media files outside the bench profile (machine state)",
+            When::BuildInputMissing => "when the file is named but not in the tree (machine state)",
+            When::UnsetWithoutFacts => "when the key is unset and no facts give the model's size",
             When::Preset => "when the expected value is a preset, not a measurement (no facts)",
         }
     }
@@ -288,6 +296,12 @@ registry! {
         status: Status::Emitted,
         summary: "a legacy nvstreammux key that does nothing under the new nvstreammux",
     }
+    FactsStreamCount = "DS108", "facts-stream-count" {
+        severity: Info, also: [],
+        fix: FixSpec::None,
+        status: Status::Emitted,
+        summary: "facts' workload.n_streams is not the number of streams the config's sources feed",
+    }
     PrimaryBatchSize = "DS201", "primary-batch-size" {
         severity: Warning, also: [(When::Preset, Info)],
         fix: FixSpec::SafeWhen("with facts or for a batch larger than its streams"),
@@ -307,7 +321,7 @@ registry! {
         summary: "primary nvinfer skips frames",
     }
     InferDims = "DS204", "infer-dims" {
-        severity: Warning, also: [],
+        severity: Warning, also: [(When::UnsetWithoutFacts, Info)],
         fix: FixSpec::Sometimes(Safe, "when the dimensions are known"),
         status: Status::Emitted,
         summary: "infer-dims missing or not 3;H;W",
@@ -319,7 +333,7 @@ registry! {
         summary: "no serialized engine: rebuilt at start",
     }
     Int8CalibMissing = "DS206", "int8-calib-missing" {
-        severity: Error, also: [],
+        severity: Error, also: [(When::BuildInputMissing, Warning)],
         fix: FixSpec::None,
         status: Status::Emitted,
         summary: "INT8 without a calibration file",

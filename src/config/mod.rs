@@ -16,6 +16,7 @@
 //! [options]
 //! bench-sink-type = 1             # the sink type the bench profile asks for (1 fakesink)
 //! new-streammux = true            # the apps run with USE_NEW_NVSTREAMMUX=yes (DS107)
+//! deepstream-version = "6.2"      # the release the configs run on (DS401)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -41,6 +42,9 @@ pub struct ProjectConfig {
     /// `USE_NEW_NVSTREAMMUX=yes` where the configs run (the environment,
     /// which no file says).
     pub new_streammux: bool,
+    /// The DeepStream release the configs run on (major, minor), when the
+    /// project says: which keys a release still reads is not in the files.
+    pub deepstream_version: Option<(u32, u32)>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -52,7 +56,7 @@ const TOP_KEYS: &[&str] = &[
     "facts",
     "options",
 ];
-const OPTION_KEYS: &[&str] = &["bench-sink-type", "new-streammux"];
+const OPTION_KEYS: &[&str] = &["bench-sink-type", "new-streammux", "deepstream-version"];
 
 /// The closest config file above `start` (a file or folder), not above
 /// the project root.
@@ -203,6 +207,18 @@ pub fn load(path: &Path, root: Option<&ProjectRoot>) -> Result<ProjectConfig, St
                                 .as_bool()
                                 .ok_or_else(|| format!("{}: `new-streammux` must be true or false", at(kspan)))?;
                         }
+                        "deepstream-version" => {
+                            let parsed = v.as_str().and_then(|s| {
+                                let (major, minor) = s.trim().split_once('.')?;
+                                Some((major.parse().ok()?, minor.parse().ok()?))
+                            });
+                            cfg.deepstream_version = Some(parsed.ok_or_else(|| {
+                                format!(
+                                    "{}: `deepstream-version` must be a string \"MAJOR.MINOR\" (\"6.2\")",
+                                    at(kspan)
+                                )
+                            })?);
+                        }
                         other => {
                             return Err(format!(
                                 "{}: unknown option `{other}`{}",
@@ -262,6 +278,7 @@ impl ProjectConfig {
             per_file_base,
             bench_sink_type: self.bench_sink_type,
             new_streammux: self.new_streammux,
+            deepstream_version: self.deepstream_version,
             whole_pipelines: false,
         })
     }
@@ -284,6 +301,13 @@ mod tests {
         assert_eq!(c.select, vec!["DS1", "DS2"]);
         assert_eq!(c.profile.as_deref(), Some("bench"));
         assert!(!c.new_streammux);
+        assert_eq!(c.deepstream_version, None);
+        assert_eq!(
+            load_text("dslint.toml", "[options]\ndeepstream-version = \"6.2\"\n")
+                .unwrap()
+                .deepstream_version,
+            Some((6, 2))
+        );
         assert!(
             load_text("dslint.toml", "[options]\nnew-streammux = true\n")
                 .unwrap()

@@ -124,9 +124,9 @@ pub fn run_checking_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 /// value another fix then changed — but a file that would come back a
 /// second time is in a cycle (two pipelines sharing it want different
 /// values, or a fix changes nothing): that pass's fixes to it are not
-/// applied, nor any later one, and its findings are left for the user,
-/// with the file named in `conflicting`, instead of the file flipping until
-/// `MAX_PASSES`.
+/// applied, nor any later one, the file is put back as it was, and its
+/// findings are left for the user, with the file named in `conflicting`,
+/// instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
     run_in(paths, opts, start, Recheck::Touched)
 }
@@ -212,6 +212,9 @@ fn run_once(
     banned: &HashSet<FixKey>,
 ) -> Run {
     let mut applied: Vec<PassFix> = Vec::new();
+    // Every fix applied with the files it edits, kept in the log at the end
+    // only if those files hold it.
+    let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
@@ -236,7 +239,23 @@ fn run_once(
         let fix_key =
             |d: &Diagnostic| -> Option<FixKey> { Some((key(d.file), d.code(), d.fix.as_ref()?.title.clone())) };
         let allowed = |d: &Diagnostic| banned.is_empty() || fix_key(d).is_none_or(|k| !banned.contains(&k));
-        let wanted = |d: &&Diagnostic| d.fix.as_ref().is_some_and(|f| applicable(f) && in_scope(f)) && allowed(d);
+        // A fix whose edits write the bytes already there changes nothing: it
+        // is not applied (nor counted), and cannot make a file look as if it
+        // came back to an earlier text.
+        let changes = |f: &Fix| {
+            f.edits
+                .iter()
+                .any(|e| ws.files[e.file].doc.text.get(e.range.clone()) != Some(e.text.as_str()))
+        };
+        let wanted = |d: &&Diagnostic| {
+            d.fix
+                .as_ref()
+                .is_some_and(|f| applicable(f) && in_scope(f) && changes(f))
+                && allowed(d)
+        };
+        // A file put back this pass: the findings must be read again from
+        // the texts that will be written.
+        let mut reverted = false;
         let pass = if out.passes >= MAX_PASSES {
             None
         } else {
@@ -284,10 +303,21 @@ fn run_once(
                     returned.extend(returning);
                     break Some((fixable, taken, texts));
                 }
+                // Left unfixed means as it was: which pipeline's value the
+                // file held when the cycle was seen is an accident of order.
+                for k in &cycling {
+                    if let Some((_, original)) = originals.get(k) {
+                        overlay.insert(k.clone(), original.clone());
+                        reverted = true;
+                    }
+                }
                 frozen.extend(cycling);
             }
         };
         let Some((fixable, taken, texts)) = pass else {
+            if reverted {
+                continue;
+            }
             out.unsafe_left.clear();
             for d in diagnostics {
                 if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
@@ -325,15 +355,17 @@ fn run_once(
         for d in &fixable {
             if let Some(f) = &d.fix {
                 if taken_at.contains(&(f as *const Fix)) {
-                    *out.applied.entry(d.code()).or_default() += 1;
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);
-                    out.log.push(AppliedFix {
-                        file: file.path.clone(),
-                        line,
-                        code: d.code(),
-                        title: f.title.clone(),
-                    });
+                    logged.push((
+                        AppliedFix {
+                            file: file.path.clone(),
+                            line,
+                            code: d.code(),
+                            title: f.title.clone(),
+                        },
+                        f.edits.iter().map(|e| key(e.file)).collect(),
+                    ));
                     applied.push(PassFix {
                         key: (key(d.file), d.code(), f.title.clone()),
                         file: file.path.clone(),
@@ -353,11 +385,29 @@ fn run_once(
             overlay.insert(k, text);
         }
     };
-    for (key, (path, original)) in originals {
-        if let Some(new) = overlay.get(&key) {
-            if *new != original {
-                out.changed.insert(path, (original, new.clone()));
+    for (key, (path, original)) in &originals {
+        if let Some(new) = overlay.get(key) {
+            if new != original {
+                out.changed.insert(path.clone(), (original.clone(), new.clone()));
             }
+        }
+    }
+    // What the run did is what its final texts hold: a fix to a file that
+    // ended as it began (later fixes undid it, the file shared by
+    // pipelines that want different values) or that was left unfixed is
+    // not reported as applied, nor counted.
+    let kept = |files: &Vec<PathBuf>| {
+        files.iter().all(|k| {
+            !frozen.contains(k)
+                && originals
+                    .get(k)
+                    .is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
+        })
+    };
+    for (fix, files) in logged {
+        if kept(&files) {
+            *out.applied.entry(fix.code).or_default() += 1;
+            out.log.push(fix);
         }
     }
     Run {

@@ -296,14 +296,20 @@ pub struct Setting {
     /// it is derived from.
     pub at: (FileId, Span),
     pub layer: Layer,
-    /// How the app derives it from another setting, when it does
-    /// ("[source-list] sets it to the number of sources (2)").
+    /// How the value comes about when no line of its own writes it: the
+    /// app derives it from another setting ("[source-list] sets it to the
+    /// number of sources (2)"), or it is the element's default ("unset,
+    /// nvinfer's default 1").
     pub derived: Option<String>,
 }
 
 /// Where a setting comes from, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Layer {
+    /// The element's own default, where nothing sets the property and the
+    /// front end knows every place that could (nvinfer's `batch-size` 1 in
+    /// deepstream-app): a known value with no line (a fix inserts one).
+    Default,
     /// The element's own config file (nvinfer's `[property]`).
     ConfigFile,
     /// What the app or pipeline sets on the element (`[primary-gie]`

@@ -23,6 +23,8 @@ pub struct Ctx<'a> {
     pub bench_sink_type: i64,
     /// The project says the apps run the new nvstreammux (DS107).
     pub new_streammux: bool,
+    /// The DeepStream release the project says its configs run on.
+    pub deepstream_version: Option<(u32, u32)>,
 }
 
 /// Where a value comes from, as messages say it: how the app derives it,
@@ -49,6 +51,7 @@ impl<'a> Ctx<'a> {
             profile,
             bench_sink_type: sel.bench_sink_type.unwrap_or(1),
             new_streammux: sel.new_streammux,
+            deepstream_version: sel.deepstream_version,
         }
     }
 

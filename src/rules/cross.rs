@@ -3,7 +3,8 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
-use crate::model::graph::{Element, Pipeline, Role};
+use crate::model::frontend::config::DEFAULT_BATCH;
+use crate::model::graph::{Effective, Element, Layer, Pipeline, Role, Site};
 use crate::model::workspace::Target;
 use crate::rules::context::{Ctx, Profile, site};
 use crate::syntax::glib;
@@ -25,10 +26,132 @@ fn primary_factory(p: &Pipeline) -> &str {
     p.primary().and_then(|g| g.factory.as_deref()).unwrap_or("nvinfer")
 }
 
+/// The elements whose `nvbuf-memory-type` DS703 compares, with the value
+/// each sets (those that set none are left out): the streammux (not under
+/// the new nvstreammux, which does not take the key: DS107), the sources,
+/// the OSD, the tiler and the sinks.
+pub fn memory_types<'p>(ctx: &Ctx, p: &'p Pipeline) -> Vec<(i64, &'p Element)> {
+    p.first(&Role::Streammux)
+        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
+        .into_iter()
+        .chain(p.sources())
+        .chain(p.first(&Role::Osd))
+        .chain(p.first(&Role::Tiler))
+        .chain(p.all(&Role::Sink))
+        .filter_map(|e| Some((e.int("nvbuf-memory-type")?.value, e)))
+        .collect()
+}
+
+/// Whether two `nvbuf-memory-type` values name the same memory on some
+/// platform. `NVBUF_MEM_DEFAULT` (0) is `NVBUF_MEM_CUDA_DEVICE` (2) on dGPU
+/// and `NVBUF_MEM_SURFACE_ARRAY` (4) on Jetson (DS 9.1 `nvbufsurface.h`,
+/// `NvBufSurfaceMemType`); dslint does not know the platform, so 0 beside 2
+/// (or 4) is no provable copy, while 2 beside 4, or anything beside pinned
+/// (1) or unified (3) memory, differs on every platform.
+pub fn same_memory(a: i64, b: i64) -> bool {
+    let on = |default: i64, v: i64| if v == 0 { default } else { v };
+    on(2, a) == on(2, b) || on(4, a) == on(4, b)
+}
+
 /// DS702's defect: a streammux batch below a stream count of at most 16, so
 /// every tick the remaining streams wait for a second batch.
 fn below_streams(ctx: &Ctx, p: &Pipeline, batch: i64) -> bool {
     ctx.n_streams(p).is_some_and(|(n, _)| batch < i64::from(n) && n <= 16)
+}
+
+/// DS701 on a streammux batch `m` (written at `ml`) and a primary batch `g`
+/// that differ. The primary's value is written (its config file or the
+/// app's group), or nvinfer's default where nothing sets it (Precision 4,
+/// `config::default_batch`): then the finding points at the config's
+/// `[property]` and the fix inserts `batch-size` there. A primary batch
+/// derived with no line to edit and no default is left alone.
+fn batch_mismatch(
+    ctx: &Ctx,
+    p: &Pipeline,
+    m: &Effective<'_, i64>,
+    g: &Effective<'_, i64>,
+    ml: &Site,
+    out: &mut Vec<Diagnostic>,
+) {
+    let ws = ctx.ws;
+    let unset = g.setting.layer == Layer::Default;
+    let home = p.primary().and_then(|e| e.home.as_ref());
+    if g.site().is_none() && !(unset && home.is_some()) {
+        return;
+    }
+    let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);
+    // The primary's key as its file spells it (nvinferserver's is
+    // `infer_config { max_batch_size }`).
+    let pkey = g.site().map_or("batch-size", |gl| gl.key.as_str());
+    let mut edits = Vec::new();
+    if m.value != target {
+        edits.push(Some(ctx.set_value(ml, &target.to_string())));
+    }
+    if g.value != target {
+        edits.push(match (g.site(), home) {
+            (Some(gl), _) => Some(ctx.set_value(gl, &target.to_string())),
+            (None, Some(home)) => ctx.insert(home, "batch-size", &target.to_string()),
+            (None, None) => None,
+        });
+    }
+    let title = match (m.value != target, g.value != target, unset) {
+        (true, true, true) => {
+            format!("set streammux batch-size={target} and add batch-size={target} to the primary's config")
+        }
+        (true, true, false) if pkey == "batch-size" => format!("set both batch-size={target}"),
+        (true, true, false) => format!("set streammux batch-size and primary {pkey}={target}"),
+        (true, false, _) => format!("set streammux batch-size={target} (the primary's)"),
+        (_, _, true) => format!("add batch-size={target} to the primary's config (streammux's)"),
+        _ => format!("set the primary {pkey}={target} (streammux's)"),
+    };
+    // The mismatch is proven; the value it settles on is proven only with
+    // a measurement, when the streammux already runs final_batch (the
+    // primary follows it), or when the streammux batch is itself a defect
+    // (larger than its streams, or DS702's). Otherwise final_batch is the
+    // Stage 0 preset (Precision 7) and rewriting the streammux to it is a
+    // suggestion: 32 streams at batch 32 are not "fixed" to 16.
+    let safe = ctx.final_batch(p).is_some()
+        && (m.value == target || ctx.batch_is_proven(p, m.value) || below_streams(ctx, p, m.value));
+    let fix = edits.into_iter().collect::<Option<Vec<_>>>().map(|edits| {
+        if safe {
+            Fix::safe(title, edits)
+        } else {
+            Fix::unsafe_(title, edits)
+        }
+    });
+    let (gfile, gspan) = g.site().map_or_else(|| g.at(), |gl| (gl.file, gl.value_span.clone()));
+    let (line, _) = ws.files[gfile].position(gspan.start);
+    let (mux_line, _) = ws.files[ml.file].position(ml.value_span.start);
+    let place = format!("{}:{line}", ws.files[gfile].path.display());
+    let (gval, place) = if unset {
+        (
+            format!("{} ({DEFAULT_BATCH})", g.value),
+            format!("[property] at {place}"),
+        )
+    } else {
+        (g.value.to_string(), place)
+    };
+    let factory = primary_factory(p);
+    out.push(
+        Diagnostic::new(
+            Rule::BatchMismatch,
+            ml.file,
+            ml.value_span.clone(),
+            format!(
+                "BATCH_MISMATCH: streammux batch-size {} != primary {factory} {pkey} {gval} ({place})",
+                m.value
+            ),
+        )
+        .expected(target.to_string())
+        .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
+        .related(gfile, gspan)
+        .message_at_related(format!(
+            "BATCH_MISMATCH: primary {factory} {pkey} {gval} != streammux batch-size {} ({}:{mux_line})",
+            m.value,
+            ws.files[ml.file].path.display()
+        ))
+        .fix(fix),
+    );
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -40,51 +163,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // branches each primary is fed by its branch's own mux (DS710).
     if let (Some(m), Some(g), false, false) = (&mux, &pgie, preprocess, p.is_parallel()) {
         if m.value != g.value {
-            if let (Some(ml), Some(gl)) = (m.site(), g.site()) {
-                let target = ctx.final_batch(p).map_or(m.value, |(fb, _)| fb as i64);
-                // The primary's key as its file spells it (nvinferserver's is
-                // `infer_config { max_batch_size }`).
-                let pkey = gl.key.as_str();
-                let mut edits = Vec::new();
-                if m.value != target {
-                    edits.push(ctx.set_value(ml, &target.to_string()));
-                }
-                if g.value != target {
-                    edits.push(ctx.set_value(gl, &target.to_string()));
-                }
-                let title = match (m.value != target, g.value != target) {
-                    (true, true) if pkey == "batch-size" => format!("set both batch-size={target}"),
-                    (true, true) => format!("set streammux batch-size and primary {pkey}={target}"),
-                    (true, false) => format!("set streammux batch-size={target} (the primary's)"),
-                    _ => format!("set the primary {pkey}={target} (streammux's)"),
-                };
-                // The mismatch is proven; the value it settles on is proven
-                // only with a measurement, when the streammux already runs
-                // final_batch (the primary follows it), or when the
-                // streammux batch is itself a defect (larger than its
-                // streams, or DS702's). Otherwise final_batch is the Stage 0
-                // preset (Precision 7) and rewriting the streammux to it is a
-                // suggestion: 32 streams at batch 32 are not "fixed" to 16.
-                let safe = ctx.final_batch(p).is_some()
-                    && (m.value == target || ctx.batch_is_proven(p, m.value) || below_streams(ctx, p, m.value));
-                let fix = if safe {
-                    Fix::safe(title, edits)
-                } else {
-                    Fix::unsafe_(title, edits)
-                };
-                let (line, _) = ws.files[gl.file].position(gl.value_span.start);
-                let (mux_line, _) = ws.files[ml.file].position(ml.value_span.start);
-                out.push(
-                    Diagnostic::new(Rule::BatchMismatch, ml.file,
-                        ml.value_span.clone(),
-                        format!("BATCH_MISMATCH: streammux batch-size {} != primary {} {pkey} {} ({}:{line})", m.value, primary_factory(p), g.value, ws.files[gl.file].path.display()),
-                    )
-                    .expected(target.to_string())
-                    .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
-                    .related(gl.file, gl.value_span.clone())
-                    .message_at_related(format!("BATCH_MISMATCH: primary {} {pkey} {} != streammux batch-size {} ({}:{mux_line})", primary_factory(p), g.value, m.value, ws.files[ml.file].path.display()))
-                    .fix(Some(fix)),
-                );
+            if let Some(ml) = m.site() {
+                batch_mismatch(ctx, p, m, g, ml, out);
             }
         }
     }
@@ -155,21 +235,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS703: nvbuf-memory-type agrees across elements.
-    // Under the new nvstreammux the mux's key is not set (DS107).
-    let elems = p
-        .first(&Role::Streammux)
-        .filter(|m| crate::rules::streammux::new_mux(ctx, p, m).is_none())
-        .into_iter()
-        .chain(p.sources())
-        .chain(p.first(&Role::Osd))
-        .chain(p.first(&Role::Tiler))
-        .chain(p.all(&Role::Sink));
-    let seen: Vec<(i64, &Element)> = elems
-        .filter_map(|e| Some((e.int("nvbuf-memory-type")?.value, e)))
-        .collect();
+    let seen = memory_types(ctx, p);
     if let Some(&(first, first_at)) = seen.first() {
         for &(v, at) in &seen[1..] {
-            if v != first {
+            if !same_memory(v, first) {
                 let Some(loc) = site(at, "nvbuf-memory-type") else {
                     continue;
                 };

@@ -53,6 +53,9 @@ pub struct Settings {
     /// The project says the apps run the new nvstreammux
     /// (`USE_NEW_NVSTREAMMUX=yes`; `new-streammux = true`).
     pub new_streammux: bool,
+    /// The DeepStream release the project says its configs run on
+    /// (`deepstream-version = "6.2"`), when it says.
+    pub deepstream_version: Option<(u32, u32)>,
     /// Report the findings of every file read even when files are named
     /// (runs that rewrite a whole pipeline: measure's variants). By
     /// default a run that names files reports those files and the findings
@@ -306,6 +309,7 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 /// The rules that look at one pipeline.
 fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     streammux::check(ctx, p, out);
+    streammux::check_facts_streams(ctx, p, out);
     source::check(ctx, p, out);
     output::check(ctx, p, out);
     cross::check(ctx, p, out);
@@ -349,6 +353,7 @@ pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, 
     let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
     // After selection and suppressions: `--select DS101` still shows DS101.
     fold_batch_findings(&mut out);
+    fold_shared_config_findings(&mut out);
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
     // linted but never rewritten: writing it back would change those bytes.
     for d in &mut out {
@@ -446,6 +451,63 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
             Some(w) => format!("{w}; {note}"),
             None => note,
         });
+        folded[i] = true;
+    }
+    let mut folded = folded.into_iter();
+    out.retain(|_| !folded.next().unwrap_or(false));
+}
+
+/// One defect on one line is one finding (Precision 10): a config shared by
+/// several pipelines (one nvinfer file loaded by four app configs) is
+/// judged in each, so DS207 (the engine name) and DS208 (a key the app
+/// overrides) land on the same line once per pipeline, with messages that
+/// differ only by the app. The first is kept; the others' places become its
+/// related places and their messages notes of its `why`. Where their fixes
+/// differ (each app wants the engine named for its own batch), no single
+/// fix is right for the shared file: the kept finding has none. Linear: the
+/// findings are indexed by place once.
+fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
+    const SHARED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
+    let mut host: FastMap<(Rule, FileId, usize, usize), usize> = FastMap::default();
+    let mut folded = vec![false; out.len()];
+    for i in 0..out.len() {
+        let d = &out[i];
+        if !SHARED.contains(&d.rule()) {
+            continue;
+        }
+        let j = *host.entry((d.rule(), d.file, d.span.start, d.span.end)).or_insert(i);
+        if j == i {
+            continue;
+        }
+        // The first finding at a place is its host: j < i.
+        let (before, rest) = out.split_at_mut(i);
+        let (kept, other) = (&mut before[j], &rest[0]);
+        if kept.message != other.message {
+            let note = format!("also: {}", other.message);
+            kept.why = Some(match kept.why.take() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            });
+        }
+        // Each pipeline's own expectation (DS207: the name for its batch).
+        if let (Some(k), Some(o)) = (&kept.expected, &other.expected) {
+            if !k.split(" or ").any(|e| e == o) {
+                kept.expected = Some(format!("{k} or {o}"));
+            }
+        }
+        for r in &other.related {
+            if !kept.related.contains(r) {
+                kept.related.push(r.clone());
+            }
+        }
+        let same_fix = match (&kept.fix, &other.fix) {
+            (Some(a), Some(b)) => a.edits == b.edits,
+            (None, None) => true,
+            _ => false,
+        };
+        if !same_fix {
+            kept.fix = None;
+        }
         folded[i] = true;
     }
     let mut folded = folded.into_iter();

@@ -89,10 +89,29 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // network-mode does not change it, and nothing rebuilds it.
     let model_source = has_model_source(inf);
     let engine_only = engine.is_some() && !model_source;
-    let precision = if engine_only { None } else { mode.or(Some(0)) };
+    // An engine outside the tree (or not a plain path) may exist: if it
+    // does, it is deserialized and network-mode changes nothing; whether it
+    // does is unknown (Precision 5), so neither DS202 nor DS206 speaks.
+    let engine_unknown = engine
+        .as_ref()
+        .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, None).is_none());
+    let precision = if engine_only || engine_unknown {
+        None
+    } else {
+        mode.or(Some(0))
+    };
     match precision.unwrap_or(3) {
         1 => {
-            if has_calib == Some(false) {
+            // Precision 6: the calibration table is read only to build an
+            // engine (`TrtModelBuilder::configCommonOptions`); an engine that
+            // exists and takes the batch is deserialized first and used
+            // (`NvDsInferContextImpl::generateBackendContext`). One outside
+            // the tree may exist: unknown.
+            let batch_now = batch.as_ref().map(|e| e.value).or(p.map(|_| 1));
+            let engine_used = engine
+                .as_ref()
+                .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
+            if has_calib == Some(false) && !engine_used {
                 let (file, span) = mode_loc
                     .as_ref()
                     .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
@@ -103,10 +122,15 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                     ),
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
+                // A table that is named but not in the tree is machine state
+                // (Precision 9), as DS704 treats a missing model file: a
+                // download script often fetches it with the model.
+                let named_missing = matches!(calib_target, Some(Target::Missing(_)));
                 out.push(
                     Diagnostic::new(Rule::Int8CalibMissing, file, span, what)
+                        .when(When::BuildInputMissing, named_missing)
                         .expected("an existing calibration table, or network-mode=2 (FP16)")
-                        .why("without a calibration table TensorRT cannot build the INT8 engine (or falls back to a slower precision)"),
+                        .why("nvinfer builds the engine without a calibration table: TensorRT cannot calibrate INT8 and nvinfer builds FP16 instead, so the INT8 the config asks for never runs"),
                 );
             }
         }
@@ -252,10 +276,22 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
         .when(When::Preset, !proven)
         .expected(fb.to_string())
         .why(format!("{why}: the engine runs one batch per streammux batch"))
-        .fix(
-            eff.site()
-                .map(|l| ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
-        ),
+        .fix(match (eff.site(), &inf.home) {
+            (Some(l), _) => Some(ctx.fix_value(proven, l, format!("set batch-size={fb}"), &fb.to_string())),
+            // nvinfer's default (nothing sets it): the key goes into its
+            // config's `[property]`.
+            (None, Some(home)) if eff.setting.layer == Layer::Default => {
+                ctx.insert(home, "batch-size", &fb.to_string()).map(|e| {
+                    let title = format!("add batch-size={fb}");
+                    if proven {
+                        Fix::safe(title, vec![e])
+                    } else {
+                        Fix::unsafe_(title, vec![e])
+                    }
+                })
+            }
+            _ => None,
+        }),
     );
 }
 
@@ -353,11 +389,20 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
         .find_map(|k| Some((*k, inf.prop(k)?.effective()?.site.as_ref()?, inf.prop(k)?.effective()?)));
     let color = inf.int("model-color-format").map(|e| e.value).unwrap_or(0);
     let channels = if color == 2 { 1 } else { 3 };
+    // nvinfer reads the input size from the engine when the key is unset
+    // (`NvDsInferContextImpl::initialize`), and `checkBackendParams`
+    // refuses an engine whose dims differ from a set `infer-dims`: an
+    // engine-only config, or one whose custom `engine-create-func-name`
+    // builds the network, gains nothing from the key and may be broken by
+    // it. Elsewhere its absence is advice (info) unless facts give the dims.
+    let custom_engine = inf.str("engine-create-func-name").is_some();
     match entry {
+        None if !has_model_source(inf) || custom_engine => {}
         None => {
             let fix = facts_dims.and_then(|(h, w)| ctx.insert(prop, "infer-dims", &format!("{channels};{h};{w}")));
             out.push(
                 Diagnostic::new(Rule::InferDims, prop_file, prop_span, "infer-dims is not set")
+                    .when(When::UnsetWithoutFacts, facts_dims.is_none())
                     .expected(match facts_dims { Some((h, w)) => format!("{channels};{h};{w}"), None => format!("{channels};H;W (set model.height/width in facts to derive it)") })
                     .why("nvinfer takes the input size from the engine when this is unset (NvDsInferContextImpl::initialize); written here, it is what streammux can be sized to (DS102) without building the engine")
                     .fix(fix.map(|e| Fix::safe("add infer-dims", vec![e]))),
@@ -405,6 +450,25 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     Some((model.len(), b.parse().ok()?, gpu.parse().ok()?, prec))
 }
 
+/// Whether the configured engine is the one nvinfer runs
+/// (`NvDsInferContextImpl::generateBackendContext` deserializes it first and
+/// keeps it when `checkBackendParams` accepts it): `Some(false)` when it is
+/// missing, or its name says it was built for a smaller batch than
+/// `batch`; `Some(true)` when it exists (its batch read from its name when
+/// the name follows nvinfer's pattern, else taken as usable); `None` when
+/// it is outside the tree or not a path (unknown).
+fn engine_usable(ctx: &Ctx, value: &str, loc: &Site, batch: Option<i64>) -> Option<bool> {
+    match ctx.ws.resolve(loc.file, value)? {
+        Target::Missing(_) => Some(false),
+        Target::Exists(_) => {
+            let base = value.rsplit('/').next().unwrap_or(value).trim_end();
+            let built_for = parse_engine_name(base).map(|(_, b, _, _)| b as i64);
+            Some(!matches!((built_for, batch), (Some(b), Some(wb)) if b < wb))
+        }
+        Target::Outside(_) => None,
+    }
+}
+
 /// What nvinfer would name the engine it builds.
 struct EngineWant {
     /// The effective batch-size (unset: 1, `NvDsInferContext_ResetInitParams`);
@@ -427,12 +491,7 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
     let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
         return;
     };
-    let unusable = match ctx.ws.resolve(loc.file, value) {
-        Some(Target::Missing(_)) => true,
-        Some(Target::Exists(_)) => want.batch.is_some_and(|wb| (b as i64) < wb),
-        _ => false,
-    };
-    if !unusable {
+    if engine_usable(ctx, value, loc, want.batch) != Some(false) {
         return;
     }
     let gpu = inf.int("gpu-id").map_or(0, |e| e.value);

@@ -1,4 +1,4 @@
-//! R1: nvstreammux (DS101–DS107).
+//! R1: nvstreammux and the streams it batches (DS101–DS108).
 
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
@@ -6,6 +6,8 @@ use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::graph::{Element, Layer, Pipeline, Role, Site, SourceKind};
 use crate::rules::context::{Ctx, origin, site};
+use crate::rules::tracker;
+use crate::syntax::Format;
 
 /// Push timeouts (µs) within [0.5×, 2×] the frame interval of some source
 /// between 15 and 60 fps: from half of 1e6/60 to twice 1e6/15.
@@ -18,6 +20,38 @@ const PLAUSIBLE_PUSH_TIMEOUT_US: std::ops::RangeInclusive<i64> = 8333..=133_333;
 
 /// The legacy nvstreammux's "no timeout" value.
 const WAIT_FOR_FULL_BATCHES: i64 = -1;
+
+/// DS108 (Precision 8): the config's countable sources win over facts'
+/// `workload.n_streams` (`Ctx::n_streams`); where the two disagree, the
+/// facts may describe another pipeline (or this one before it changed),
+/// so the rules that use the count (DS101, DS201, DS702, …) judge by the
+/// config's, and this says so once per pipeline, at its first source. Never
+/// a fix: which of the two is right is for a person to say.
+pub fn check_facts_streams(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
+    let Some(facts) = ctx.facts.and_then(crate::model::facts::Facts::n_streams) else {
+        return;
+    };
+    let Some((n, from)) = ctx.n_streams(p) else { return };
+    // `n_streams` falls back to the facts only when the config cannot count.
+    if p.streams().is_none_or(|c| c == 0) || n == facts {
+        return;
+    }
+    let Some((file, span)) = p.sources().find_map(Element::at) else {
+        return;
+    };
+    out.push(
+        Diagnostic::new(
+            Rule::FactsStreamCount,
+            file,
+            span,
+            format!("facts workload.n_streams is {facts}, but the config feeds {n} streams ({from})"),
+        )
+        .expected(format!("facts measured on this pipeline (workload.n_streams = {n})"))
+        .why(format!(
+            "the facts may describe another pipeline or an older version of this one; the batch rules use the config's {n} streams, not the facts' {facts}"
+        )),
+    );
+}
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     let Some(mux) = p.first(&Role::Streammux) else { return };
@@ -54,14 +88,20 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         legacy_keys_ignored(mux, &how, out);
         return;
     }
-    // DS102: width/height = min(source_res, model_dims) per axis.
+    // DS102: width/height = min(source_res, model_dims) per axis, unless
+    // another element reads the mux's pixels at a larger size.
     if let Some((mh, mw)) = model_dims(ctx, p) {
         let src = ctx.facts.and_then(|f| f.source_res());
         let (ew, eh) = match src {
             Some((sw, sh)) => (sw.min(mw), sh.min(mh)),
             None => (mw, mh),
         };
-        for (key, want) in [("width", ew), ("height", eh)] {
+        let keys = if reads_mux_pixels_beyond_primary(ctx, p, (ew, eh)) {
+            vec![]
+        } else {
+            vec![("width", ew), ("height", eh)]
+        };
+        for (key, want) in keys {
             let Some(loc) = site(mux, key) else { continue };
             let Some(have) = mux.int(key).map(|e| e.value) else {
                 continue;
@@ -145,12 +185,30 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    // DS104: nvbuf-memory-type = 0.
+    // DS104: nvbuf-memory-type = 0 where the value set is pinned (1) or
+    // unified (3) memory (`NvBufSurfaceMemType`, nvbufsurface.h). 2 (CUDA
+    // device) is what 0 selects on dGPU, and 4 (surface array) what it
+    // selects on Jetson, where a headless app sets it on every element:
+    // neither is a cost dslint can prove.
     if let (Some(have), Some(loc)) = (
         mux.int("nvbuf-memory-type").map(|e| e.value),
         site(mux, "nvbuf-memory-type"),
     ) {
-        if have != 0 {
+        if matches!(have, 1 | 3) {
+            // One memory type for the whole pipeline: the platform default,
+            // 0 (DS703 would report a mux alone on it). Every element DS703
+            // compares that sets another value moves with the mux.
+            let mut edits = vec![ctx.set_value(loc, "0")];
+            for (v, e) in crate::rules::cross::memory_types(ctx, p) {
+                if v != 0 && !std::ptr::eq(e, mux) {
+                    edits.extend(site(e, "nvbuf-memory-type").map(|l| ctx.set_value(l, "0")));
+                }
+            }
+            let title = if edits.len() > 1 {
+                "set nvbuf-memory-type=0 on the streammux and the elements that share its memory"
+            } else {
+                "set nvbuf-memory-type=0"
+            };
             out.push(
                 Diagnostic::new(
                     Rule::StreammuxMemoryType,
@@ -159,11 +217,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!("streammux nvbuf-memory-type is {have}"),
                 )
                 .expected("0")
-                .why("the platform default (device memory on dGPU) avoids copies through pinned or unified memory")
-                .fix(Some(Fix::safe(
-                    "set nvbuf-memory-type=0",
-                    vec![ctx.set_value(loc, "0")],
-                ))),
+                .why("the platform default (device memory on dGPU, surface array on Jetson) avoids copies through pinned or unified memory")
+                .fix(Some(Fix::safe(title, edits))),
             );
         }
     }
@@ -177,12 +232,29 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         None if kinds.contains(&SourceKind::Other) => None,
         None => Some(false),
     };
-    let have = mux.int("live-source").map(|e| e.value);
-    // A value from a `$VAR` or an expression is not known to differ.
-    let have_known = !mux.unknown("live-source");
-    if let Some(live) =
-        live.filter(|&l| have_known && p.sources().next().is_some() && have.unwrap_or(0) != i64::from(l))
-    {
+    // nvstreammux's `live-source` is a gboolean. deepstream-app reads it
+    // with `g_key_file_get_integer` (`parse_streammux`), and any non-zero
+    // integer is TRUE once `g_object_set` collects it; gst-launch and
+    // Service Maker deserialize the text (`gst_value_deserialize_boolean`:
+    // true/yes/t/1, false/no/f/0, any case); Python passes `True`/`1`
+    // through PyGObject. Unset is FALSE. A value none of these reads, a
+    // `$VAR` or an expression is not known to differ.
+    let have = match mux.str("live-source") {
+        None if mux.unknown("live-source") => None,
+        None => Some(false),
+        Some(v) => {
+            let key_file = v
+                .site()
+                .is_some_and(|s| ctx.ws.files[s.file].doc.format == Format::KeyFile);
+            let flag = if key_file {
+                None
+            } else {
+                mux.flag("live-source").map(|e| e.value)
+            };
+            flag.or_else(|| mux.int("live-source").map(|e| e.value != 0))
+        }
+    };
+    if let Some((live, _)) = live.zip(have).filter(|&(l, h)| p.sources().next().is_some() && h != l) {
         let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
             Some(l) => (l.file, l.value_span.clone()),
@@ -193,7 +265,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 Rule::LiveSource,
                 file,
                 span,
-                format!("streammux live-source is {}", have.unwrap_or(0)),
+                format!(
+                    "streammux live-source is {}",
+                    mux.str("live-source").map_or("0", |v| v.value.trim())
+                ),
             )
             .expected(want.to_string())
             .why(if live {
@@ -224,6 +299,31 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ))),
         );
     }
+}
+
+/// Whether an element besides the primary inference reads the mux's frames
+/// at their own size, so that shrinking the mux to the primary's input
+/// costs it resolution:
+/// - another inference element (a secondary nvinfer crops each object from
+///   the mux's batch surface and scales the crop to its own input:
+///   `gstnvinfer.cpp`, `gst_nvinfer_process_objects`, whose crop rectangle
+///   is in the mux frame's coordinates; deepstream-app's
+///   `deepstream_secondary_gie_bin.c` sets `process-mode` 2 on it);
+/// - nvdspreprocess (its ROIs are cut from the mux frame and scaled to its
+///   tensor shape);
+/// - a tracker that takes frames (NvDCF, DeepSORT: see
+///   `tracker::takes_no_frames`) working wider or taller than the proposed
+///   size (`tracker-width`/`tracker-height`; nvtracker's defaults, 960x544
+///   in `gstnvtracker.cpp`, when unset).
+fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) -> bool {
+    let other_inference = p.infers().count() > 1;
+    let preprocess = p.first(&Role::Preprocess).is_some();
+    let tracker = p.all(&Role::Tracker).any(|t| {
+        let size = |key: &str, default: i64| t.int(key).map_or(default, |e| e.value);
+        !tracker::takes_no_frames(ctx.ws, t)
+            && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h))
+    });
+    other_inference || preprocess || tracker
 }
 
 /// The primary model's input (H, W): nvinfer `infer-dims` (or the legacy

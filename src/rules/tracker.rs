@@ -3,18 +3,44 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
+use crate::model::detect::Kind;
 use crate::model::graph::Element;
-use crate::model::workspace::Target;
+use crate::model::workspace::{Target, Workspace};
 use crate::rules::context::{Ctx, site};
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 
+/// Whether the tracker's low-level config is a MaskTracker's, which segments
+/// its targets (SAM2 or NanoSAM: `nvmultiobjecttracker` `ISegmenter.hpp`,
+/// `SEGMENTER_TYPES`): the config dslint read has a `Segmenter` section, or
+/// the file it names is NVIDIA's `config_tracker_MaskTracker.yml` (often
+/// outside the tree, under `/opt/nvidia/deepstream`).
+fn segments(ctx: &Ctx, t: &Element) -> bool {
+    let named = t.str("ll-config-file").is_some_and(|v| {
+        v.value
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+            .contains("masktracker")
+    });
+    let read = t
+        .config
+        .as_ref()
+        .is_some_and(|c| ctx.ws.files[c.file].doc.groups.iter().any(|g| g.name == "Segmenter"));
+    named || read
+}
+
 /// Check a tracker (an app's `[tracker]`, or a tracker key-file's).
 pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
-    // DS401: batch processing on (a key older releases read; flagged only
-    // when set to something else than 1).
-    if let (Some(have), Some(loc)) = (
+    // DS401: batch processing on. Only DeepStream 6.0–6.2 read the key
+    // (`parse_tracker` has no such branch from 6.3 on, and nvtracker no such
+    // property): the finding needs the project to say it runs one of them;
+    // otherwise DS002's "removed in DS 6.3" is what can be said.
+    let reads_batch_key = ctx.deepstream_version.is_some_and(|v| v <= (6, 2));
+    if let (true, Some(have), Some(loc)) = (
+        reads_batch_key,
         at.int("enable-batch-process").map(|e| e.value),
         site(at, "enable-batch-process"),
     ) {
@@ -35,8 +61,18 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    // DS402: tracker resolution.
-    for (key, want) in [("tracker-width", 480), ("tracker-height", 288)] {
+    // DS402: tracker resolution, for a low-level tracker that works on
+    // frames at a size the NvDCF max-perf preset (480x288) speaks for. IOU
+    // and NvSORT take no frames (nvtracker then never scales to it); a
+    // MaskTracker segments the frames nvtracker scales to this size (its
+    // masks come out at it), and NVIDIA's own MaskTracker sample runs
+    // 1920x1080: the NvDCF preset's size is no claim about either.
+    let sizes: &[(&str, i64)] = if takes_no_frames(ctx.ws, at) || segments(ctx, at) {
+        &[]
+    } else {
+        &[("tracker-width", 480), ("tracker-height", 288)]
+    };
+    for &(key, want) in sizes {
         if let (Some(have), Some(loc)) = (at.int(key).map(|e| e.value), site(at, key)) {
             if have != want {
                 out.push(
@@ -96,4 +132,86 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// NVIDIA's sample low-level configs that run no visual tracker and no ReID
+/// network (NvMultiObjectTracker's IOU and NvSORT), by file name: the
+/// deepstream-app samples name them so, and a path outside the tree is read
+/// by its name only.
+const FRAMELESS_SAMPLES: [&str; 2] = ["config_tracker_IOU.yml", "config_tracker_NvSORT.yml"];
+
+/// Top-level sections of an NvMultiObjectTracker config that read no pixels:
+/// a config made of only these (plus a `VisualTracker` whose
+/// `visualTrackerType` is 0 or a `ReID` whose `reidType` is 0, DUMMY) is IOU
+/// or NvSORT. Any other section (a segmenter, a 3D projection, one a later
+/// release adds) may need frames, so the tracker is not proven frameless.
+const FRAMELESS_SECTIONS: [&str; 5] = [
+    "BaseConfig",
+    "TargetManagement",
+    "TrajectoryManagement",
+    "DataAssociator",
+    "StateEstimator",
+];
+
+/// Whether the tracker's low-level library is known to take no video frames.
+///
+/// nvtracker scales each frame to `tracker-width` x `tracker-height` only
+/// when the library's `NvMOT_Query` asks for a transform: DS 9.1
+/// `gst-nvtracker/nvtracker_proc.cpp`, `NvTrackerProc::initTrackerContext`
+/// keeps `query.numTransforms`, and `submitInput`/`initConvBufPool` convert
+/// and size the pool only `if (m_Config.numTransforms > 0)`. NVIDIA's
+/// Gst-nvtracker guide: IOU and NvSORT need no video frames; NvDCF (its
+/// `VisualTracker`) and DeepSORT/ReID (`ReID` with `reidType` > 0) do.
+/// `false` when unknown (no config, a config outside the tree with another
+/// name, a section this table does not know).
+pub fn takes_no_frames(ws: &Workspace, at: &Element) -> bool {
+    // DeepStream 5's separate IOU library.
+    if let Some(lib) = at.str("ll-lib-file") {
+        if base_name(lib.value) == "libnvds_mot_iou.so" {
+            return true;
+        }
+    }
+    let Some(cfg) = at.str("ll-config-file") else {
+        return false;
+    };
+    let file = at.config.as_ref().map(|c| c.file).or_else(|| {
+        let from = cfg.site()?.file;
+        match ws.resolve(from, cfg.value)? {
+            Target::Exists(p) => ws.get(&p),
+            _ => None,
+        }
+    });
+    match file {
+        // The config in the tree: its sections decide, whatever its name.
+        Some(id) => {
+            let f = &ws.files[id];
+            f.kind == Some(Kind::TrackerLowLevel)
+                && f.doc.errors.is_empty()
+                && !f.doc.groups.is_empty()
+                && f.doc.groups.iter().all(section_reads_no_pixels)
+        }
+        None => FRAMELESS_SAMPLES.contains(&base_name(cfg.value)),
+    }
+}
+
+fn section_reads_no_pixels(g: &crate::syntax::Group) -> bool {
+    let zero = |key: &str| {
+        g.entries
+            .iter()
+            .rev()
+            .find(|e| e.key == key)
+            .and_then(|e| e.value.as_deref())
+            .is_some_and(|v| v.trim() == "0")
+    };
+    match g.name.as_str() {
+        "" => g.entries.is_empty(),
+        "VisualTracker" => zero("visualTrackerType"),
+        "ReID" => zero("reidType"),
+        name => FRAMELESS_SECTIONS.contains(&name),
+    }
+}
+
+fn base_name(path: &str) -> &str {
+    let path = path.trim();
+    path.rsplit('/').next().unwrap_or(path)
 }

@@ -52,6 +52,7 @@ pub fn case_options(dir: &Path) -> dslint::rules::Settings {
     dslint::rules::Settings {
         new_streammux: c.new_streammux,
         bench_sink_type: c.bench_sink_type,
+        deepstream_version: c.deepstream_version,
         ..Default::default()
     }
 }

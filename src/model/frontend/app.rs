@@ -202,7 +202,14 @@ impl Reader<'_> {
             &["config-file", "config-file-path"],
             (!server).then_some(Kind::NvInfer),
         );
-        config::infer(self.ws, self.root, group, stage, cfg)
+        let mut e = config::infer(self.ws, self.root, group, stage, cfg);
+        // deepstream-app and the parallel-inference app set nvinfer's batch
+        // only from the group (`create_primary_gie_bin`); a test app may set
+        // it in C.
+        if matches!(self.kind, Kind::App | Kind::ParallelApp) {
+            config::default_batch(&mut e);
+        }
+        e
     }
 
     /// `[sourceN]`: its kind from `type` and `uri`, its streams from
@@ -443,9 +450,19 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         // override settings of listed sources; they add no stream.
         if kind == Kind::App {
             found.sources.clear();
-            if let Some(batch) = r.source_list_batch(&list) {
-                for e in [&mut found.streammux, &mut found.primary].into_iter().flatten() {
-                    push_setting(e, "batch-size", batch.clone());
+            // Only the key-file reader derives the batches (the YAML
+            // reader's copy of that code is commented out,
+            // `deepstream_app_config_parser_yaml.cpp`), and the primary's
+            // only reaches the element when `[primary-gie]` writes
+            // `batch-size` (`create_primary_gie_bin`: `is_batch_size_set`);
+            // otherwise its config file's value, or nvinfer's default, stands.
+            let keyfile = r.ws.files[root].doc.format == Format::KeyFile;
+            if let Some(batch) = r.source_list_batch(&list).filter(|_| keyfile) {
+                if let Some(m) = &mut found.streammux {
+                    push_setting(m, "batch-size", batch.clone());
+                }
+                if let Some(g) = found.primary.as_mut().filter(|g| sets_batch(g)) {
+                    push_setting(g, "batch-size", batch);
                 }
             }
         }
@@ -470,6 +487,13 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         links,
         references,
     }
+}
+
+/// Whether the app's group for an inference element writes `batch-size`
+/// (deepstream-app's `is_batch_size_set`).
+fn sets_batch(e: &Element) -> bool {
+    e.prop("batch-size")
+        .is_some_and(|p| p.settings.iter().any(|s| s.layer == Layer::Element))
 }
 
 fn push_setting(e: &mut Element, name: &str, s: Setting) {

@@ -6,7 +6,7 @@
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::{group_props, home, inferserver, int, overlay};
-use crate::model::graph::{ConfigFile, Element, Layer, Property, Role, Stage, Value};
+use crate::model::graph::{ConfigFile, Element, Layer, Property, Role, Setting, Stage, Value};
 use crate::model::keys::{self, Schema};
 use crate::model::workspace::Workspace;
 
@@ -118,6 +118,52 @@ pub fn infer(ws: &Workspace, group_file: FileId, group: &str, stage: Stage, conf
         config,
         declared,
     }
+}
+
+/// What messages say of an nvinfer `batch-size` nothing sets.
+pub const DEFAULT_BATCH: &str = "unset, nvinfer's default 1";
+
+/// nvinfer's `batch-size` where neither its config file nor the app sets
+/// it (Precision 4: defaults are known values): 1. DS 9.1 `gstnvinfer.cpp`
+/// `gst_nvinfer_init` starts the property at `DEFAULT_BATCH_SIZE` (1), and
+/// `NvDsInferContext_ResetInitParams` the context's `maxBatchSize` at 1;
+/// `gst_nvinfer_parse_props` (key-file) and the YAML parser change it only
+/// when `[property] batch-size` is written. deepstream-app sets the property
+/// only when its group writes `batch-size` (`create_primary_gie_bin`,
+/// `create_secondary_gie_bin`: `if (config->is_batch_size_set)`, which only
+/// `parse_gie`/`parse_gie_yaml` set): the `[source-list]` and
+/// nvmultiurisrcbin counts go into the same field, behind the same flag, so
+/// nothing else fills it. The parallel-inference app builds its primaries
+/// with the same `create_primary_gie_bin`.
+///
+/// Only for an nvinfer whose config file was read as nvinfer's and has its
+/// `[property]` (where a fix inserts the key): a file outside the tree or
+/// not read may set it, so the batch stays unknown (Precision 5). The
+/// caller decides that its app sets the property nowhere else (not a test
+/// app, whose C code often sets it from the source count).
+pub fn default_batch(e: &mut Element) {
+    let home = e
+        .config
+        .as_ref()
+        .filter(|c| c.kind == Some(Kind::NvInfer))
+        .and_then(|c| c.home.as_ref());
+    let Some(home) = home.filter(|_| matches!(e.role, Role::Infer(_))) else {
+        return;
+    };
+    if e.prop("batch-size").is_some() {
+        return;
+    }
+    let at = home.at();
+    e.props.push(Property {
+        name: "batch-size".into(),
+        settings: vec![Setting {
+            value: Value::Known("1".into()),
+            site: None,
+            at,
+            layer: Layer::Default,
+            derived: Some(DEFAULT_BATCH.into()),
+        }],
+    });
 }
 
 /// An element config no pipeline references, checked on its own: an nvinfer

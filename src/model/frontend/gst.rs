@@ -48,7 +48,17 @@ const NVINFER_WINS: &[(&str, &str)] = &[
 ];
 
 /// The sinks that write files (DS503), among `frontend::SINK_FACTORIES`.
-pub const FILE_SINKS: &[&str] = &["filesink", "splitmuxsink", "multifilesink", "hlssink", "hlssink2"];
+/// `nvvideoencfilesinkbin` (DeepStream's `gst-nvdsbins`,
+/// `gstdsnvvideoencfilesinkbin.h`: a bin of converter, encoder, parser,
+/// muxer and file sink writing `output-file`) is one too.
+pub const FILE_SINKS: &[&str] = &[
+    "filesink",
+    "splitmuxsink",
+    "multifilesink",
+    "hlssink",
+    "hlssink2",
+    "nvvideoencfilesinkbin",
+];
 /// Encoders: a queue in front of one feeds a file or a network stream.
 pub const ENCODERS: &[&str] = &[
     "nvv4l2h264enc",

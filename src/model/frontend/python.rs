@@ -8,9 +8,12 @@
 //!
 //! Nothing is run and nothing is guessed. Each function body (and the
 //! module's top level) is read statement by statement:
-//! - a name is bound to the element a `make` call returns; a name bound
-//!   differently in the branches of an `if` (or rebound in a loop) is no
-//!   element after it;
+//! - a name, or an attribute path of names (`self.sink`, `app.mux`), is
+//!   bound to the element a `make` call returns; a name bound differently
+//!   in the branches of an `if` (or rebound in a loop) is no element after
+//!   it; rebinding `x` unbinds `x.…`. A property that another method sets
+//!   through the same attribute (`self.sink.set_property("sync", …)` in
+//!   `start()`) is unknown: methods are read one at a time;
 //! - an element made under a condition (`if`, `while`, a loop whose count
 //!   is not a literal, an `except`) may not exist: it is left out of the
 //!   pipeline;
@@ -86,16 +89,24 @@ struct Module<'t> {
     constants: HashMap<&'t str, Node<'t>>,
     /// How many times each name appears.
     uses: HashMap<&'t str, usize>,
+    /// `<obj>.<attr>.set_property("key", …)` calls anywhere in the module,
+    /// by `attr`: the key (`None`: not a literal) and where the call starts.
+    /// An element bound to an attribute may be set from another method.
+    attribute_sets: HashMap<&'t str, Vec<(Option<String>, usize)>>,
 }
 
 impl<'t> Module<'t> {
     fn new(root: Node<'t>, src: &'t str) -> Self {
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
+        let mut attribute_sets: HashMap<&str, Vec<(Option<String>, usize)>> = HashMap::new();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             if n.kind() == "identifier" {
                 *uses.entry(text(n, src)).or_default() += 1;
+            }
+            if let Some((attr, key)) = attribute_set_property(n, src) {
+                attribute_sets.entry(attr).or_default().push((key, n.start_byte()));
             }
             if matches!(n.kind(), "assignment" | "augmented_assignment" | "for_statement") {
                 if let Some(left) = n.child_by_field_name("left") {
@@ -129,7 +140,12 @@ impl<'t> Module<'t> {
                 constants.insert(name, right);
             }
         }
-        Module { src, constants, uses }
+        Module {
+            src,
+            constants,
+            uses,
+            attribute_sets,
+        }
     }
 }
 
@@ -182,6 +198,8 @@ struct Made {
 struct Scope<'m, 't> {
     m: &'m Module<'t>,
     file: FileId,
+    /// The scope's own bytes (a function body, or the whole module).
+    body: Span,
     /// Names assigned in this scope (they hide module constants), and
     /// those assigned once: their value.
     locals: Vec<&'t str>,
@@ -241,6 +259,7 @@ impl<'m, 't> Scope<'m, 't> {
         Scope {
             m,
             file,
+            body: body.byte_range(),
             locals,
             local_constants,
             env: HashMap::new(),
@@ -437,7 +456,7 @@ impl<'m, 't> Scope<'m, 't> {
 
     /// The element a name or expression stands for.
     fn element(&self, n: Node<'t>) -> Option<usize> {
-        match self.env.get(text(n, self.src()))? {
+        match self.env.get(&target(n, self.src())?)? {
             Bind::Element(e) => Some(*e),
             _ => None,
         }
@@ -450,8 +469,10 @@ impl<'m, 't> Scope<'m, 't> {
                     return;
                 };
                 let bound = self.value_bind(right, stmt, block, cond);
-                if left.kind() == "identifier" {
-                    let name = text(left, self.src()).to_string();
+                if let Some(name) = target(left, self.src()) {
+                    // Rebinding `x` (or `self.x`) drops what `x.…` held.
+                    let prefix = format!("{name}.");
+                    self.env.retain(|k, _| !k.starts_with(&prefix));
                     if let Some(Bind::Element(id)) = &bound {
                         let m = &mut self.elements[*id];
                         if m.receiver.is_none() && m.block == block.id() {
@@ -568,7 +589,7 @@ impl<'m, 't> Scope<'m, 't> {
     /// Calls chained deeper than `MAX_NESTING` are not followed.
     fn bind_of(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
         match n.kind() {
-            "identifier" => self.env.get(text(n, self.src())).cloned(),
+            "identifier" | "attribute" => self.env.get(&target(n, self.src())?).cloned(),
             "call" if cond.depth <= MAX_NESTING => {
                 let inner = Cond {
                     depth: cond.depth + 1,
@@ -818,10 +839,11 @@ impl<'m, 't> Scope<'m, 't> {
         let mut times = Vec::new();
         let mut pads = None;
         let mut muxes = 0;
-        for (i, m) in self.elements.into_iter().enumerate() {
+        for (i, mut m) in self.elements.into_iter().enumerate() {
             if !m.certain {
                 continue;
             }
+            outside_sets(self.m, file, &self.body, &mut m);
             if m.factory == "nvstreammux" {
                 muxes += 1;
                 pads = m.pads.filter(|p| *p > 0);
@@ -880,6 +902,75 @@ impl<'m, 't> Scope<'m, 't> {
             }
         }
         p
+    }
+}
+
+/// What an assignment target or a receiver names, as the bindings key it:
+/// a name (`mux`) or an attribute path of names (`self.mux`, `app.sink`),
+/// without spaces; `None` for anything else (a subscript, a call).
+fn target(n: Node, src: &str) -> Option<String> {
+    match n.kind() {
+        "identifier" => Some(text(n, src).to_string()),
+        "attribute" => {
+            let object = target(n.child_by_field_name("object")?, src)?;
+            let attr = n.child_by_field_name("attribute")?;
+            Some(format!("{object}.{}", text(attr, src)))
+        }
+        _ => None,
+    }
+}
+
+/// `<obj>.<attr>.set_property(<key>, …)`: `attr` and the key when it is a
+/// plain string literal.
+fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Option<String>)> {
+    if n.kind() != "call" {
+        return None;
+    }
+    let f = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+    if text(f.child_by_field_name("attribute")?, src) != "set_property" {
+        return None;
+    }
+    let receiver = f.child_by_field_name("object").filter(|o| o.kind() == "attribute")?;
+    let attr = text(receiver.child_by_field_name("attribute")?, src);
+    let key = n
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+        .and_then(|k| python::string(k, src, &|_| None))
+        .filter(|m| m.unknown.is_empty())
+        .map(|m| m.text);
+    Some((attr, key))
+}
+
+/// An element bound to an attribute (`self.sink`) can be set from another
+/// method, which this scope does not read: each property such a call sets
+/// is unknown (DS603 must not claim `sync` is unset). A call whose key is
+/// not a literal could set anything: the element's unset properties are
+/// not knowable then, which the bindings cannot say, so the element is
+/// left as read.
+fn outside_sets(m: &Module, file: FileId, body: &Span, made: &mut Made) {
+    let Some(attr) = made
+        .receiver
+        .as_deref()
+        .and_then(|r| r.rsplit_once('.'))
+        .map(|(_, a)| a)
+    else {
+        return;
+    };
+    for (key, at) in m.attribute_sets.get(attr).into_iter().flatten() {
+        let Some(key) = key.as_deref().filter(|_| !body.contains(at)) else {
+            continue;
+        };
+        let line = m.src[..*at].matches('\n').count() + 1;
+        made.props.push(
+            key,
+            Setting {
+                value: Value::Unknown(format!("set in another method (line {line})")),
+                site: None,
+                at: (file, *at..*at),
+                layer: Layer::Element,
+                derived: None,
+            },
+        );
     }
 }
 

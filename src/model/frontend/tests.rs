@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::model::detect::Kind;
 use crate::model::frontend::build;
 use crate::model::graph::{Graph, Home, Layer, Link, Pipeline, Role, SourceKind, Stage, Value};
 use crate::model::workspace::Workspace;
@@ -121,9 +122,11 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
 
 #[test]
 fn source_list_derives_the_batch_sizes_it_overrides() {
+    // The primary's only when [primary-gie] writes batch-size
+    // (`create_primary_gie_bin`: `is_batch_size_set`).
     let app = "[application]\n[source-list]\nlist=file:///a.mp4;rtsp://cam;file:///b.mp4\n\
                [source0]\nenable=1\ntype=3\nuri=file:///a.mp4\nnum-sources=7\n\
-               [streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n";
+               [streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nbatch-size=1\nconfig-file=pgie.txt\n";
     let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
     let p = &g.pipelines[0];
     // [sourceN] beside [source-list] adds no stream.
@@ -142,9 +145,46 @@ fn source_list_derives_the_batch_sizes_it_overrides() {
         );
         assert_eq!(text(&ws, b.at().0, &b.at().1), "list");
         // The written value it overrides is still there.
-        let written = &e.prop("batch-size").unwrap().settings[0];
-        assert_eq!(written.value, Value::Known("1".into()));
+        let written = e.prop("batch-size").unwrap().settings.last_chunk::<2>().unwrap();
+        assert_eq!(written[0].value, Value::Known("1".into()));
     }
+    // Without [primary-gie] batch-size the config file's value stands.
+    let app = app.replace("enable=1\nbatch-size=1\nconfig-file", "enable=1\nconfig-file");
+    let (_d, ws, g) = graph(&[("app.txt", &app), ("pgie.txt", "[property]\nbatch-size=2\n")]);
+    let b = g.pipelines[0].primary().unwrap().int("batch-size").unwrap();
+    assert_eq!((b.value, b.setting.layer), (2, Layer::ConfigFile));
+    assert_eq!(ws.files[b.site().unwrap().file].path.file_name().unwrap(), "pgie.txt");
+}
+
+/// Precision 4: nvinfer's `batch-size` that nothing sets is its default 1
+/// (`gst_nvinfer_init`: `DEFAULT_BATCH_SIZE`) in deepstream-app, pointing at
+/// the config's [property]; unknown when the config is not read, or when a
+/// test app (which may set it in C) runs the pipeline.
+#[test]
+fn an_unset_nvinfer_batch_is_the_default_1_where_the_app_is_known() {
+    let app = "[application]\n[source0]\nenable=1\ntype=3\nuri=file:///a.mp4\nnum-sources=4\n\
+               [streammux]\nbatch-size=4\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n\
+               [secondary-gie0]\nenable=1\nconfig-file=sgie.txt\n";
+    let cfg = "[property]\nnetwork-mode=2\n";
+    let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", cfg), ("sgie.txt", cfg)]);
+    let p = &g.pipelines[0];
+    for e in p.infers() {
+        let b = e.int("batch-size").unwrap();
+        assert_eq!((b.value, b.setting.layer), (1, Layer::Default), "{}", e.name);
+        assert!(b.site().is_none());
+        assert_eq!(b.setting.derived.as_deref(), Some("unset, nvinfer's default 1"));
+        assert_eq!(text(&ws, b.at().0, &b.at().1), "property");
+    }
+    // The config is not in the tree: unknown.
+    let outside = app.replace("config-file=pgie.txt", "config-file=/opt/nvidia/pgie.txt");
+    let (_d, _ws, g) = graph(&[("app.txt", &outside)]);
+    assert!(g.pipelines[0].primary().unwrap().prop("batch-size").is_none());
+    // A test app may set it in C (deepstream_test3_app.c): unknown.
+    let test_app = "source:\n  uri: file:///a.mp4\nstreammux:\n  batch-size: 4\n\
+                    primary-gie:\n  config-file-path: pgie.yml\n";
+    let (_d, ws, g) = graph(&[("app.yml", test_app), ("pgie.yml", "property:\n  network-mode: 2\n")]);
+    assert_eq!(ws.files[0].kind, Some(Kind::TestApp));
+    assert!(g.pipelines[0].primary().unwrap().prop("batch-size").is_none());
 }
 
 #[test]

@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+# An RTSP camera, and live-source is off (False).
+from gi.repository import Gst
+
+pipeline = Gst.Pipeline()
+src = Gst.ElementFactory.make("nvurisrcbin", "src")
+src.set_property("uri", "rtsp://192.0.2.1/stream")
+mux = Gst.ElementFactory.make("nvstreammux", "mux")
+mux.set_property("batch-size", 1)
+mux.set_property("batched-push-timeout", 33333)
+mux.set_property("live-source", False)
+pipeline.add(src)
+pipeline.add(mux)
