@@ -12,6 +12,15 @@ use dslint::fix::engine::{self, FixOptions};
 use support::*;
 
 fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
+    fix_case_with(dir, unsafe_fixes, engine::run)
+}
+
+/// A case fixed by one of the engine's entry points.
+fn fix_case_with(
+    dir: &Path,
+    unsafe_fixes: bool,
+    run: fn(&[PathBuf], &FixOptions) -> engine::FixOutcome,
+) -> engine::FixOutcome {
     let (profile, facts) = case_settings(dir);
     let opts = FixOptions {
         facts: facts.as_ref(),
@@ -21,7 +30,7 @@ fn fix_case(dir: &Path, unsafe_fixes: bool) -> engine::FixOutcome {
         root: None,
         fix_related: false,
     };
-    engine::run(&[dir.to_path_buf()], &opts)
+    run(&[dir.to_path_buf()], &opts)
 }
 
 fn render_diffs(o: &engine::FixOutcome) -> String {
@@ -463,4 +472,73 @@ fn the_memory_type_fix_leaves_no_mismatch() {
         .replace("nvbuf-memory-type=3", "nvbuf-memory-type=0");
     assert_eq!(std::fs::read_to_string(tmp.path().join("app.txt")).unwrap(), after);
     assert_eq!(check_codes(tmp.path()), (0, vec![]));
+}
+
+/// Everything a fix run reports, with paths for file ids (the two runs
+/// compared need not number files alike).
+fn render_outcome(o: &engine::FixOutcome) -> String {
+    let ws = &o.final_ws;
+    let at = |f: usize, span: &std::ops::Range<usize>| format!("{}@{span:?}", ws.files[f].path.display());
+    let mut s = render_diffs(o);
+    for d in &o.remaining {
+        let related: Vec<String> = d.related.iter().map(|(f, sp)| at(*f, sp)).collect();
+        let fix = d.fix.as_ref().map(|f| {
+            let edits: Vec<String> = f
+                .edits
+                .iter()
+                .map(|e| format!("{}={:?}", at(e.file, &e.range), e.text))
+                .collect();
+            format!("{} {:?} {edits:?}", f.title, f.applicability)
+        });
+        s += &format!(
+            "{} {} {} {:?} {:?} {related:?} {:?} {fix:?}\n",
+            at(d.file, &d.span),
+            d.code(),
+            d.message,
+            d.expected,
+            d.why,
+            d.message_at_related,
+        );
+    }
+    for line in o.log.iter().map(ToString::to_string) {
+        s += &format!("applied {line}\n");
+    }
+    for line in o.dropped.iter().map(ToString::to_string) {
+        s += &format!("dropped {line}\n");
+    }
+    for line in o.related_left.iter().map(ToString::to_string) {
+        s += &format!("related {line}\n");
+    }
+    s + &format!(
+        "passes {} applied {:?} unsafe {:?} conflicting {:?}\n",
+        o.passes, o.applied, o.unsafe_left, o.conflicting
+    )
+}
+
+/// Checking again only what a pass's edits touched gives what loading and
+/// checking the whole tree each time gives: every rule case, the examples
+/// and the corpus, with and without unsafe fixes. And the incremental
+/// checks did run (a run that always fell back would prove nothing).
+#[test]
+fn fix_incremental_equals_full() {
+    let mut dirs = rule_cases();
+    dirs.push(PathBuf::from("testdata/examples"));
+    dirs.extend(corpus());
+    let mut touched = 0;
+    for dir in &dirs {
+        for unsafe_fixes in [false, true] {
+            let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
+            let full = fix_case_with(dir, unsafe_fixes, engine::run_checking_all);
+            assert_eq!(full.checks.touched, 0);
+            assert_eq!(
+                render_outcome(&incremental),
+                render_outcome(&full),
+                "{} (unsafe fixes: {unsafe_fixes}): {:?}",
+                dir.display(),
+                incremental.checks
+            );
+            touched += incremental.checks.touched;
+        }
+    }
+    assert!(touched > 50, "only {touched} incremental checks");
 }

@@ -1,6 +1,7 @@
 //! The fix loop: check, take the wanted fixes that do not overlap, apply
-//! them in memory, check again, until nothing changes (at most
-//! `MAX_PASSES`). Files are written only at the end, and only when asked.
+//! them in memory, check again (only what the edits touched:
+//! `fix::recheck`), until nothing changes (at most `MAX_PASSES`). Files are
+//! written only at the end, and only when asked.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -9,12 +10,13 @@ use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
 use crate::base::rule::Rule;
-use crate::context::{Context, edits_outside};
+use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::fix::guard::{self, DroppedFix, FixKey, PassFix};
+use crate::fix::recheck::{Checker, Checks, Recheck};
 use crate::model::facts::Facts;
-use crate::model::workspace::{Workspace, canonical};
+use crate::model::workspace::Workspace;
 use crate::rules::Settings;
 use crate::rules::context::Profile;
 
@@ -55,6 +57,8 @@ pub struct FixOutcome {
     /// Fixes undone because a finding at warning or above appeared after
     /// them that the tree did not have (Precision 10).
     pub dropped: Vec<DroppedFix>,
+    /// How the checks were made (whole tree, or what edits touched).
+    pub checks: Checks,
 }
 
 /// A fix left because it edits files that were not named: where its
@@ -104,52 +108,71 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
     run_with(paths, opts, HashMap::new())
 }
 
+/// `run` with every check a load and check of the whole tree: what the
+/// incremental checks are tested against.
+pub fn run_checking_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
+    run_in(paths, opts, HashMap::new(), Recheck::All)
+}
+
 /// Fix starting from texts already edited in memory (by canonical path);
 /// `changed` then compares against those starting texts.
 ///
-/// Each pass after the first reads and parses only the files the last pass
-/// changed: the others are taken from the last pass's workspace. A fix that
-/// would give a file a text it already had in this run (it undoes an earlier
-/// fix) is applied once — the earlier fix may have rested on a value
-/// another fix then changed — but a file that would come back a second time
-/// is in a cycle (two pipelines sharing it want different values, or a fix
-/// changes nothing): that pass's fixes to it are not applied, nor any later
-/// one, the file is put back as it was, and its findings are left for the
-/// user, with the file named in `conflicting`, instead of the file flipping
-/// until `MAX_PASSES`.
+/// Each check after the first gives the files the last pass changed their
+/// new text and runs again only the rules they feed (`fix::recheck`). A fix
+/// that would give a file a text it already had in this run (it undoes an
+/// earlier fix) is applied once — the earlier fix may have rested on a
+/// value another fix then changed — but a file that would come back a
+/// second time is in a cycle (two pipelines sharing it want different
+/// values, or a fix changes nothing): that pass's fixes to it are not
+/// applied, nor any later one, the file is put back as it was, and its
+/// findings are left for the user, with the file named in `conflicting`,
+/// instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
+    run_in(paths, opts, start, Recheck::Touched)
+}
+
+fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>, recheck: Recheck) -> FixOutcome {
+    let mut checker = Checker::new(paths, opts, recheck);
     let mut banned: HashSet<FixKey> = HashSet::new();
     let mut dropped: Vec<DroppedFix> = Vec::new();
     let mut restarts = 0;
     loop {
-        let run = run_once(paths, opts, start.clone(), &banned);
+        let run = run_once(&mut checker, opts, start.clone(), &banned);
         let new = run.introduced();
         let mut out = run.outcome;
-        // Every restart and every trial re-runs the whole loop: on a large
-        // tree the guard restarts once and blames without trials, so `fix`
-        // costs at most two loops (bounded by the tree, not by its defects).
-        let large = out.final_ws.files.len() > guard::TRIAL_FILES;
+        // A restart goes back to the starting texts and a trial is a whole
+        // fix loop, each checking again only what its edits touch; on a
+        // large tree the guard still restarts once and blames without
+        // trials, so `fix` costs at most two loops there (bounded by the
+        // tree, not by its defects), and the output stays what it was.
+        let large = checker.last().map_or(0, |c| c.ws.files.len()) > guard::TRIAL_FILES;
         let max_restarts = if large { 1 } else { guard::MAX_RESTARTS };
         if new.is_empty() || restarts == max_restarts {
             out.dropped = dropped;
+            out.checks = checker.counts();
+            out.final_ws = checker.into_ws();
             return out;
         }
         restarts += 1;
-        let ws = &out.final_ws;
-        let shown: Vec<String> = new
-            .iter()
-            .map(|(path, code)| {
-                let at = ws.get(path).map_or(path.clone(), |id| ws.files[id].path.clone());
-                format!("{code} in {}", at.display())
-            })
-            .collect();
+        let shown: Vec<String> = match checker.last() {
+            Some(c) => new
+                .iter()
+                .map(|(path, code)| {
+                    let at = c.ws.get(path).map_or(path.clone(), |id| c.ws.files[id].path.clone());
+                    format!("{code} in {}", at.display())
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let clears = |suspect: &FixKey| {
             if large {
                 return false;
             }
             let mut without = banned.clone();
             without.insert(suspect.clone());
-            run_once(paths, opts, start.clone(), &without).introduced().is_empty()
+            run_once(&mut checker, opts, start.clone(), &without)
+                .introduced()
+                .is_empty()
         };
         for f in guard::blame(&run.applied, &new, clears) {
             banned.insert(f.key.clone());
@@ -169,6 +192,8 @@ struct Run {
     outcome: FixOutcome,
     /// Findings at warning or above before the first pass.
     before: guard::Counts,
+    /// And after the last.
+    after: guard::Counts,
     /// Every fix applied, in order.
     applied: Vec<PassFix>,
 }
@@ -176,14 +201,16 @@ struct Run {
 impl Run {
     /// The (file, code) pairs at warning or above that the loop made more of.
     fn introduced(&self) -> Vec<(PathBuf, &'static str)> {
-        guard::introduced(
-            &self.before,
-            &guard::warned(&self.outcome.final_ws, &self.outcome.remaining),
-        )
+        guard::introduced(&self.before, &self.after)
     }
 }
 
-fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>, banned: &HashSet<FixKey>) -> Run {
+fn run_once(
+    checker: &mut Checker,
+    opts: &FixOptions,
+    start: HashMap<PathBuf, String>,
+    banned: &HashSet<FixKey>,
+) -> Run {
     let mut applied: Vec<PassFix> = Vec::new();
     // Every fix applied with the files it edits, kept in the log at the end
     // only if those files hold it.
@@ -191,7 +218,6 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
     let mut out = FixOutcome::default();
-    let root = opts.root.clone().or_else(|| ProjectRoot::for_paths(paths, None).ok());
     // Hashes of the texts each changed file had in this run.
     let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
@@ -199,31 +225,19 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
     // earlier one for a good reason (a batch-size fix changes the engine
     // name another fix had set); coming back twice is a cycle.
     let mut returned: HashSet<PathBuf> = HashSet::new();
-    let mut previous: Option<Workspace> = None;
-    // The pipelines around named files, found once (fixes do not move
-    // references).
-    let mut context: Option<Context> = None;
     // Findings at warning or above before any fix (Precision 10).
     let mut before: Option<guard::Counts> = None;
-    loop {
-        let mut ws = match previous.take() {
-            Some(prev) => Workspace::load_reusing(paths, root.clone(), overlay.clone(), prev),
-            None => Workspace::load_in(paths, root.clone(), overlay.clone()),
-        };
-        context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
-        let result = crate::rules::check_with(&mut ws, opts.facts, opts.profile, &opts.selection);
-        ws.drop_reusable();
-        before.get_or_insert_with(|| guard::warned(&ws, &result.diagnostics));
-        let covered = opts.selection.scope(&ws).covered(&ws);
+    let after = loop {
+        let checked = checker.check(&overlay);
+        let ws = &checked.ws;
+        let key = |file: FileId| checked.key(file).clone();
+        let diagnostics = &checked.diagnostics;
+        before.get_or_insert_with(|| guard::warned(diagnostics, |f| checked.key(f)));
+        let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
-        let fix_key = |d: &Diagnostic| -> Option<FixKey> {
-            Some((
-                canonical(&ws.files[d.file].path),
-                d.code(),
-                d.fix.as_ref()?.title.clone(),
-            ))
-        };
+        let fix_key =
+            |d: &Diagnostic| -> Option<FixKey> { Some((key(d.file), d.code(), d.fix.as_ref()?.title.clone())) };
         let allowed = |d: &Diagnostic| banned.is_empty() || fix_key(d).is_none_or(|k| !banned.contains(&k));
         // A fix whose edits write the bytes already there changes nothing: it
         // is not applied (nor counted), and cannot make a file look as if it
@@ -239,12 +253,6 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
                 .is_some_and(|f| applicable(f) && in_scope(f) && changes(f))
                 && allowed(d)
         };
-        let mut keys: HashMap<FileId, PathBuf> = HashMap::new();
-        let mut key = |file: FileId| {
-            keys.entry(file)
-                .or_insert_with(|| canonical(&ws.files[file].path))
-                .clone()
-        };
         // A file put back this pass: the findings must be read again from
         // the texts that will be written.
         let mut reverted = false;
@@ -252,8 +260,7 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
             None
         } else {
             loop {
-                let mut fixable: Vec<&Diagnostic> = result
-                    .diagnostics
+                let mut fixable: Vec<&Diagnostic> = diagnostics
                     .iter()
                     .filter(wanted)
                     .filter(|d| {
@@ -309,17 +316,15 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
         };
         let Some((fixable, taken, texts)) = pass else {
             if reverted {
-                previous = Some(ws);
                 continue;
             }
             out.unsafe_left.clear();
-            for d in &result.diagnostics {
+            for d in diagnostics {
                 if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
                     *out.unsafe_left.entry(d.code()).or_default() += 1;
                 }
             }
-            out.related_left = result
-                .diagnostics
+            out.related_left = diagnostics
                 .iter()
                 .filter_map(|d| {
                     let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
@@ -336,9 +341,12 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
                     })
                 })
                 .collect();
-            out.remaining = result.diagnostics;
-            out.final_ws = ws;
-            break;
+            out.remaining = diagnostics.clone();
+            out.conflicting = frozen
+                .iter()
+                .filter_map(|k| ws.get(k).map(|id| ws.files[id].path.clone()))
+                .collect();
+            break guard::warned(diagnostics, |f| checked.key(f));
         };
         out.passes += 1;
         // By address: a scan of `taken` per fixable finding was quadratic
@@ -376,8 +384,7 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
                 .or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
             overlay.insert(k, text);
         }
-        previous = Some(ws);
-    }
+    };
     for (key, (path, original)) in &originals {
         if let Some(new) = overlay.get(key) {
             if new != original {
@@ -403,13 +410,10 @@ fn run_once(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String
             out.log.push(fix);
         }
     }
-    out.conflicting = frozen
-        .iter()
-        .filter_map(|k| out.final_ws.get(k).map(|id| out.final_ws.files[id].path.clone()))
-        .collect();
     Run {
         outcome: out,
         before: before.unwrap_or_default(),
+        after,
         applied,
     }
 }

@@ -15,16 +15,17 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
-use crate::model::workspace::{Workspace, canonical};
 
 /// Findings at warning or above, counted by (canonical file, code).
 pub type Counts = HashMap<(PathBuf, &'static str), usize>;
 
-pub fn warned(ws: &Workspace, diagnostics: &[Diagnostic]) -> Counts {
+/// (`key`: a file's canonical path.)
+pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf) -> Counts {
     let mut counts = Counts::new();
     for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
-        *counts.entry((canonical(&ws.files[d.file].path), d.code())).or_default() += 1;
+        *counts.entry((key(d.file).clone(), d.code())).or_default() += 1;
     }
     counts
 }
@@ -58,8 +59,11 @@ pub struct PassFix {
 /// How many times a fix run starts over without the fixes it blamed.
 pub const MAX_RESTARTS: usize = 3;
 /// Above this many files the guard restarts once and tries no suspect
-/// alone (each try is a whole fix loop over the tree): it drops every
-/// suspect instead.
+/// alone: it drops every suspect instead. Each try is a whole fix loop;
+/// its checks redo only what its edits touch (`fix::recheck`), but on a
+/// tree whose first pass edits shared primaries that is most pipelines,
+/// and a 10k-file tree holds hundreds of suspects. Kept so that `fix`
+/// stays bounded (two loops at most on a large tree) and says what it said.
 pub const TRIAL_FILES: usize = 200;
 /// How many suspects are each tried left out, at most, per restart.
 const MAX_TRIALS: usize = 8;
@@ -72,7 +76,7 @@ const MAX_TRIALS: usize = 8;
 pub fn blame<'a>(
     applied: &'a [PassFix],
     new: &[(PathBuf, &'static str)],
-    clears: impl Fn(&FixKey) -> bool,
+    mut clears: impl FnMut(&FixKey) -> bool,
 ) -> Vec<&'a PassFix> {
     let files: HashSet<&PathBuf> = new.iter().map(|(p, _)| p).collect();
     let touches = |f: &PassFix| files.contains(&f.key.0) || f.edits.iter().any(|p| files.contains(p));

@@ -5,5 +5,6 @@ pub mod apply;
 pub mod diff;
 pub mod engine;
 pub mod guard;
+pub mod recheck;
 pub mod variant;
 pub mod write;

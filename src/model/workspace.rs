@@ -215,6 +215,50 @@ impl Workspace {
         ws
     }
 
+    /// Give loaded files other texts (a `fix` pass's edits), parsed (in
+    /// parallel) as a load parses them, their kinds kept; the texts they
+    /// had, in the same order. `None`, no file touched, where a load
+    /// could make something else of one: the kind its new text has by
+    /// content is not `loaded_kinds`' (each file's kind as loaded, before
+    /// references gave it another), the format changes, the reader refuses
+    /// it, or the file is one a load treats apart (outside the root, read
+    /// lossily, refused, a deepstream-parallel-infer config, whose
+    /// fragments its text names). Then only a new load says what it is.
+    pub fn replace_texts(
+        &mut self,
+        edits: Vec<(FileId, String)>,
+        loaded_kinds: &[Option<Kind>],
+    ) -> Option<Vec<(FileId, String)>> {
+        use rayon::prelude::*;
+        let files = &self.files;
+        let parsed: Vec<Option<(FileId, Box<SourceFile>)>> = edits
+            .into_par_iter()
+            .map(|(id, text)| {
+                let f = &files[id];
+                if f.outside || f.lossy || f.refused || f.kind == Some(Kind::ParallelApp) {
+                    return None;
+                }
+                let Loaded::File(new) = parse_text(&f.path, text, f.walked, None) else {
+                    return None;
+                };
+                let same = !new.refused && Some(&new.kind) == loaded_kinds.get(id) && new.doc.format == f.doc.format;
+                same.then_some((id, new))
+            })
+            .collect();
+        let parsed: Vec<(FileId, Box<SourceFile>)> = parsed.into_iter().collect::<Option<_>>()?;
+        Some(
+            parsed
+                .into_iter()
+                .map(|(id, new)| {
+                    let new = *new;
+                    let f = &mut self.files[id];
+                    f.lines = new.lines;
+                    (id, std::mem::replace(&mut f.doc, new.doc).text)
+                })
+                .collect(),
+        )
+    }
+
     /// Let go of what `load_reusing` kept and no load asked for.
     pub fn drop_reusable(&mut self) {
         self.reuse = std::sync::Mutex::default();

@@ -43,6 +43,18 @@ pub fn site<'e>(elem: &'e Element, key: &str) -> Option<&'e Site> {
 }
 
 impl<'a> Ctx<'a> {
+    /// What the rules of a run see.
+    pub fn new(ws: &'a Workspace, facts: Option<&'a Facts>, profile: Profile, sel: &crate::rules::Settings) -> Ctx<'a> {
+        Ctx {
+            ws,
+            facts,
+            profile,
+            bench_sink_type: sel.bench_sink_type.unwrap_or(1),
+            new_streammux: sel.new_streammux,
+            deepstream_version: sel.deepstream_version,
+        }
+    }
+
     pub fn text(&self, file: FileId, span: &Span) -> &str {
         self.ws.files[file].doc.text.get(span.clone()).unwrap_or("")
     }

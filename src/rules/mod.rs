@@ -24,7 +24,7 @@ use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{Graph, Pipeline, Role};
+use crate::model::graph::{Element, Graph, Pipeline, Role};
 use crate::model::workspace::{Target, Workspace};
 use context::{Ctx, Profile};
 
@@ -128,100 +128,182 @@ pub fn check(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile) -> Che
 /// joined in that order, so what comes out does not depend on the threads.
 pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
     let graph = frontend::build(ws);
-    let ctx = Ctx {
-        ws,
-        facts,
-        profile,
-        bench_sink_type: sel.bench_sink_type.unwrap_or(1),
-        new_streammux: sel.new_streammux,
-        deepstream_version: sel.deepstream_version,
-    };
-    let found = findings(&ctx, &graph);
-    let out = merge(ctx.ws, &graph.pipelines, found, sel);
+    let ctx = Ctx::new(ws, facts, profile, sel);
+    let found = Findings::of(&ctx, &graph).joined();
+    let out = report(ctx.ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
     }
 }
 
-/// Every rule's findings, before selection and suppressions: the files'
-/// own checks (DS001–DS006), then each pipeline's rules, then the
-/// standalone elements', then the nvdsanalytics configs'. Each list is made
-/// in parallel and joined in this order (a new family of rules adds its
-/// list here).
-fn findings(ctx: &Ctx, graph: &Graph) -> Vec<Diagnostic> {
-    let per_file: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
-        .into_par_iter()
-        .map(|id| {
-            let mut out = Vec::new();
-            input::check_file(ctx, id, &mut out);
-            out
-        })
-        .collect();
-    let per_pipeline: Vec<Vec<Diagnostic>> = graph
-        .pipelines
-        .par_iter()
-        .map(|p| {
-            let mut out = Vec::new();
-            pipeline_rules(ctx, p, &mut out);
-            out
-        })
-        .collect();
-    // Configs nothing references are checked on their own.
-    let per_element: Vec<Vec<Diagnostic>> = graph
-        .standalone
-        .par_iter()
-        .map(|e| {
-            let mut out = Vec::new();
-            match e.role {
-                Role::Infer(_) => nvinfer::check(ctx, e, None, &mut out),
-                Role::InferServer(_) => nvinfer::check_server(ctx, e, None, &mut out),
-                Role::Tracker => tracker::check(ctx, e, &mut out),
-                _ => {}
+/// Every rule's findings, before selection and suppressions, kept by what
+/// made them: the files' own checks (DS001–DS006), then each pipeline's
+/// rules, then the standalone elements', then the nvdsanalytics configs'.
+/// Each list is made in parallel and joined in this order (a new family of
+/// rules adds its list here). `fix` keeps them between passes and makes
+/// again only the lists its edits touched ([`Findings::recheck`]).
+pub struct Findings {
+    per_file: Vec<Vec<Diagnostic>>,
+    per_pipeline: Vec<Vec<Diagnostic>>,
+    per_element: Vec<Vec<Diagnostic>>,
+    /// Each nvdsanalytics config, in file order, with the stream count it
+    /// was checked against.
+    per_analytics: Vec<(FileId, Option<u32>, Vec<Diagnostic>)>,
+}
+
+impl Findings {
+    /// Run every rule over a workspace and its graph.
+    pub fn of(ctx: &Ctx, graph: &Graph) -> Findings {
+        let per_file = (0..ctx.ws.files.len())
+            .into_par_iter()
+            .map(|id| file_findings(ctx, id))
+            .collect();
+        let per_pipeline = graph.pipelines.par_iter().map(|p| pipeline_findings(ctx, p)).collect();
+        // Configs nothing references are checked on their own.
+        let per_element = graph.standalone.par_iter().map(|e| element_findings(ctx, e)).collect();
+        let streams = analytics_streams(graph);
+        let per_analytics = (0..ctx.ws.files.len())
+            .into_par_iter()
+            .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))
+            .map(|id| {
+                let n = streams.get(&id).copied().flatten();
+                (id, n, analytics_findings(ctx, id, n))
+            })
+            .collect();
+        Findings {
+            per_file,
+            per_pipeline,
+            per_element,
+            per_analytics,
+        }
+    }
+
+    /// Run again the rules whose inputs changed: the files' own checks of
+    /// `files`, the rules of the pipelines and standalone elements at the
+    /// positions given, and the nvdsanalytics checks of a changed config
+    /// or of one whose stream count changed. The graph has the same
+    /// pipelines and elements, in the same order, as when the lists were
+    /// made (the caller rebuilt the ones at those positions in place), and
+    /// the workspace the same files with the same kinds.
+    pub fn recheck(&mut self, ctx: &Ctx, graph: &Graph, files: &[FileId], pipelines: &[usize], elements: &[usize]) {
+        let redo = |ids: &[usize], f: &(dyn Fn(usize) -> Vec<Diagnostic> + Sync)| -> Vec<(usize, Vec<Diagnostic>)> {
+            ids.par_iter().map(|&i| (i, f(i))).collect()
+        };
+        for (id, found) in redo(files, &|id| file_findings(ctx, id)) {
+            self.per_file[id] = found;
+        }
+        for (i, found) in redo(pipelines, &|i| pipeline_findings(ctx, &graph.pipelines[i])) {
+            self.per_pipeline[i] = found;
+        }
+        for (i, found) in redo(elements, &|i| element_findings(ctx, &graph.standalone[i])) {
+            self.per_element[i] = found;
+        }
+        let streams = analytics_streams(graph);
+        let changed: FastSet<FileId> = files.iter().copied().collect();
+        self.per_analytics.par_iter_mut().for_each(|(id, n, found)| {
+            let now = streams.get(id).copied().flatten();
+            if changed.contains(id) || now != *n {
+                *n = now;
+                *found = analytics_findings(ctx, *id, now);
             }
-            out
-        })
-        .collect();
-    // nvdsanalytics configs, with the stream count of the pipelines that
-    // load them (unknown when any of them has none).
-    let mut analytics_streams: std::collections::BTreeMap<FileId, Option<u32>> = std::collections::BTreeMap::new();
+        });
+    }
+
+    /// The findings of the pipeline at a position (what `recheck` keeps).
+    pub fn of_pipeline(&self, i: usize) -> &[Diagnostic] {
+        &self.per_pipeline[i]
+    }
+
+    /// Every list joined, in order.
+    pub fn joined(self) -> Vec<Diagnostic> {
+        let mut out = Vec::with_capacity(self.len());
+        let analytics = self.per_analytics.into_iter().map(|(_, _, found)| found);
+        for list in self
+            .per_file
+            .into_iter()
+            .chain(self.per_pipeline)
+            .chain(self.per_element)
+            .chain(analytics)
+        {
+            out.extend(list);
+        }
+        out
+    }
+
+    /// Every list joined, in order, the lists kept.
+    pub fn cloned(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::with_capacity(self.len());
+        let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
+        for list in self
+            .per_file
+            .iter()
+            .chain(&self.per_pipeline)
+            .chain(&self.per_element)
+            .chain(analytics)
+        {
+            out.extend(list.iter().cloned());
+        }
+        out
+    }
+
+    fn len(&self) -> usize {
+        let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
+        self.per_file
+            .iter()
+            .chain(&self.per_pipeline)
+            .chain(&self.per_element)
+            .chain(analytics)
+            .map(Vec::len)
+            .sum()
+    }
+}
+
+fn file_findings(ctx: &Ctx, id: FileId) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    input::check_file(ctx, id, &mut out);
+    out
+}
+
+fn pipeline_findings(ctx: &Ctx, p: &Pipeline) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    pipeline_rules(ctx, p, &mut out);
+    out
+}
+
+fn element_findings(ctx: &Ctx, e: &Element) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    match e.role {
+        Role::Infer(_) => nvinfer::check(ctx, e, None, &mut out),
+        Role::InferServer(_) => nvinfer::check_server(ctx, e, None, &mut out),
+        Role::Tracker => tracker::check(ctx, e, &mut out),
+        _ => {}
+    }
+    out
+}
+
+fn analytics_findings(ctx: &Ctx, id: FileId, streams: Option<u32>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    analytics::check(ctx, id, streams, &mut out);
+    out
+}
+
+/// nvdsanalytics configs, with the stream count of the pipelines that
+/// load them (unknown when any of them has none).
+fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option<u32>> {
+    let mut streams: std::collections::BTreeMap<FileId, Option<u32>> = std::collections::BTreeMap::new();
     for p in &graph.pipelines {
         for e in p.all(&Role::Analytics) {
             if let Some(c) = e.config.as_ref().filter(|c| c.kind == Some(Kind::Analytics)) {
                 let n = p.streams();
-                analytics_streams
+                streams
                     .entry(c.file)
                     .and_modify(|m| *m = m.zip(n).map(|(a, b)| a.max(b)))
                     .or_insert(n);
             }
         }
     }
-    let per_analytics: Vec<Vec<Diagnostic>> = (0..ctx.ws.files.len())
-        .into_par_iter()
-        .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))
-        .map(|id| {
-            let mut out = Vec::new();
-            let streams = analytics_streams.get(&id).copied().flatten();
-            analytics::check(ctx, id, streams, &mut out);
-            out
-        })
-        .collect();
-    let mut out = Vec::with_capacity(
-        [&per_file, &per_pipeline, &per_element, &per_analytics]
-            .iter()
-            .flat_map(|l| l.iter())
-            .map(Vec::len)
-            .sum(),
-    );
-    for list in per_file
-        .into_iter()
-        .chain(per_pipeline)
-        .chain(per_element)
-        .chain(per_analytics)
-    {
-        out.extend(list);
-    }
-    out
+    streams
 }
 
 /// The rules that look at one pipeline.
@@ -251,7 +333,7 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// inline suppressions applied (and the unused ones reported), sorted by
 /// path, offset and code, and what involves a file outside the root
 /// withheld.
-fn merge(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
     let keep: Vec<bool> = {
         let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
         out.iter()

@@ -174,6 +174,21 @@ fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<File
     referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
 }
 
+/// The pipeline of one root config, as `build` makes it (a deepstream-app
+/// or test-app config, or Service Maker's), loading the configs it
+/// references (added to `referenced`): `fix` builds again the pipelines
+/// its edits touched (`fix::recheck`).
+pub fn config_pipeline(
+    ws: &mut Workspace,
+    root: FileId,
+    referenced: &mut HashSet<FileId>,
+) -> crate::model::graph::Pipeline {
+    match ws.files[root].kind {
+        Some(Kind::ServiceMaker) => service_maker::build(ws, root, referenced),
+        _ => app::build(ws, root, referenced),
+    }
+}
+
 /// Whether deepstream-app's and the test apps' readers can see a key.
 /// They compare key names exactly, and none of their keys has a `_`; a key
 /// spelled with one is unknown to them (DS002) and reaches no element. (A

@@ -1,0 +1,328 @@
+//! The fix loop's checks. The first loads the tree and runs every rule, as
+//! `check` does; each later one (a pass, or a restart of the guard going
+//! back to the starting texts) gives the files whose text changed their
+//! new text in the same workspace, builds again only the pipelines that
+//! read one of them, and runs again only the rules whose inputs changed:
+//! those files' own checks, those pipelines' rules, the standalone
+//! elements of those files, and the nvdsanalytics configs whose stream
+//! count moved. Every other list of findings is kept, in its place, so the
+//! merged output is the one a full check gives.
+//!
+//! Where an edit could make the tree another shape, a full load is done
+//! instead (the parsed documents reused, as before): a file whose kind or
+//! format its new text changes, a pipeline whose rebuilding loads a file,
+//! gives one another kind, or reads other files than before, a pipeline
+//! of a script, a Python app or deepstream-parallel-infer (their front
+//! ends follow what the text says in ways the rebuild does not check).
+//! `fix_incremental_equals_full` (tests/fix.rs) runs both ways over the
+//! test data and the corpus.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
+use crate::context::Context;
+use crate::files::root::ProjectRoot;
+use crate::model::detect::Kind;
+use crate::model::frontend;
+use crate::model::graph::{Element, Graph, Pipeline};
+use crate::model::workspace::{Workspace, canonical};
+use crate::rules::context::Ctx;
+use crate::rules::{self, Findings};
+
+/// How each check after the first is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recheck {
+    /// Only what the edits touched (the default).
+    Touched,
+    /// Load and check the whole tree each time (the reference the
+    /// incremental path is tested against).
+    All,
+}
+
+/// What one fix run checks: its paths and options, and the last check.
+pub struct Checker<'a> {
+    paths: &'a [PathBuf],
+    opts: &'a super::engine::FixOptions<'a>,
+    root: Option<ProjectRoot>,
+    recheck: Recheck,
+    /// The pipelines around named files, found once (fixes do not move
+    /// references).
+    context: Option<Context>,
+    last: Option<Checked>,
+    counts: Checks,
+}
+
+/// How the checks of a fix run were made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Checks {
+    /// Loads and checks of the whole tree.
+    pub full: usize,
+    /// Checks again of what edits touched only.
+    pub touched: usize,
+}
+
+/// A checked workspace and what the rules found in it.
+pub struct Checked {
+    pub ws: Workspace,
+    graph: Graph,
+    found: Findings,
+    /// What is reported (selection, suppressions, order applied).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Each file's kind when loaded, before the graph's building gave
+    /// referenced configs the kind their reference makes them.
+    loaded_kinds: Vec<Option<Kind>>,
+    /// The files each pipeline reads, sorted.
+    pipeline_reads: Vec<Vec<FileId>>,
+    /// The files each pipeline reads or its findings name, sorted.
+    pipeline_files: Vec<Vec<FileId>>,
+    /// The text each file had when loaded, for those given another since.
+    loaded_texts: HashMap<FileId, String>,
+    /// The overlay's keys when loaded: those files' texts were not the
+    /// disk's.
+    loaded_overlay: HashSet<PathBuf>,
+    /// Each file's canonical path (the fix loop's key), found once.
+    keys: Vec<OnceLock<PathBuf>>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(paths: &'a [PathBuf], opts: &'a super::engine::FixOptions<'a>, recheck: Recheck) -> Checker<'a> {
+        let root = opts.root.clone().or_else(|| ProjectRoot::for_paths(paths, None).ok());
+        Checker {
+            paths,
+            opts,
+            root,
+            recheck,
+            context: None,
+            last: None,
+            counts: Checks::default(),
+        }
+    }
+
+    /// Check the tree with these texts in place of the disk's (by
+    /// canonical path).
+    pub fn check(&mut self, overlay: &HashMap<PathBuf, String>) -> &Checked {
+        let next = match self.last.take() {
+            None => self.full(overlay, None),
+            Some(last) if self.recheck == Recheck::All => self.full(overlay, Some(last.ws)),
+            Some(mut last) => {
+                if last.update(overlay, self.opts) {
+                    self.counts.touched += 1;
+                    last
+                } else {
+                    self.full(overlay, Some(last.ws))
+                }
+            }
+        };
+        self.last.insert(next)
+    }
+
+    /// How the checks so far were made.
+    pub fn counts(&self) -> Checks {
+        self.counts
+    }
+
+    /// The last check.
+    pub fn last(&self) -> Option<&Checked> {
+        self.last.as_ref()
+    }
+
+    /// The last check's workspace.
+    pub fn into_ws(self) -> Workspace {
+        self.last.map(|c| c.ws).unwrap_or_default()
+    }
+
+    /// Load the whole tree (the documents of `previous` whose text is the
+    /// same reused) and run every rule.
+    fn full(&mut self, overlay: &HashMap<PathBuf, String>, previous: Option<Workspace>) -> Checked {
+        self.counts.full += 1;
+        let (paths, root) = (self.paths, self.root.clone());
+        let mut ws = match previous {
+            Some(prev) => Workspace::load_reusing(paths, root, overlay.clone(), prev),
+            None => Workspace::load_in(paths, root, overlay.clone()),
+        };
+        self.context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
+        let loaded_kinds = ws.files.iter().map(|f| f.kind).collect();
+        let graph = frontend::build(&mut ws);
+        ws.drop_reusable();
+        let opts = self.opts;
+        let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
+        let found = Findings::of(&ctx, &graph);
+        let diagnostics = rules::report(&ws, &graph.pipelines, found.cloned(), &opts.selection);
+        let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
+        let pipeline_files = (0..graph.pipelines.len())
+            .map(|i| named(&pipeline_reads[i], found.of_pipeline(i)))
+            .collect();
+        let keys = (0..ws.files.len()).map(|_| OnceLock::new()).collect();
+        Checked {
+            ws,
+            graph,
+            found,
+            diagnostics,
+            loaded_kinds,
+            pipeline_reads,
+            pipeline_files,
+            loaded_texts: HashMap::new(),
+            loaded_overlay: overlay.keys().cloned().collect(),
+            keys,
+        }
+    }
+}
+
+impl Checked {
+    /// A file's key: its canonical path.
+    pub fn key(&self, file: FileId) -> &PathBuf {
+        self.keys[file].get_or_init(|| canonical(&self.ws.files[file].path))
+    }
+
+    /// The same tree with `overlay`'s texts (and the loaded text of every
+    /// file it no longer names), checked again where they changed; `false`
+    /// where a full load must say what the tree is (then only the
+    /// workspace's documents are of use: some may have their new text).
+    fn update(&mut self, overlay: &HashMap<PathBuf, String>, opts: &super::engine::FixOptions) -> bool {
+        let Some(edits) = self.edits(overlay) else {
+            return false;
+        };
+        let Some(replaced) = self.ws.replace_texts(edits, &self.loaded_kinds) else {
+            return false;
+        };
+        let mut changed: Vec<FileId> = Vec::with_capacity(replaced.len());
+        for (id, was) in replaced {
+            self.loaded_texts.entry(id).or_insert(was);
+            changed.push(id);
+        }
+        self.ws.overlay = overlay.clone();
+        changed.sort_unstable();
+        let Some((pipelines, elements)) = self.rebuild(&changed) else {
+            return false;
+        };
+        let ctx = Ctx::new(&self.ws, opts.facts, opts.profile, &opts.selection);
+        self.found.recheck(&ctx, &self.graph, &changed, &pipelines, &elements);
+        for &i in &pipelines {
+            self.pipeline_files[i] = named(&self.pipeline_reads[i], self.found.of_pipeline(i));
+        }
+        self.diagnostics = rules::report(&self.ws, &self.graph.pipelines, self.found.cloned(), &opts.selection);
+        true
+    }
+
+    /// The loaded files whose text is to change, with their new text:
+    /// `overlay`'s text where it names one; the text a file was loaded
+    /// with where the last overlay named it and this one does not. `None`
+    /// when that text is not at hand (the load read the last overlay's), or
+    /// the overlay changes the text of a file not loaded as a config.
+    fn edits(&self, overlay: &HashMap<PathBuf, String>) -> Option<Vec<(FileId, String)>> {
+        let mut edits = Vec::new();
+        for (key, text) in overlay {
+            match self.ws.get(key) {
+                Some(id) if self.ws.files[id].doc.text != *text => edits.push((id, text.clone())),
+                Some(_) => {}
+                None if self.ws.overlay.get(key) == Some(text) => {}
+                None => return None,
+            }
+        }
+        for key in self.ws.overlay.keys().filter(|k| !overlay.contains_key(*k)) {
+            if self.loaded_overlay.contains(key) {
+                return None;
+            }
+            let id = self.ws.get(key)?;
+            let text = self.loaded_texts.get(&id)?;
+            if self.ws.files[id].doc.text != *text {
+                edits.push((id, text.clone()));
+            }
+        }
+        Some(edits)
+    }
+
+    /// Build again, in place, the pipelines that read a changed file, and
+    /// the standalone elements of changed files; their positions, or
+    /// `None` where the tree may have changed shape.
+    fn rebuild(&mut self, changed: &[FileId]) -> Option<(Vec<usize>, Vec<usize>)> {
+        let touched: HashSet<FileId> = changed.iter().copied().collect();
+        let pipelines: Vec<usize> = (0..self.graph.pipelines.len())
+            .filter(|&i| self.pipeline_files[i].iter().any(|f| touched.contains(f)))
+            .collect();
+        let (files, problems, skipped) = (self.ws.files.len(), self.ws.file_problems.len(), self.ws.skipped.len());
+        let kinds: Vec<Option<Kind>> = self.ws.files.iter().map(|f| f.kind).collect();
+        for &i in &pipelines {
+            let root = self.graph.pipelines[i].root;
+            let by_config = matches!(
+                self.ws.files[root].kind,
+                Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)
+            );
+            // The rebuild sees every file with its kind at the end of the
+            // last build; the build in file order saw each with the kind its
+            // load gave it, updated by the pipelines before. They agree where
+            // each file the pipeline reads still has its loaded kind.
+            let loaded = |&f: &FileId| self.loaded_kinds.get(f).is_some_and(|k| *k == self.ws.files[f].kind);
+            if !by_config || !self.pipeline_files[i].iter().all(loaded) {
+                return None;
+            }
+            let mut referenced = HashSet::new();
+            let p = frontend::config_pipeline(&mut self.ws, root, &mut referenced);
+            // What the pipeline reads decides which configs are standalone.
+            let now = reads(&p);
+            if now != self.pipeline_reads[i] || referenced.iter().any(|f| now.binary_search(f).is_err()) {
+                return None;
+            }
+            self.graph.pipelines[i] = p;
+        }
+        let same_shape = self.ws.files.len() == files
+            && self.ws.file_problems.len() == problems
+            && self.ws.skipped.len() == skipped
+            && self.ws.files.iter().zip(&kinds).all(|(f, k)| f.kind == *k);
+        if !same_shape {
+            return None;
+        }
+        let mut elements = Vec::new();
+        for (i, e) in self.graph.standalone.iter_mut().enumerate() {
+            let mut files = Vec::new();
+            element_reads(e, &mut files);
+            if !files.iter().any(|f| touched.contains(f)) {
+                continue;
+            }
+            let file = e.config.as_ref()?.file;
+            *e = frontend::config::standalone(&self.ws, file)?;
+            elements.push(i);
+        }
+        Some((pipelines, elements))
+    }
+}
+
+/// The files a pipeline reads: its root, its elements' configs, homes and
+/// settings, the files its references are written in; sorted.
+fn reads(p: &Pipeline) -> Vec<FileId> {
+    let mut files = vec![p.root];
+    for e in &p.elements {
+        element_reads(e, &mut files);
+    }
+    files.extend(p.references.iter().map(|r| r.file));
+    files.sort_unstable();
+    files.dedup();
+    files
+}
+
+fn element_reads(e: &Element, files: &mut Vec<FileId>) {
+    files.extend(e.config.iter().map(|c| c.file));
+    files.extend(e.config.iter().filter_map(|c| c.home.as_ref()).map(|h| h.file()));
+    files.extend(e.home.iter().chain(&e.declared).map(|h| h.file()));
+    for s in e.props.iter().flat_map(|p| &p.settings) {
+        files.push(s.at.0);
+        files.extend(s.site.iter().map(|site| site.file));
+    }
+}
+
+/// The files a pipeline reads and those its findings name (where they
+/// are, what they relate, what their fixes edit), sorted.
+fn named(reads: &[FileId], found: &[Diagnostic]) -> Vec<FileId> {
+    let mut files = reads.to_vec();
+    for d in found {
+        files.push(d.file);
+        files.extend(d.related.iter().map(|(f, _)| *f));
+        files.extend(d.fix.iter().flat_map(|f| &f.edits).map(|e| e.file));
+    }
+    files.sort_unstable();
+    files.dedup();
+    files
+}
