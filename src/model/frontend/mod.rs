@@ -185,7 +185,7 @@ pub fn config_pipeline(
 ) -> crate::model::graph::Pipeline {
     match ws.files[root].kind {
         Some(Kind::ServiceMaker) => service_maker::build(ws, root, referenced),
-        _ => app::build(ws, root, referenced),
+        _ => app::build(Access::Load(ws), root, referenced),
     }
 }
 
