@@ -80,6 +80,27 @@ fn rules_explain_and_schema() {
     assert!(schema["properties"]["sweep"].is_object());
 }
 
+/// Issue 9: every page `dslint explain` prints says what the rule may
+/// claim without facts and with them.
+#[test]
+fn every_rule_page_says_what_it_may_claim() {
+    for r in dslint::base::rule::RULES {
+        let page = r.page;
+        let at = page
+            .find("## What it may claim")
+            .unwrap_or_else(|| panic!("{}: no \"## What it may claim\" section", r.code));
+        let rest = &page[at + "## What it may claim".len()..];
+        let section = rest.find("\n## ").map_or(rest, |end| &rest[..end]).to_lowercase();
+        for want in ["without facts", "with facts"] {
+            assert!(
+                section.contains(want),
+                "{}: \"## What it may claim\" does not say {want:?}",
+                r.code
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_facts_name_the_field_and_write_nothing() {
     let tmp = tempfile::tempdir().unwrap();
