@@ -95,7 +95,7 @@ pub struct Workspace {
     placed: std::sync::RwLock<PathMap<Place>>,
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
-    reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+    reuse: std::sync::Mutex<PathMap<Reusable>>,
     /// Files whose kind a reference changed since `take_rekinded` (the
     /// graph's building tells which pipelines built ahead are still good).
     rekinded: Vec<FileId>,
