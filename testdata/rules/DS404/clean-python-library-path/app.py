@@ -4,20 +4,21 @@ from gi.repository import Gst
 
 # A bare library name: nvtracker dlopen()s it as written, so it is looked up
 # on the library path (LD_LIBRARY_PATH, ld.so.cache), not next to this file.
-TRACKER_LIB = "libnvds_nvmultiobjecttracker.so"
+LOW_LEVEL_LIB = "libnvds_nvmultiobjecttracker.so"
 
 
-def main(config_path):
-    pipeline = Gst.Pipeline()
-    mux = Gst.ElementFactory.make("nvstreammux", "mux")
-    mux.set_property("batch-size", 1)
-    mux.set_property("batched-push-timeout", 33333)
-    tracker = Gst.ElementFactory.make("nvtracker", "tracker")
-    tracker.set_property("ll-lib-file", TRACKER_LIB)
-    tracker.set_property("ll-config-file", "/opt/nvidia/deepstream/deepstream/samples/configs/deepstream-app/config_tracker_NvDCF_perf.yml")
-    pipeline.add(mux)
-    pipeline.add(tracker)
-    mux.link(tracker)
+def build(uri):
+    pipe = Gst.Pipeline()
+    src = Gst.ElementFactory.make("nvurisrcbin", "src")
+    src.set_property("uri", uri)
+    batcher = Gst.ElementFactory.make("nvstreammux", "batcher")
+    batcher.set_property("batch-size", 1)
+    trk = Gst.ElementFactory.make("nvtracker", "trk")
+    trk.set_property("ll-lib-file", LOW_LEVEL_LIB)
+    for e in (src, batcher, trk):
+        pipe.add(e)
+    batcher.link(trk)
+    return pipe
 
 
-main(sys.argv[1])
+build(sys.argv[1])
