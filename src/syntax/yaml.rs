@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use granit_parser::{Event, Parser, ScanError, Span as YSpan};
+use granit_parser::{Event, Options, Parser, ScanError, Span as YSpan};
 use rayon::prelude::*;
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
@@ -33,8 +33,14 @@ impl<'a> Events<'a> {
     }
 
     fn at(piece: &'a str, base: usize) -> Events<'a> {
+        // Comments are still read and checked, but not kept as events:
+        // nothing here uses them, and a parser that emits them buffers
+        // them while it looks ahead, refusing a valid file with more than
+        // 96 comment lines in a row at such a place.
+        let mut options = Options::default();
+        options.set_emit_comments(false);
         Events {
-            parser: Parser::new_from_str(piece),
+            parser: Parser::new_from_str_with_options(piece, options),
             base,
         }
     }
@@ -205,7 +211,7 @@ fn starts_plain_key(b: u8) -> bool {
 /// collection (the piece before it then ends unclosed: an error, and the
 /// whole file is parsed in one), a block scalar or a plain scalar (their
 /// lines are indented: a line at column 0 ends them, as the end of the
-/// piece does; but an empty one is not cut after: see `after_block_header`).
+/// piece does; but an empty one is not cut after: see `last_content`).
 /// `read_pieces` checks the rest on the parser's events.
 fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
     if text.len() <= piece {
@@ -215,13 +221,15 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
     let mut cuts = vec![0];
     let mut next_cut = piece;
     let mut seen_content = false;
-    // Whether the last line with content may hold a block scalar's header
-    // (`|`, `>`): a block scalar with no content lines reads with another
-    // span at the end of a piece than before the next key.
-    let mut after_block_header = false;
+    // The last line with content before the current one: a line that may
+    // hold a block scalar's header (`|`, `>`) is not cut after, as a block
+    // scalar with no content lines reads with another span at the end of
+    // a piece than before the next key.
+    let mut last_content = 0..0;
     let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
     while line < bytes.len() {
-        let end = memchr_newline(bytes, line);
+        // (`str::find` of a byte looks for it with memchr.)
+        let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
         let body = &bytes[line..end];
         let first = body.first().copied().unwrap_or(b'\n');
         if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
@@ -236,24 +244,19 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
                 return None;
             }
             seen_content = true;
-        } else if line >= next_cut && starts_plain_key(first) && !after_block_header {
+        } else if line >= next_cut
+            && starts_plain_key(first)
+            && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
+        {
             cuts.push(line);
             next_cut = line.saturating_add(piece);
         }
         if !blank_or_comment {
-            after_block_header = body.contains(&b'|') || body.contains(&b'>');
+            last_content = line..end;
         }
         line = end + 1;
     }
     (cuts.len() > 1).then_some(cuts)
-}
-
-/// The index of the `\n` ending the line at `from`, or the text's length.
-fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| from + i)
 }
 
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
@@ -464,6 +467,20 @@ mod tests {
         let g = d.last_group("streammux").unwrap();
         assert_eq!(g.indent, "  ");
         assert_eq!(&src[g.insert_at..g.insert_at + 9], "property:");
+    }
+
+    #[test]
+    fn many_comment_lines_in_a_row_are_no_error() {
+        // granit-parser emitting comments refused this ("too many buffered
+        // comments while looking ahead"); YAML and yaml-cpp take it.
+        let comments = "# c\n".repeat(200);
+        let src = format!("a:\n{comments}  b: 1\nc:\n- 1\n{comments}- 2\n? x\n{comments}: y\n");
+        let d = parse(src.clone());
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.group_names(), vec!["a", ""]);
+        assert_eq!(d.get("a", "b").and_then(|e| e.value.as_deref()), Some("1"));
+        assert_eq!(d.get("", "c").map(|e| e.children), Some(2));
+        assert_eq!(d.get("", "x").and_then(|e| e.value.as_deref()), Some("y"));
     }
 
     #[test]
