@@ -30,6 +30,7 @@ use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::context::Ctx;
+use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
 use rayon::prelude::*;
 
@@ -86,6 +87,9 @@ pub struct Checked {
     loaded_overlay: HashSet<PathBuf>,
     /// Each file's canonical path (the fix loop's key), found once.
     keys: Vec<OnceLock<PathBuf>>,
+    /// Each file's inline suppressions, collected again where its text
+    /// changed.
+    suppressions: Suppressions,
 }
 
 impl<'a> Checker<'a> {
@@ -151,7 +155,8 @@ impl<'a> Checker<'a> {
         let opts = self.opts;
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let found = Findings::of(&ctx, &graph);
-        let diagnostics = rules::report(&ws, &graph.pipelines, found.cloned(), &opts.selection);
+        let suppressions = Suppressions::of(&ws);
+        let diagnostics = rules::report_with(&ws, &graph.pipelines, found.cloned(), &opts.selection, &suppressions);
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
         let pipeline_files = (0..graph.pipelines.len())
             .map(|i| named(&pipeline_reads[i], found.of_pipeline(i)))
@@ -168,6 +173,7 @@ impl<'a> Checker<'a> {
             loaded_texts: HashMap::new(),
             loaded_overlay: overlay.keys().cloned().collect(),
             keys,
+            suppressions,
         }
     }
 }
@@ -204,7 +210,14 @@ impl Checked {
         for &i in &pipelines {
             self.pipeline_files[i] = named(&self.pipeline_reads[i], self.found.of_pipeline(i));
         }
-        self.diagnostics = rules::report(&self.ws, &self.graph.pipelines, self.found.cloned(), &opts.selection);
+        self.suppressions.update(&self.ws, &changed);
+        self.diagnostics = rules::report_with(
+            &self.ws,
+            &self.graph.pipelines,
+            self.found.cloned(),
+            &opts.selection,
+            &self.suppressions,
+        );
         true
     }
 
