@@ -34,6 +34,9 @@ use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
 use rayon::prelude::*;
 
+/// A pipeline built again and the files it read.
+type Built = (Pipeline, HashSet<FileId>);
+
 /// How each check after the first is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recheck {
@@ -279,7 +282,7 @@ impl Checked {
         // kind changes the tree's shape (a full load follows). Service
         // Maker's then, in order, loading.
         let ws = &self.ws;
-        let looked: Vec<(usize, Option<(Pipeline, HashSet<FileId>)>)> = pipelines
+        let looked: Vec<(usize, Option<Built>)> = pipelines
             .par_iter()
             .filter(|&&i| ws.files[self.graph.pipelines[i].root].kind != Some(Kind::ServiceMaker))
             .map(|&i| (i, frontend::config_pipeline_looking(ws, self.graph.pipelines[i].root)))
