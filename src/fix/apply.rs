@@ -1,7 +1,7 @@
 //! Applying fixes: each fix is atomic (all its edits or none); a fix that
 //! overlaps one already taken waits for the next pass, as ruff does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::base::FileId;
 use crate::base::edit::{Edit, Fix};
@@ -10,21 +10,26 @@ use crate::base::edit::{Edit, Fix};
 pub fn select<'a>(fixes: impl IntoIterator<Item = &'a Fix>) -> (Vec<&'a Fix>, usize) {
     let mut taken: Vec<&Fix> = Vec::new();
     let mut deferred = 0;
-    let mut claimed: Vec<(FileId, usize, usize)> = Vec::new();
+    // The spans taken, by file: a pass of a large tree takes thousands of
+    // fixes, each compared only with those of the files it edits.
+    let mut claimed: HashMap<FileId, Vec<(usize, usize)>> = HashMap::new();
     for fix in fixes {
         let clash = fix.edits.iter().any(|e| {
-            claimed.iter().any(|&(f, s, t)| {
-                f == e.file
-                    && (e.range.start < t && s < e.range.end
+            claimed.get(&e.file).is_some_and(|spans| {
+                spans.iter().any(|&(s, t)| {
+                    e.range.start < t && s < e.range.end
                         || (e.range.is_empty() && s == e.range.start && t == s)
-                        || (e.range.start == s && e.range.end == t))
+                        || (e.range.start == s && e.range.end == t)
+                })
             })
         });
         if clash {
             deferred += 1;
             continue;
         }
-        claimed.extend(fix.edits.iter().map(|e| (e.file, e.range.start, e.range.end)));
+        for e in &fix.edits {
+            claimed.entry(e.file).or_default().push((e.range.start, e.range.end));
+        }
         taken.push(fix);
     }
     (taken, deferred)

@@ -30,7 +30,12 @@ use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
 use crate::model::workspace::{Workspace, canonical};
 use crate::rules::context::Ctx;
+use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
+use rayon::prelude::*;
+
+/// A pipeline built again and the files it read.
+type Built = (Pipeline, HashSet<FileId>);
 
 /// How each check after the first is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +90,9 @@ pub struct Checked {
     loaded_overlay: HashSet<PathBuf>,
     /// Each file's canonical path (the fix loop's key), found once.
     keys: Vec<OnceLock<PathBuf>>,
+    /// Each file's inline suppressions, collected again where its text
+    /// changed.
+    suppressions: Suppressions,
 }
 
 impl<'a> Checker<'a> {
@@ -150,7 +158,8 @@ impl<'a> Checker<'a> {
         let opts = self.opts;
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let found = Findings::of(&ctx, &graph);
-        let diagnostics = rules::report(&ws, &graph.pipelines, found.cloned(), &opts.selection);
+        let suppressions = Suppressions::of(&ws);
+        let diagnostics = rules::report_with(&ws, &graph.pipelines, found.cloned(), &opts.selection, &suppressions);
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
         let pipeline_files = (0..graph.pipelines.len())
             .map(|i| named(&pipeline_reads[i], found.of_pipeline(i)))
@@ -167,6 +176,7 @@ impl<'a> Checker<'a> {
             loaded_texts: HashMap::new(),
             loaded_overlay: overlay.keys().cloned().collect(),
             keys,
+            suppressions,
         }
     }
 }
@@ -203,7 +213,14 @@ impl Checked {
         for &i in &pipelines {
             self.pipeline_files[i] = named(&self.pipeline_reads[i], self.found.of_pipeline(i));
         }
-        self.diagnostics = rules::report(&self.ws, &self.graph.pipelines, self.found.cloned(), &opts.selection);
+        self.suppressions.update(&self.ws, &changed);
+        self.diagnostics = rules::report_with(
+            &self.ws,
+            &self.graph.pipelines,
+            self.found.cloned(),
+            &opts.selection,
+            &self.suppressions,
+        );
         true
     }
 
@@ -245,22 +262,44 @@ impl Checked {
             .collect();
         let (files, problems, skipped) = (self.ws.files.len(), self.ws.file_problems.len(), self.ws.skipped.len());
         let kinds: Vec<Option<Kind>> = self.ws.files.iter().map(|f| f.kind).collect();
+        // The rebuild sees every file with its kind at the end of the last
+        // build; the build in file order saw each with the kind its load
+        // gave it, updated by the pipelines before. They agree where each
+        // file the pipeline reads still has its loaded kind.
+        let loaded = |f: &FileId| self.loaded_kinds.get(*f).is_some_and(|k| *k == self.ws.files[*f].kind);
         for &i in &pipelines {
             let root = self.graph.pipelines[i].root;
             let by_config = matches!(
                 self.ws.files[root].kind,
                 Some(Kind::App | Kind::TestApp | Kind::ServiceMaker)
             );
-            // The rebuild sees every file with its kind at the end of the
-            // last build; the build in file order saw each with the kind its
-            // load gave it, updated by the pipelines before. They agree where
-            // each file the pipeline reads still has its loaded kind.
-            let loaded = |&f: &FileId| self.loaded_kinds.get(f).is_some_and(|k| *k == self.ws.files[f].kind);
             if !by_config || !self.pipeline_files[i].iter().all(loaded) {
                 return None;
             }
-            let mut referenced = HashSet::new();
-            let p = frontend::config_pipeline(&mut self.ws, root, &mut referenced);
+        }
+        // deepstream-app and test-app configs on all threads, looking up
+        // what they reference: a build that would load a file or change a
+        // kind changes the tree's shape (a full load follows). Service
+        // Maker's then, in order, loading.
+        let ws = &self.ws;
+        let looked: Vec<(usize, Option<Built>)> = pipelines
+            .par_iter()
+            .filter(|&&i| ws.files[self.graph.pipelines[i].root].kind != Some(Kind::ServiceMaker))
+            .map(|&i| (i, frontend::config_pipeline_looking(ws, self.graph.pipelines[i].root)))
+            .collect();
+        let mut built = Vec::with_capacity(pipelines.len());
+        for (i, p) in looked {
+            built.push((i, p?));
+        }
+        for &i in &pipelines {
+            let root = self.graph.pipelines[i].root;
+            if self.ws.files[root].kind == Some(Kind::ServiceMaker) {
+                let mut referenced = HashSet::new();
+                let p = frontend::config_pipeline(&mut self.ws, root, &mut referenced);
+                built.push((i, (p, referenced)));
+            }
+        }
+        for (i, (p, referenced)) in built {
             // What the pipeline reads decides which configs are standalone.
             let now = reads(&p);
             if now != self.pipeline_reads[i] || referenced.iter().any(|f| now.binary_search(f).is_err()) {

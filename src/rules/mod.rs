@@ -333,7 +333,19 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// inline suppressions applied (and the unused ones reported), sorted by
 /// path, offset and code, and what involves a file outside the root
 /// withheld.
-pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+pub fn report(ws: &Workspace, pipelines: &[Pipeline], out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+    report_with(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
+}
+
+/// `report`, with the workspace's inline suppressions already collected
+/// (`fix` keeps them between passes).
+pub fn report_with(
+    ws: &Workspace,
+    pipelines: &[Pipeline],
+    mut out: Vec<Diagnostic>,
+    sel: &Settings,
+    suppressions: &suppress::Suppressions,
+) -> Vec<Diagnostic> {
     let keep: Vec<bool> = {
         let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
         out.iter()
@@ -350,7 +362,7 @@ pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, 
             .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
         sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
     });
-    let mut out = suppress::apply(ws, out, &|c| sel.enabled(c));
+    let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
     // After selection and suppressions: `--select DS101` still shows DS101.
     fold_batch_findings(&mut out);
     fold_shared_config_findings(&mut out);

@@ -147,17 +147,45 @@ fn matches(codes: &[String], code: &str) -> bool {
     codes.is_empty() || codes.iter().any(|c| code.starts_with(c.as_str()))
 }
 
+/// Every file's suppressions, in file order: what [`apply`] reads. `fix`
+/// keeps them between passes and collects again only the files whose text
+/// its edits changed.
+pub struct Suppressions {
+    per_file: Vec<Vec<Suppression>>,
+}
+
+impl Suppressions {
+    /// Each file's suppressions, found in parallel.
+    pub fn of(ws: &Workspace) -> Suppressions {
+        use rayon::prelude::*;
+        Suppressions {
+            per_file: (0..ws.files.len()).into_par_iter().map(|f| collect(ws, f)).collect(),
+        }
+    }
+
+    /// Collect again those of `files` (the workspace has the same files).
+    pub fn update(&mut self, ws: &Workspace, files: &[FileId]) {
+        use rayon::prelude::*;
+        let found: Vec<(FileId, Vec<Suppression>)> = files.par_iter().map(|&f| (f, collect(ws, f))).collect();
+        for (f, list) in found {
+            self.per_file[f] = list;
+        }
+    }
+}
+
 /// Drop suppressed findings, then report unused suppressions whose codes
 /// are all enabled (`enabled(code)`).
-pub fn apply(ws: &Workspace, diags: Vec<Diagnostic>, enabled: &dyn Fn(&str) -> bool) -> Vec<Diagnostic> {
-    use rayon::prelude::*;
-    // Each file's suppressions, found in parallel; in file order.
-    let per_file: Vec<Vec<Suppression>> = (0..ws.files.len()).into_par_iter().map(|f| collect(ws, f)).collect();
-    let mut first = Vec::with_capacity(per_file.len() + 1);
+pub fn apply(
+    ws: &Workspace,
+    suppressions: &Suppressions,
+    diags: Vec<Diagnostic>,
+    enabled: &dyn Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
+    let mut first = Vec::with_capacity(suppressions.per_file.len() + 1);
     let mut sups: Vec<Suppression> = Vec::new();
-    for list in per_file {
+    for list in &suppressions.per_file {
         first.push(sups.len());
-        sups.extend(list);
+        sups.extend(list.iter().cloned());
     }
     first.push(sups.len());
     let mut kept = Vec::with_capacity(diags.len());

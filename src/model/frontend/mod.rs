@@ -174,6 +174,19 @@ fn note_configs(p: &crate::model::graph::Pipeline, referenced: &mut HashSet<File
     referenced.extend(p.elements.iter().filter_map(|e| e.config.as_ref()).map(|c| c.file));
 }
 
+/// `config_pipeline` of a deepstream-app or test-app config with look-ups
+/// only, so that `fix` rebuilds the pipelines its edits touched on all
+/// threads: the pipeline and the configs it references, or `None` where
+/// the build would load a file or change a kind (or the root is of
+/// another kind). What it returns is what `config_pipeline` builds in a
+/// workspace in the same state.
+pub fn config_pipeline_looking(
+    ws: &Workspace,
+    root: FileId,
+) -> Option<(crate::model::graph::Pipeline, HashSet<FileId>)> {
+    build_ahead(ws, root).map(|a| (a.pipeline, a.referenced))
+}
+
 /// The pipeline of one root config, as `build` makes it (a deepstream-app
 /// or test-app config, or Service Maker's), loading the configs it
 /// references (added to `referenced`): `fix` builds again the pipelines
