@@ -279,7 +279,7 @@ impl Checked {
         // kind changes the tree's shape (a full load follows). Service
         // Maker's then, in order, loading.
         let ws = &self.ws;
-        let looked: Vec<(usize, Option<(Pipeline, HashSet<FileId>)>)> = pipelines
+        let looked: Vec<(usize, Option<Built>)> = pipelines
             .par_iter()
             .filter(|&&i| ws.files[self.graph.pipelines[i].root].kind != Some(Kind::ServiceMaker))
             .map(|&i| (i, frontend::config_pipeline_looking(ws, self.graph.pipelines[i].root)))
@@ -325,6 +325,9 @@ impl Checked {
         Some((pipelines, elements))
     }
 }
+
+/// A pipeline built again, with the configs it references.
+type Built = (Pipeline, HashSet<FileId>);
 
 /// The files a pipeline reads: its root, its elements' configs, homes and
 /// settings, the files its references are written in; sorted.
