@@ -98,7 +98,35 @@ fn every_rule_page_says_what_it_may_claim() {
                 r.code
             );
         }
+        // A claim cites what DeepStream (or GLib, GStreamer) does: at least
+        // one source file, in backticks, such as `gstnvinfer.cpp` or
+        // `gkeyfile.c`.
+        assert!(
+            cited_source_files(&section).next().is_some(),
+            "{}: \"## What it may claim\" names no source file (`name.c`, `.cpp`, `.h`) of the reader it claims about",
+            r.code
+        );
     }
+}
+
+/// The source files a page section names in backticks (`dir/name.cpp`).
+fn cited_source_files(section: &str) -> impl Iterator<Item = &str> {
+    section.split('`').skip(1).step_by(2).filter(|span| {
+        span.rsplit_once('.').is_some_and(|(stem, ext)| {
+            matches!(ext, "c" | "cpp" | "h" | "hpp" | "cu")
+                && !stem.is_empty()
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || "_-/.".contains(c))
+        })
+    })
+}
+
+#[test]
+fn a_cited_source_file_is_a_file_name_in_backticks() {
+    let found: Vec<&str> = cited_source_files(
+        "reads `gstnvinfer.cpp` and `gst-nvdsbins/gstdsnvvideoencfilesinkbin.h`, not `a b.c`, `.c`, `x.rs` or gstqueue.c",
+    )
+    .collect();
+    assert_eq!(found, ["gstnvinfer.cpp", "gst-nvdsbins/gstdsnvvideoencfilesinkbin.h"]);
 }
 
 #[test]

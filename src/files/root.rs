@@ -53,7 +53,8 @@ enum Walked {
 /// missing. Bounded, so a walk of a huge tree does not grow it without end.
 #[derive(Debug, Default)]
 struct DirCache {
-    map: RwLock<HashMap<PathBuf, Walked>>,
+    /// foldhash, as the workspace's path maps (bounded: `DIR_CACHE_MAX`).
+    map: RwLock<HashMap<PathBuf, Walked, foldhash::fast::RandomState>>,
 }
 
 const DIR_CACHE_MAX: usize = 1 << 16;

@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use rayon::slice::ParallelSliceMut;
+
 use crate::files::read::{self, MAX_FILE_BYTES, ReadError};
 use crate::files::root::{Place, ProjectRoot};
 
@@ -152,7 +154,9 @@ pub fn walk<T: Send>(
     pruned.sort();
     problems.extend(pruned);
     let mut files = files.into_inner().unwrap_or_default();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    // On the pool (idle while the walker's threads ran): paths compare by
+    // component, ~10 ms for 10k files on one thread.
+    files.par_sort_by(|a, b| a.0.cmp(&b.0));
     Walk { files, problems }
 }
 

@@ -34,6 +34,9 @@ use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
 use rayon::prelude::*;
 
+/// A pipeline built again and the files it read.
+type Built = (Pipeline, HashSet<FileId>);
+
 /// How each check after the first is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recheck {

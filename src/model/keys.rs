@@ -138,16 +138,21 @@ pub fn table() -> &'static [KeySpec] {
     })
 }
 
+/// The index's maps: hashed with foldhash (a lookup runs for every key of
+/// every file; SipHash was 5% of a check). Their keys are the table's own,
+/// fixed when the index is built: input only asks, never inserts.
+type TableMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The table's rows by schema and group: exact group names in a map, the
 /// few `prefix*` groups in a list; within each group, its exact key names
 /// in a map too. Lookups run once per key of a file, so they must not scan
 /// the table, nor allocate.
 struct Index {
-    exact: HashMap<Schema, HashMap<&'static str, Rows>>,
+    exact: TableMap<Schema, TableMap<&'static str, Rows>>,
     patterns: Vec<(Schema, &'static str, Rows)>,
     /// Each schema's group names (a pattern without its `*`), for "did you
     /// mean" on groups.
-    group_names: HashMap<Schema, Vec<&'static str>>,
+    group_names: TableMap<Schema, Vec<&'static str>>,
 }
 
 /// The rows of one group, in table order.
@@ -155,7 +160,7 @@ struct Index {
 struct Rows {
     all: Vec<usize>,
     /// Key name as written → its first row.
-    by_key: HashMap<&'static str, usize>,
+    by_key: TableMap<&'static str, usize>,
     /// `prefix*` keys: (prefix, row), in table order.
     key_patterns: Vec<(&'static str, usize)>,
 }
@@ -174,9 +179,9 @@ fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut ix = Index {
-            exact: HashMap::new(),
+            exact: TableMap::default(),
             patterns: Vec::new(),
-            group_names: HashMap::new(),
+            group_names: TableMap::default(),
         };
         for (i, k) in table().iter().enumerate() {
             let rows = match k.group.strip_suffix('*') {

@@ -64,7 +64,7 @@ pub enum Target {
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub files: Vec<SourceFile>,
-    by_path: HashMap<PathBuf, FileId>,
+    by_path: PathMap<FileId>,
     /// Files a skipped reader loads as fragments of its own config
     /// (deepstream-parallel-infer's `cfg-file-path`): canonical path → the
     /// place that references it.
@@ -92,10 +92,10 @@ pub struct Workspace {
     pub root: Option<ProjectRoot>,
     /// Paths already placed in this run (references are resolved by the
     /// front ends and again by rules): one look at the disk each.
-    placed: std::sync::RwLock<HashMap<PathBuf, Place>>,
+    placed: std::sync::RwLock<PathMap<Place>>,
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
-    reuse: std::sync::Mutex<HashMap<PathBuf, Reusable>>,
+    reuse: std::sync::Mutex<PathMap<Reusable>>,
     /// Files whose kind a reference changed since `take_rekinded` (the
     /// graph's building tells which pipelines built ahead are still good).
     rekinded: Vec<FileId>,
@@ -118,6 +118,12 @@ struct SkippedIndex {
     /// (`Workspace::drop_taken_back`), so that positions hold until then.
     taken_back: Vec<usize>,
 }
+
+/// The maps a run keeps by path, looked up for every file and reference:
+/// hashed with foldhash, not SipHash (see the README's dependency list:
+/// the keys are paths from the disk and the configs, and each map is bounded
+/// by the files read or by `MAX_PLACED`).
+type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
 
 /// At most this many placements are remembered.
 const MAX_PLACED: usize = 1 << 17;
@@ -336,12 +342,16 @@ impl Workspace {
             return p;
         }
         let place = root.place(path);
+        self.remember_place(path.to_path_buf(), place.clone());
+        place
+    }
+
+    fn remember_place(&self, path: PathBuf, place: Place) {
         if let Ok(mut m) = self.placed.write() {
             if m.len() < MAX_PLACED {
-                m.insert(path.to_path_buf(), place.clone());
+                m.insert(path, place);
             }
         }
-        place
     }
 
     /// Whether `--follow-outside` lets references read outside the root.
@@ -363,7 +373,12 @@ impl Workspace {
                 this.identify(l.path)
             } else {
                 match root.place_listed(l.path) {
-                    Place::Inside(real) => (real.clone(), Place::Inside(real)),
+                    Place::Inside(real) => {
+                        // As a reference will spell it (`resolve` places
+                        // normalized paths): its placement is this one.
+                        this.remember_place(normalize(l.path), Place::Inside(real.clone()));
+                        (real.clone(), Place::Inside(real))
+                    }
                     _ => this.identify(l.path),
                 }
             };
@@ -592,14 +607,20 @@ impl Workspace {
     /// only with `--follow-outside`, as every other reference.
     pub fn load_reference_as(&mut self, from: FileId, raw: &str, kind: Kind) -> Option<FileId> {
         let p = match self.resolve(from, raw)? {
-            Target::Exists(p) if p.is_file() => p,
+            Target::Exists(p) => p,
             Target::Outside(p) if self.follow_outside() && !self.files[from].outside => {
                 return self.load_outside(p, Some(kind));
             }
             _ => return None,
         };
-        let key = canonical(&p);
+        // The key from the placement `resolve` just made (the real path, as
+        // `canonical` would say, without a `realpath` a reference); a file
+        // already loaded is a regular file, so only a new one is looked at.
+        let key = self.identify(&p).0;
         if self.problem_keys.contains(&key) {
+            return None;
+        }
+        if !self.by_path.contains_key(&key) && !p.is_file() {
             return None;
         }
         if let Some(&id) = self.by_path.get(&key) {
@@ -705,15 +726,15 @@ impl Workspace {
                 None => Err(WouldChange),
             };
         }
-        if !p.is_file() {
-            return Ok(None);
-        }
-        let key = canonical(&p);
+        // `load_reference_as`'s steps: the key from the placement, and a
+        // look at the disk only for a file not loaded yet.
+        let key = self.identify(&p).0;
         if self.problem_keys.contains(&key) {
             return Ok(None);
         }
         match self.by_path.get(&key) {
             Some(&id) => loaded(id),
+            None if !p.is_file() => Ok(None),
             None => Err(WouldChange),
         }
     }

@@ -154,7 +154,20 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
         (c.is_control() && c != '\t')
             || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
-    if !s.chars().any(bad) {
+    // Most text is printable ASCII: a byte scan (16 bytes a step, no early
+    // exit inside a step, so it vectorizes) skips it without decoding a
+    // char; the chars are looked at from the first other byte on.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
+    let bytes = s.as_bytes();
+    let mut first = bytes.len();
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        if !chunk.iter().fold(true, |all, &b| all & plain(b)) {
+            first = i * 16 + chunk.iter().position(|&b| !plain(b)).unwrap_or(0);
+            break;
+        }
+    }
+    // Bytes before `first` are ASCII: it is a char boundary.
+    if !s[first..].chars().any(bad) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -182,5 +195,24 @@ mod tests {
             super::escape_controls("plain é"),
             std::borrow::Cow::Borrowed(_)
         ));
+        // Past the byte scan's first step, and at each place within one.
+        let long = "0123456789abcdef".repeat(3);
+        assert!(matches!(super::escape_controls(&long), std::borrow::Cow::Borrowed(_)));
+        for at in [0, 1, 15, 16, 17, 31, 47] {
+            let mut s = long.clone();
+            s.replace_range(at..=at, "\u{7}");
+            let want = format!("{}\\x07{}", &long[..at], &long[at + 1..]);
+            assert_eq!(super::escape_controls(&s), want, "{at}");
+            let mut s = long.clone();
+            s.replace_range(at..=at, "\u{202e}");
+            let want = format!("{}\\u{{202e}}{}", &long[..at], &long[at + 1..]);
+            assert_eq!(super::escape_controls(&s), want, "{at}");
+            let mut s = long.clone();
+            s.replace_range(at..=at, "é");
+            assert!(
+                matches!(super::escape_controls(&s), std::borrow::Cow::Borrowed(_)),
+                "{at}"
+            );
+        }
     }
 }

@@ -53,6 +53,10 @@ pub fn same_memory(a: i64, b: i64) -> bool {
     on(2, a) == on(2, b) || on(4, a) == on(4, b)
 }
 
+/// nvinfer's `unique-id` when neither the app nor its config sets one
+/// (`gstnvinfer.cpp`: `DEFAULT_UNIQUE_ID`).
+const NVINFER_DEFAULT_UNIQUE_ID: i64 = 15;
+
 /// DS702's defect: a streammux batch below a stream count of at most 16, so
 /// every tick the remaining streams wait for a second batch.
 fn below_streams(ctx: &Ctx, p: &Pipeline, batch: i64) -> bool {
@@ -168,7 +172,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // DS707: with nvdspreprocess, nvinfer batch = network-input-shape[0].
+    // DS707: with nvdspreprocess, nvinfer batch >= network-input-shape[0].
+    // nvdspreprocess batches up to network-input-shape[0] units into one
+    // tensor (`nvdspreprocess_parse_config_file` sets `max_batch_size` to it);
+    // nvinfer enqueues that tensor in chunks of its own batch-size with the
+    // tensor's buffer unchanged (`gst_nvinfer_process_tensor_input`), so a
+    // smaller batch-size infers the first units again and never the rest. A
+    // larger one takes every tensor whole (`canSupportBatchDims` accepts any
+    // batch up to the engine's): no finding.
     let preprocessor = p.first(&Role::Preprocess).filter(|e| e.config.is_some());
     if let (Some(pre), Some(g)) = (preprocessor, &pgie) {
         let shape = pre.str("network-input-shape");
@@ -176,7 +187,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             .and_then(|v| glib::split_list(v.value).ok())
             .and_then(|l| l.first().and_then(|s| glib::parse_int(s)))
         {
-            if first != g.value {
+            if g.value < first {
                 if let (Some(gl), Some(shape)) = (g.site(), shape) {
                     out.push(
                         Diagnostic::new(
@@ -184,17 +195,17 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                             gl.file,
                             gl.value_span.clone(),
                             format!(
-                                "primary nvinfer batch-size {} != nvdspreprocess network-input-shape batch {first}",
+                                "primary nvinfer batch-size {} < nvdspreprocess network-input-shape batch {first}",
                                 g.value
                             ),
                         )
                         .expected(first.to_string())
                         .why(
-                            "the inference batches the preprocessed ROI tensors, so its batch must be the tensor batch",
+                            "nvinfer infers the preprocessed tensor in batches of its batch-size, each read from the tensor's start: the ROIs past the first batch-size are never inferred",
                         )
                         .related(shape.at().0, shape.at().1)
                         .message_at_related(format!(
-                            "nvdspreprocess network-input-shape batch {first} != primary nvinfer batch-size {} ({}:{})",
+                            "nvdspreprocess network-input-shape batch {first} > primary nvinfer batch-size {} ({}:{})",
                             g.value,
                             ws.files[gl.file].path.display(),
                             ws.files[gl.file].position(gl.value_span.start).0
@@ -327,17 +338,26 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ids.push((id, &gie.name));
         }
     }
-    // An inference element whose id is unknown (its config is outside the
-    // tree or not loaded, and the app sets none) may be the one named:
-    // silent (Precision 5).
-    let unknown_id = p
+    // The id each inference element carries. An nvinfer whose config was
+    // read and that nothing gives an id carries nvinfer's DEFAULT_UNIQUE_ID
+    // (15, `gstnvinfer.cpp` `gst_nvinfer_init`); one whose config is outside
+    // the tree or not loaded, an nvinferserver's (its default is not
+    // nvinfer's), or an id dslint cannot know may be the one named: silent
+    // (Precision 5).
+    let carried: Option<Vec<i64>> = p
         .infers()
-        .any(|g| g.config.is_none() && g.int("gie-unique-id").is_none());
+        .map(|g| match g.int("gie-unique-id") {
+            Some(e) => Some(e.value),
+            None if g.unknown("gie-unique-id") => None,
+            None if matches!(g.role, Role::Infer(_)) && g.config.is_some() => Some(NVINFER_DEFAULT_UNIQUE_ID),
+            None => None,
+        })
+        .collect();
     for gie in p.secondaries() {
         let found = gie.int("operate-on-gie-id").and_then(|e| Some((e.value, e.site()?)));
-        if let Some((id, loc)) = found {
-            if id >= 0 && !unknown_id && !ids.is_empty() && !ids.iter().any(|(i, _)| *i == id) {
-                let known: Vec<String> = ids.iter().map(|(i, _)| i.to_string()).collect();
+        if let (Some((id, loc)), Some(carried)) = (found, &carried) {
+            if id >= 0 && !carried.contains(&id) {
+                let known: Vec<String> = carried.iter().map(|i| i.to_string()).collect();
                 out.push(
                     Diagnostic::new(
                         Rule::OperateOnUnknownGie,

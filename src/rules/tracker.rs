@@ -4,7 +4,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
 use crate::model::detect::Kind;
-use crate::model::graph::Element;
+use crate::model::graph::{Element, Home};
 use crate::model::workspace::{Target, Workspace};
 use crate::rules::context::{Ctx, site};
 
@@ -99,7 +99,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             );
             let mut d = Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
                 .expected(MAX_PERF_PRESET)
-                .why("the accuracy and ReID presets run a re-identification network per object; the NvDCF max-perf preset or IOU do not")
+                .why("NVIDIA's DeepSORT presets, and its later NvDCF accuracy presets (a `ReID` section with `reidType` 2; DS 6.1's has none), run a re-identification network per object, and the accuracy preset also computes more visual features (`useHog`, a larger `featureImgSizeLevel`); the NvDCF max-perf preset and IOU do neither")
                 .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(loc, &new)])));
             // The preset the element loads, when dslint read it: its first
             // section, where the finding reads when that file is the one
@@ -120,9 +120,23 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             out.push(d);
         }
     }
-    // DS404: the low-level library exists.
+    // DS404: the low-level library exists. deepstream-app and the C test
+    // apps make a key-file's or YAML's path absolute against that file's
+    // folder (`deepstream_config_file_parser.c` `parse_tracker` and
+    // `deepstream_tracker_yaml.cpp` through `get_absolute_file_path`), as
+    // dslint resolves it. A pipeline written as code (gst-launch, Python,
+    // Service Maker) hands the value to nvtracker as it is, and nvtracker
+    // `dlopen`s it (`nvtracker_proc.cpp` `NvTrackerProc::initTrackerLib`): a
+    // bare name is looked up on the library path, a relative one from the
+    // process's working directory, neither of which dslint knows: only an
+    // absolute path is judged there.
+    let verbatim = matches!(
+        at.home,
+        Some(Home::Launch { .. } | Home::Python { .. } | Home::YamlMap { .. })
+    );
     if let (Some(v), Some(loc)) = (at.str("ll-lib-file").map(|e| e.value), site(at, "ll-lib-file")) {
-        if let Some(Target::Missing(p)) = ws.resolve(loc.file, v) {
+        let judged = !verbatim || std::path::Path::new(v.trim()).is_absolute();
+        if let (true, Some(Target::Missing(p))) = (judged, ws.resolve(loc.file, v)) {
             out.push(
                 Diagnostic::new(
                     Rule::TrackerLibraryMissing,

@@ -3,18 +3,57 @@
 //! are groups; the scalars one level below are entries. Deeper structure is
 //! kept as an entry without a scalar value. Nothing is re-serialised: edits
 //! are made on the spans.
+//!
+//! A large file whose top level is a block mapping is read in pieces on all
+//! threads (`cut_points`, `read_pieces`): cut at lines that start a top-level
+//! key, each piece parsed alone, the groups joined in order. A piece is kept
+//! only when it reads as its part of the whole file provably does; anything
+//! else (an error, a document marker, a directive, a piece that is not one
+//! block mapping) reads the whole file in one parse, so the document and its
+//! errors are always those of the whole parse.
 
-use granit_parser::{Event, Parser, ScanError, Span as YSpan};
+use std::borrow::Cow;
+
+use granit_parser::{Event, Options, Parser, ScanError, Span as YSpan};
+use rayon::prelude::*;
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
 
-pub(super) type Events<'a> = std::iter::Peekable<Parser<'a, granit_parser::StrInput<'a>>>;
+/// A parser's events, their spans in the whole text: `base` is where the
+/// parsed text starts in it (a piece of a large file, or 0).
+pub(super) struct Events<'a> {
+    parser: Parser<'a, granit_parser::StrInput<'a>>,
+    base: usize,
+}
+
+impl<'a> Events<'a> {
+    pub(super) fn new(text: &'a str) -> Events<'a> {
+        Events::at(text, 0)
+    }
+
+    fn at(piece: &'a str, base: usize) -> Events<'a> {
+        // Comments are still read and checked, but not kept as events:
+        // nothing here uses them, and a parser that emits them buffers
+        // them while it looks ahead, refusing a valid file with more than
+        // 96 comment lines in a row at such a place.
+        let mut options = Options::default();
+        options.set_emit_comments(false);
+        Events {
+            parser: Parser::new_from_str_with_options(piece, options),
+            base,
+        }
+    }
+}
 
 /// NvMultiObjectTracker files begin with OpenCV's `%YAML:1.0` directive,
 /// which YAML 1.2 parsers reject and DeepStream accepts. It is masked (same
-/// length, so every offset stays) before parsing.
-pub(super) fn mask_opencv_directive(text: &str) -> String {
+/// length, so every offset stays) before parsing; a text without one is
+/// parsed as it is (no copy).
+pub(super) fn mask_opencv_directive(text: &str) -> Cow<'_, str> {
+    if !text.starts_with("%YAML:") && !text.contains("\n%YAML:") {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         if line.starts_with("%YAML:") {
@@ -24,13 +63,13 @@ pub(super) fn mask_opencv_directive(text: &str) -> String {
             out.push_str(line);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
-fn offsets(span: &YSpan) -> Span {
+fn offsets(span: &YSpan, base: usize) -> Span {
     let s = span.start.byte_offset().unwrap_or(0);
     let e = span.end.byte_offset().unwrap_or(s);
-    s..e.max(s)
+    base + s..base + e.max(s)
 }
 
 pub(super) enum Node {
@@ -39,27 +78,28 @@ pub(super) enum Node {
     Complex(Span, usize),
 }
 
+/// The next event that matters here (comments and anchor metadata are
+/// passed over), its value owned, with its span in the whole text.
 pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
-    match events.next() {
-        None => Ok(None),
-        Some(Err(e)) => Err(e),
-        Some(Ok((ev, span))) => {
-            let span = offsets(&span);
-            let owned = match ev {
-                Event::Scalar(v, style, a, _) => Event::Scalar(v.into_owned().into(), style, a, None),
-                Event::MappingStart(s, a, _) => Event::MappingStart(s, a, None),
-                Event::SequenceStart(s, a, _) => Event::SequenceStart(s, a, None),
-                Event::MappingEnd => Event::MappingEnd,
-                Event::SequenceEnd => Event::SequenceEnd,
-                Event::Alias(a) => Event::Alias(a),
-                Event::StreamStart => Event::StreamStart,
-                Event::StreamEnd => Event::StreamEnd,
-                Event::DocumentStart(b, _) => Event::DocumentStart(b, None),
-                Event::DocumentEnd => Event::DocumentEnd,
-                _ => return next(events),
-            };
-            Ok(Some((owned, span)))
-        }
+    loop {
+        let Some((ev, span)) = events.parser.next().transpose()? else {
+            return Ok(None);
+        };
+        let span = offsets(&span, events.base);
+        let owned = match ev {
+            Event::Scalar(v, style, a, _) => Event::Scalar(v.into_owned().into(), style, a, None),
+            Event::MappingStart(s, a, _) => Event::MappingStart(s, a, None),
+            Event::SequenceStart(s, a, _) => Event::SequenceStart(s, a, None),
+            Event::MappingEnd => Event::MappingEnd,
+            Event::SequenceEnd => Event::SequenceEnd,
+            Event::Alias(a) => Event::Alias(a),
+            Event::StreamStart => Event::StreamStart,
+            Event::StreamEnd => Event::StreamEnd,
+            Event::DocumentStart(b, _) => Event::DocumentStart(b, None),
+            Event::DocumentEnd => Event::DocumentEnd,
+            _ => continue,
+        };
+        return Ok(Some((owned, span)));
     }
 }
 
@@ -107,68 +147,230 @@ fn line_start_before(text: &str, offset: usize) -> usize {
 }
 
 pub fn parse(text: String) -> Document {
+    parse_in_pieces(text, PIECE)
+}
+
+/// A file over this size is read in pieces of about this size on all
+/// threads (as key-files are: an 8 MiB config of 100k groups).
+const PIECE: usize = 1 << 18;
+
+/// Read `text` in pieces of about `piece` bytes where that is provably the
+/// same as one parse (`usize::MAX`: always one parse).
+pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     let masked = mask_opencv_directive(&text);
-    let mut groups = Vec::new();
+    let in_pieces = cut_points(&masked, piece).and_then(|cuts| read_pieces(&masked, &cuts));
     let mut errors = Vec::new();
-    if let Err(e) = walk(&masked, &mut groups) {
-        let at = text.floor_char_boundary(e.marker().byte_offset().unwrap_or(0));
-        let end = line_end_after(&text, at).max(at);
-        let end = if end > at && text.as_bytes()[end - 1] == b'\n' {
-            end - 1
-        } else {
-            end
-        };
-        errors.push(SyntaxError {
-            span: at..end,
-            message: format!("YAML syntax error: {}", e.info()),
-        });
-    }
+    let groups = match in_pieces {
+        Some(groups) => groups,
+        None => {
+            let mut groups = Vec::new();
+            if let Err(e) = walk(&masked, &mut groups) {
+                errors.push(syntax_error(&text, &e));
+            }
+            groups
+        }
+    };
+    drop(masked);
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
     Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending)
 }
 
+/// The parser's error, on the rest of the line it points at.
+fn syntax_error(text: &str, e: &ScanError) -> SyntaxError {
+    let at = text.floor_char_boundary(e.marker().byte_offset().unwrap_or(0));
+    let end = line_end_after(text, at).max(at);
+    let end = if end > at && text.as_bytes()[end - 1] == b'\n' {
+        end - 1
+    } else {
+        end
+    };
+    SyntaxError {
+        span: at..end,
+        message: format!("YAML syntax error: {}", e.info()),
+    }
+}
+
+/// Whether a line starting with `b` can start a top-level key that a piece
+/// may begin with: a plain scalar's first character, at column 0 (never an
+/// indicator: no flow collection, quote, anchor, tag, alias, sequence
+/// entry, explicit key, comment, directive or document marker).
+fn starts_plain_key(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Where the pieces of a large `text` start (0 first), about `piece` bytes
+/// apart, each at a line that starts a top-level key; `None` when the file
+/// is small or not one to cut: its first content line does not start a
+/// plain key at column 0 (a flow collection, a sequence, an indented or
+/// decorated root), or a line at column 0 starts a directive (`%`) or a
+/// document marker (`---`, `...`), even inside a scalar.
+///
+/// A cut line is a top-level key of the whole parse unless it sits inside
+/// a construct that runs on over lines: a quoted scalar or a flow
+/// collection (the piece before it then ends unclosed: an error, and the
+/// whole file is parsed in one), a block scalar or a plain scalar (their
+/// lines are indented: a line at column 0 ends them, as the end of the
+/// piece does; but an empty one is not cut after: see `last_content`).
+/// `read_pieces` checks the rest on the parser's events.
+fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
+    if text.len() <= piece {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut cuts = vec![0];
+    let mut next_cut = piece;
+    let mut seen_content = false;
+    // The last line with content before the current one: a line that may
+    // hold a block scalar's header (`|`, `>`) is not cut after, as a block
+    // scalar with no content lines reads with another span at the end of
+    // a piece than before the next key.
+    let mut last_content = 0..0;
+    let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    while line < bytes.len() {
+        // (`str::find` of a byte looks for it with memchr.)
+        let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
+        let body = &bytes[line..end];
+        let first = body.first().copied().unwrap_or(b'\n');
+        if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
+            return None;
+        }
+        let blank_or_comment = body
+            .iter()
+            .find(|&&b| b != b' ' && b != b'\t')
+            .is_none_or(|&b| b == b'#' || b == b'\r');
+        if !seen_content && !blank_or_comment {
+            if !starts_plain_key(first) {
+                return None;
+            }
+            seen_content = true;
+        } else if line >= next_cut
+            && starts_plain_key(first)
+            && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
+        {
+            cuts.push(line);
+            next_cut = line.saturating_add(piece);
+        }
+        if !blank_or_comment {
+            last_content = line..end;
+        }
+        line = end + 1;
+    }
+    (cuts.len() > 1).then_some(cuts)
+}
+
+/// The groups of `text` read piece by piece on all threads (`cuts`: where
+/// the pieces start), joined in order; `None` when any piece does not read
+/// as its part of the whole file (see `read_piece`).
+fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
+    let ends = cuts.iter().skip(1).copied().chain([text.len()]);
+    let ranges: Vec<(usize, usize)> = cuts.iter().copied().zip(ends).collect();
+    let read: Vec<(Vec<Group>, Option<usize>)> = ranges
+        .par_iter()
+        .map(|&(from, to)| read_piece(text, from, to))
+        .collect::<Option<_>>()?;
+    let mut groups = Vec::with_capacity(read.iter().map(|(g, _)| g.len()).sum());
+    // The unnamed group of top-level scalars is one group of the whole
+    // file, where its first piece had it.
+    let mut root: Option<usize> = None;
+    for (piece_groups, piece_root) in read {
+        for (i, g) in piece_groups.into_iter().enumerate() {
+            if Some(i) != piece_root {
+                groups.push(g);
+                continue;
+            }
+            match root {
+                Some(r) => {
+                    let r: &mut Group = &mut groups[r];
+                    r.entries.extend(g.entries);
+                    // As `read_root_map` leaves it after a second scalar.
+                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span.end);
+                }
+                None => {
+                    root = Some(groups.len());
+                    groups.push(g);
+                }
+            }
+        }
+    }
+    Some(groups)
+}
+
+/// The groups of the piece `from..to` of `text` (spans in the whole text)
+/// and which of them holds top-level scalars; `None` unless the piece is,
+/// without error, exactly one implicit document whose root is a block
+/// mapping that runs to the piece's end (its first line starts a plain key
+/// at column 0: `cut_points`). Read so, its keys are those the whole parse
+/// reads from these lines: the whole parse is inside the same root mapping,
+/// at the same indentation, when it reaches the piece's first line, and
+/// nothing before the piece reaches into it (anchors are not carried over:
+/// an alias to an earlier piece's anchor is an error here; tags need no
+/// directive, there is none).
+fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<usize>)> {
+    let mut events = Events::at(&text[from..to], from);
+    let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
+    if !matches!(take(), Some(Event::StreamStart))
+        || !matches!(take(), Some(Event::DocumentStart(false, _)))
+        || !matches!(take(), Some(Event::MappingStart(..)))
+    {
+        return None;
+    }
+    let mut groups = Vec::new();
+    let root = read_root_map(text, &mut events, &mut groups).ok()?;
+    let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
+    if !matches!(take(), Some(Event::DocumentEnd)) || !matches!(take(), Some(Event::StreamEnd)) {
+        return None;
+    }
+    if !matches!(next(&mut events), Ok(None)) {
+        return None;
+    }
+    Some((groups, root))
+}
+
 fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
-    let mut events: Events = Parser::new_from_str(text).peekable();
+    let mut events = Events::new(text);
     // StreamStart, DocumentStart, then the root node (first document only).
-    let root = loop {
+    loop {
         match next(&mut events)? {
             None => return Ok(()),
             Some((Event::StreamStart, _)) | Some((Event::DocumentStart(..), _)) => continue,
-            Some((Event::MappingStart(..), _)) => break true,
-            Some(_) => break false,
+            Some((Event::MappingStart(..), _)) => break,
+            Some(_) => return Ok(()),
         }
-    };
-    if !root {
-        return Ok(());
     }
-    let mut root_group: Option<usize> = groups.iter().position(|g| g.name.is_empty());
+    read_root_map(text, &mut events, groups).map(|_| ())
+}
+
+/// The root mapping's pairs, after its start: each map-valued key a group,
+/// scalars and the rest in the unnamed group (returned: its index).
+fn read_root_map(text: &str, events: &mut Events, groups: &mut Vec<Group>) -> Result<Option<usize>, ScanError> {
+    let mut root_group: Option<usize> = None;
     loop {
         // Key, value, key, value, … until the root map ends.
-        let Some((ev, span)) = next(&mut events)? else {
-            return Ok(());
+        let Some((ev, span)) = next(events)? else {
+            return Ok(root_group);
         };
         if matches!(ev, Event::MappingEnd) {
-            return Ok(());
+            return Ok(root_group);
         }
-        let key = match node(&mut events, ev, span.clone())? {
+        let key = match node(events, ev, span.clone())? {
             Node::Scalar(k, s) => Some((k, s)),
             Node::Complex(..) => None,
         };
-        let Some((vev, vspan)) = next(&mut events)? else {
-            return Ok(());
+        let Some((vev, vspan)) = next(events)? else {
+            return Ok(root_group);
         };
         let Some((name, name_span)) = key else {
-            node(&mut events, vev, vspan)?;
+            node(events, vev, vspan)?;
             continue;
         };
         match vev {
             Event::MappingStart(..) => {
-                let group = read_group(text, &mut events, name, name_span)?;
+                let group = read_group(text, events, name, name_span)?;
                 groups.push(group);
             }
             other => {
-                let value = node(&mut events, other, vspan)?;
+                let value = node(events, other, vspan)?;
                 let insert_at = line_end_after(text, name_span.end);
                 let entry = make_entry(text, name.clone(), name_span.clone(), value);
                 // A top-level scalar lives in the unnamed root group (found
@@ -268,8 +470,224 @@ mod tests {
     }
 
     #[test]
+    fn many_comment_lines_in_a_row_are_no_error() {
+        // granit-parser emitting comments refused this ("too many buffered
+        // comments while looking ahead"); YAML and yaml-cpp take it.
+        let comments = "# c\n".repeat(200);
+        let src = format!("a:\n{comments}  b: 1\nc:\n- 1\n{comments}- 2\n? x\n{comments}: y\n");
+        let d = parse(src.clone());
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        assert_eq!(d.group_names(), vec!["a", ""]);
+        assert_eq!(d.get("a", "b").and_then(|e| e.value.as_deref()), Some("1"));
+        assert_eq!(d.get("", "c").map(|e| e.children), Some(2));
+        assert_eq!(d.get("", "x").and_then(|e| e.value.as_deref()), Some("y"));
+    }
+
+    #[test]
     fn syntax_error_has_a_position() {
         let d = parse("a:\n  b: [1, 2\nc: 3\n".to_string());
         assert_eq!(d.errors.len(), 1);
+    }
+
+    /// The groups and errors of a document, to compare two reads.
+    fn shown(d: &Document) -> String {
+        format!("{:?}\n{:?}", d.groups, d.errors)
+    }
+
+    /// Check that every cut `cut_points` offers reads as the whole parse,
+    /// alone and all at once; returns how many single cuts were read in
+    /// pieces (the others fell back to one parse).
+    fn same_at_every_cut(text: &str) -> usize {
+        let whole = parse_in_pieces(text.to_string(), usize::MAX);
+        let masked = mask_opencv_directive(text);
+        let Some(cuts) = cut_points(&masked, 1) else {
+            return 0;
+        };
+        let mut taken = 0;
+        for &cut in &cuts[1..] {
+            if let Some(groups) = read_pieces(&masked, &[0, cut]) {
+                assert!(
+                    whole.errors.is_empty(),
+                    "cut at {cut} of {text:?} hides {:?}",
+                    whole.errors
+                );
+                assert_eq!(
+                    format!("{groups:?}"),
+                    format!("{:?}", whole.groups),
+                    "cut at {cut} of {text:?}"
+                );
+                taken += 1;
+            }
+        }
+        if let Some(groups) = read_pieces(&masked, &cuts) {
+            assert!(whole.errors.is_empty(), "all cuts of {text:?} hide {:?}", whole.errors);
+            assert_eq!(
+                format!("{groups:?}"),
+                format!("{:?}", whole.groups),
+                "all cuts of {text:?}"
+            );
+        }
+        assert_eq!(shown(&parse_in_pieces(text.to_string(), 1)), shown(&whole), "{text:?}");
+        taken
+    }
+
+    /// Awkward YAML around the lines a cut may fall on, with whether some
+    /// cut of it must be read in pieces (`true`) or none may (`false`).
+    const AWKWARD: &[(&str, bool)] = &[
+        ("a: 1\nb:\n  c: 2\nd: 3\n", true),
+        // Block scalars: content that looks like a key, at column 0 or not.
+        ("a: |\n  x: 1\n  y\nb: 2\n", true),
+        ("a: |\nb: 1\n", false),
+        ("a: |\n\n\nb: 1\n", false),
+        ("a: >\n  x\nb: 1\n", true),
+        ("a: |1\n x\nb: 1\n", true),
+        ("a: |+\n  x\n\n\nb: 1\n", true),
+        ("a: |-\n  x\n\n# c\nb: 1\n", true),
+        ("a: >\n\n  x\n\n  y\n\nb: 1\n", true),
+        ("a:\n- |\n x\nb: 1\n", true),
+        ("a:\n  b: |\n    x\n  c: 1\nd: 2\n", true),
+        ("a: |\n  x\nb: |\n  y", true),
+        ("a: |\n  x\n y\nb: 1\n", false),
+        // Flow collections over lines, with key-like lines at column 0.
+        ("a: [1,\nb, 2]\nc: 3\n", true),
+        ("a: {x: 1,\ny: 2}\nz: 3\n", true),
+        ("a: [1,\n  2]\nb: 3\n", true),
+        // Quoted scalars over lines.
+        ("a: \"x\ny: z\"\nw: 1\n", true),
+        ("a: 'x\ny: z'\nw: 1\n", true),
+        ("a: \"x \\\ny: z\"\nw: 1\n", true),
+        // Plain scalars over lines, keys without values, explicit keys.
+        ("a: foo\n  bar\nb: 1\n", true),
+        ("a: foo\nbar\nb: 1\n", false),
+        ("a\nb: 1\n", false),
+        ("a:\nb: 1\n", true),
+        ("a:\n- 1\n- 2\nb: 3\n", true),
+        ("? a\n: 1\nb: 2\n", false),
+        ("a: 1\n? b\nc: 2\n", true),
+        // Comments, CRLF, a BOM, tabs, no final line break.
+        ("a: 1 # c\n# top\nb:\n  # inner\n  c: 2\n#\nd: 3", true),
+        ("a: 1\r\nb:\r\n  c: 2\r\nd: |\r\n  x\r\ne: 3\r\n", true),
+        ("\u{feff}a: 1\nb: 2\n", true),
+        ("\u{feff}# c\na: 1\nb: 2\n", true),
+        ("a:\t1\nb:\t2\n", true),
+        ("a: 1\n\u{feff}b: 2\nc: 3\n", false),
+        // Repeated keys and groups across pieces; top-level scalars split
+        // between groups (the unnamed group is one).
+        ("a:\n  x: 1\nb: 2\na:\n  x: 3\nb: 4\n", true),
+        ("x: 1\ng:\n  k: v\ny: 2\nz:\n  - 1\nw: |\n  t\nv: 3\n", true),
+        ("x:\n  - 1\ng:\n  k: v\ny: 2\n", true),
+        // Anchors, aliases and tags.
+        ("a: &x 1\nb: *x\n", false),
+        ("a: &x\n  k: 1\nb: *x\nc: &y 2\nd: *y\n", true),
+        ("a: !!str 1\nb: !custom 2\nc: !!map\n  k: v\n", true),
+        ("a: 1\n&x\nb: 2\n", false),
+        // Document markers, directives (OpenCV's masked), other roots.
+        ("a: 1\n---\nb: 2\n", false),
+        ("a: 1\n...\nb: 2\n", false),
+        ("%YAML 1.2\n---\na: 1\nb: 2\n", false),
+        ("%YAML:1.0\na: 1\nb:\n  c: 2\n", true),
+        ("{a: 1}\nb: 2\n", false),
+        ("- a\nb: 1\n", false),
+        ("  a: 1\nb: 2\n", false),
+        ("[a]\n", false),
+        ("a\n", false),
+        // Errors in a later piece, or only in the whole.
+        ("a: 1\nb: [\nc: 2\n", false),
+        ("a: 1\nb: 2\n  c: 3\nd: 4\n", false),
+        ("a: 1\nb:\n  c: 1\n   d: 2\ne: 3\n", false),
+        ("a: \"x\nb: 2\n", false),
+        ("a: 1\nb: 'x\n", false),
+        ("a: 1\na: 2\n", true),
+        ("a: 1\nb: @x\nc: 2\n", false),
+        ("é: 1\nb: 2\n", false),
+        ("b: 1\né: 2\nc: 3\n", true),
+    ];
+
+    #[test]
+    fn every_cut_of_awkward_yaml_reads_as_the_whole() {
+        for &(text, split) in AWKWARD {
+            let taken = same_at_every_cut(text);
+            assert_eq!(taken > 0, split, "{text:?}: {taken} cuts read in pieces");
+        }
+    }
+
+    #[test]
+    fn pieces_join_in_order_with_one_unnamed_group() {
+        let src = "x: 1\ng:\n  k: v\ny: |\n  t\nz: 2\n";
+        let masked = mask_opencv_directive(src);
+        let cuts = cut_points(&masked, 1).unwrap();
+        assert_eq!(cuts, [0, 5, 15, 24]);
+        let d = parse_in_pieces(src.to_string(), 1);
+        assert_eq!(d.group_names(), vec!["", "g"]);
+        let root = &d.groups[0];
+        let keys: Vec<&str> = root.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["x", "y", "z"]);
+        assert_eq!(root.insert_at, src.len());
+        assert_eq!(&src[root.entries[1].line_span.clone()], "y: |\n  t\n");
+        // Small files are never cut.
+        assert_eq!(cut_points(&masked, src.len()), None);
+    }
+
+    /// Every `.yml`/`.yaml` file under `dir`.
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                yaml_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "yml" || x == "yaml") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn every_cut_of_the_test_data_and_corpus_reads_as_the_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let corpus = root.join("../shared/corpus");
+        let mut files = Vec::new();
+        yaml_files(&root.join("testdata"), &mut files);
+        let ours = files.len();
+        if corpus.is_dir() {
+            yaml_files(&corpus, &mut files);
+        } else {
+            // As the corpus snapshot test: absent under CI is a failure.
+            assert!(std::env::var_os("CI").is_none(), "../shared/corpus is missing");
+            eprintln!("../shared/corpus absent: the test data only");
+        }
+        assert!(ours > 50, "{ours} YAML files under testdata/");
+        let mut taken = 0;
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else { continue };
+            taken += same_at_every_cut(&text);
+        }
+        assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
+    }
+
+    proptest::proptest! {
+        /// Files made of top-level entries that hold the constructs a cut
+        /// could fall inside (most of them valid, so that cuts are read),
+        /// and a few broken lines.
+        #[test]
+        fn every_cut_of_generated_yaml_reads_as_the_whole(
+            blocks in proptest::collection::vec(proptest::sample::select(vec![
+                "a: 1", "b:\n  c: 2\n  d: |\n    x: 1\n    y", "e: |\n  t\n\n", "f: >-\n  u\n",
+                "g: [1,\n  2]", "g: [1,\nh: 2]", "i: {j: 1,\nk: 2}", "l: \"m\nn: o\"", "p: 'q\nr: s'",
+                "# c", "  # c", "t:\n- 1\n- |\n  x", "u: &v 1\nw: *v", "x: !!str y", "? z\n: 1",
+                "aa: bb # c", "gg:\t1", "hh: \"\"", "ii: |+\n  k\n\n", "jj:", "kk: foo\n  bar", "",
+                "ll:\n  - a: 1\n    b: [2,\n  3]", "mm: >\n\n  x\n", "nn: |2\n   x\n  y",
+                "aa", "   dd: 3", "oo: *nope", "pp: |", "- 1", "qq: 'x", "rr: \"", "ss: [",
+            ]), 1..16),
+            crlf in proptest::bool::ANY,
+            bom in proptest::bool::ANY,
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let mut text = String::from(if bom { "\u{feff}" } else { "" });
+            for b in blocks {
+                text.push_str(&b.replace('\n', eol));
+                text.push_str(eol);
+            }
+            same_at_every_cut(&text);
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! of the same text stays the file's lossless view (positions, syntax
 //! errors, edits); the tree only says where each node's bytes are.
 
-use granit_parser::{Event, Parser};
+use granit_parser::Event;
 
 use super::Entry;
 use super::yaml::{self, Events};
@@ -87,7 +87,7 @@ impl Node {
 /// parser accepts (its `Document` carries the error).
 pub fn parse(text: &str) -> Option<Node> {
     let masked = yaml::mask_opencv_directive(text);
-    let mut events: Events = Parser::new_from_str(&masked).peekable();
+    let mut events = Events::new(&masked);
     loop {
         let (ev, span) = yaml::next(&mut events).ok()??;
         match ev {
