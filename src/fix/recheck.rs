@@ -329,9 +329,6 @@ impl Checked {
     }
 }
 
-/// A pipeline built again, with the configs it references.
-type Built = (Pipeline, HashSet<FileId>);
-
 /// The files a pipeline reads: its root, its elements' configs, homes and
 /// settings, the files its references are written in; sorted.
 fn reads(p: &Pipeline) -> Vec<FileId> {
