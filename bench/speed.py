@@ -211,6 +211,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--large-mib", type=int, default=8,
+                    help="the size of the one-file-per-kind section (run 8 and 16: time linear in size)")
     ap.add_argument("--before", default=None,
                     help="an older binary, run in the same turns: its figures beside each (before -> after)")
     args = ap.parse_args()
@@ -278,12 +280,12 @@ def main():
     if not args.skip_large:
         d = tempfile.mkdtemp(prefix="dslint-bench-large-")
         try:
-            print("-- one ~8 MiB file of each format")
-            for label, path in gen_large(d):
+            print(f"-- one ~{args.large_mib} MiB file of each format")
+            for label, path in gen_large(d, args.large_mib * 1024 * 1024):
                 cat = ["cat", path]
                 pair = Pair(max(1, args.runs // 2), before=before)
                 t, c, r = pair.measure([binary, "check", path], cat, env_threads(n))
-                row(f"8 MiB {label}", t, c, r, "goal < 1 s", t < 1, old=pair.last_before)
+                row(f"{args.large_mib} MiB {label}", t, c, r, "goal < 1 s", t < 1, old=pair.last_before)
         finally:
             shutil.rmtree(d, ignore_errors=True)
     print()
