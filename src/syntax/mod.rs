@@ -399,9 +399,12 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        // (`match_indices` of a char looks for it with memchr.)
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i + 1);
+            }
+        }
         LineIndex { starts }
     }
 
@@ -451,13 +454,7 @@ impl LineIndex {
 
 /// The line ending the file mostly uses; new lines are written the same way.
 pub fn detect_line_ending(text: &str) -> &'static str {
-    // One counting pass for line feeds (a byte count the compiler
-    // vectorises), and a search for `\r\n` only in a text that has a `\r`.
-    let lf = text.bytes().filter(|&b| b == b'\n').count();
-    let crlf = if text.as_bytes().contains(&b'\r') {
-        text.matches("\r\n").count()
-    } else {
-        0
-    };
+    let crlf = text.matches("\r\n").count();
+    let lf = text.matches('\n').count();
     if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" }
 }
