@@ -109,33 +109,90 @@ def env_threads(n):
     return e
 
 
-def gen_large(d):
-    """The ~8 MiB files of bench/large_inputs.sh, one of each format."""
+def gen_large(d, size=MIB8):
+    """One file of about `size` bytes of each format and kind dslint reads
+    (bench/large_inputs.sh's shapes, and one of every other kind), each made
+    of one short head and many repeats of a piece: the groups, keys, nodes,
+    elements or pipelines a big real file has many of."""
 
-    def fill(head, piece, size):
+    def fill(head, piece, tail=""):
         parts, n, i = [head], len(head), 0
         while n < size:
             p = piece(i)
             parts.append(p)
             n += len(p)
             i += 1
-        return "".join(parts)
+        return "".join(parts) + tail
 
     files = {
         "app8m.txt (app key-file)": fill(
             "[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=4\nwidth=1920\nheight=1080\n",
-            lambda i: f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n",
-            MIB8),
+            lambda i: f"[source{i}]\nenable=1\ntype=3\nuri=file:///opt/streams/s{i}.mp4\nnum-sources=1\ngpu-id=0\n"),
         "infer8m.txt (nvinfer key-file)": fill(
             "[property]\ngie-unique-id=1\ngpu-id=0\nbatch-size=4\nnetwork-mode=2\n",
-            lambda i: f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n", MIB8),
+            lambda i: f"[class-attrs-{i}]\npre-cluster-threshold=0.2\nnms-iou-threshold=0.5\ntopk=20\n"),
         "app8m.yml (app YAML)": fill(
             "application:\n  enable-perf-measurement: 1\nstreammux:\n  batch-size: 4\n  width: 1920\n  height: 1080\n",
-            lambda i: f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n",
-            MIB8),
+            lambda i: f"source{i}:\n  enable: 1\n  type: 3\n  uri: file:///opt/streams/s{i}.mp4\n  num-sources: 1\n"),
         "infer8m.yml (nvinfer YAML)": fill(
             "property:\n  gie-unique-id: 1\n  gpu-id: 0\n  batch-size: 4\n",
-            lambda i: f"  custom-key-{i}: {i}\n", MIB8),
+            lambda i: f"  custom-key-{i}: {i}\n"),
+        "testapp8m.yml (test-app YAML)": fill(
+            "source-list:\n  list: file:///a.mp4;file:///b.mp4\nstreammux:\n  batch-size: 2\n  width: 1920\n"
+            "  height: 1080\nprimary-gie:\n  config-file-path: pgie.yml\n",
+            lambda i: f"sink{i}:\n  sync: 0\n  qos: 0\n  location: /tmp/out{i}.mp4\n"),
+        "preprocess8m.txt (nvdspreprocess)": fill(
+            "[property]\nenable=1\ntarget-unique-ids=1\nnetwork-input-order=0\nprocess-on-frame=1\nunique-id=5\n"
+            "gpu-id=0\nprocessing-width=960\nprocessing-height=544\nnetwork-input-shape=8;3;544;960\n"
+            "network-color-format=0\ntensor-data-type=0\ntensor-name=input_1\n"
+            "custom-lib-path=preprocess.so\ncustom-tensor-preparation-function=CustomTensorPreparation\n"
+            "[user-configs]\npixel-normalization-factor=0.003921568\n",
+            lambda i: f"[group-{i}]\nsrc-ids={i}\ncustom-input-transformation-function=CustomAsyncTransformation\n"
+                      f"process-on-roi=1\nroi-params-src-{i}=0;540;900;500\n"),
+        "tracker8m.txt (tracker key-file)": fill(
+            "[tracker]\ntracker-width=640\ntracker-height=384\ngpu-id=0\n"
+            "ll-lib-file=/opt/nvidia/deepstream/deepstream/lib/libnvds_nvmultiobjecttracker.so\n",
+            lambda i: f"custom-key-{i}={i}\n"),
+        "trackerll8m.yml (NvMultiObjectTracker YAML)": fill(
+            "%YAML:1.0\nBaseConfig:\n  minDetectorConfidence: 0.5\nTargetManagement:\n  maxTargetsPerStream: 150\n"
+            "DataAssociator:\n  dataAssociatorType: 0\n",
+            lambda i: f"Extra{i}:\n  probationAge: 3\n  maxShadowTrackingAge: 30\n"),
+        "analytics8m.txt (nvdsanalytics)": fill(
+            "[property]\nenable=1\nconfig-width=1920\nconfig-height=1080\nosd-mode=2\ndisplay-font-size=12\n",
+            lambda i: f"[roi-filtering-stream-{i}]\nenable=1\nroi-RF=295;643;579;634;642;913;56;828\n"
+                      f"inverse-roi=0\nclass-id=-1\n"),
+        "mux8m.txt (new nvstreammux)": fill(
+            "[property]\nalgorithm-type=1\nbatch-size=2\nadaptive-batching=1\noverall-max-fps-n=30\n"
+            "overall-max-fps-d=1\noverall-min-fps-n=5\noverall-min-fps-d=1\nmax-same-source-frames=1\n",
+            lambda i: f"[source-config-{i}]\nmax-fps-n=30\nmax-fps-d=1\nmin-fps-n=5\nmin-fps-d=1\npriority=0\n"),
+        "triton8m.pbtxt (nvinferserver)": fill(
+            "infer_config {\n  unique_id: 1\n  max_batch_size: 4\n  backend {\n    triton {\n"
+            "      model_name: \"m\"\n      version: -1\n    }\n  }\n",
+            lambda i: f"  extra {{\n    copy_input_to_host_buffers: false\n    output_buffer_pool_size: {i % 16 + 1}\n  }}\n",
+            "}\n"),
+        "servicemaker8m.yaml (Service Maker)": fill(
+            "deepstream:\n  nodes:\n  - type: nvstreammux\n    name: mux\n    properties:\n      batch-size: 4\n"
+            "      width: 1920\n      height: 1080\n",
+            lambda i: f"  - type: queue\n    name: q{i}\n    properties:\n      max-size-buffers: 4\n",
+            "  edges:\n    mux: q0\n"),
+        "parallel8m.yml (deepstream-parallel-infer)": fill(
+            "application:\n  enable-perf-measurement: 1\nsource:\n  csv-file-path: sources.csv\n"
+            "streammux:\n  batch-size: 2\n  width: 1920\n  height: 1080\n"
+            "primary-gie0:\n  enable: 1\n  plugin-type: 0\n  config-file: pgie.txt\n",
+            lambda i: f"branch{i}:\n  pgie-id: 1\n  src-ids: 0;1\n"),
+        "launch8m.sh (gst-launch script)": fill(
+            "#!/bin/bash\nset -e\n",
+            lambda i: f"gst-launch-1.0 filesrc location=/opt/streams/s{i}.h264 ! h264parse ! nvv4l2decoder ! m.sink_0 "
+                      f"nvstreammux name=m batch-size=1 width=1920 height=1080 ! fakesink\n"),
+        "app8m.py (Python app)": fill(
+            "#!/usr/bin/env python3\nimport gi\n\ngi.require_version(\"Gst\", \"1.0\")\n"
+            "from gi.repository import Gst\n\n\ndef main():\n    Gst.init(None)\n"
+            "    pipeline = Gst.Pipeline()\n"
+            "    streammux = Gst.ElementFactory.make(\"nvstreammux\", \"stream-muxer\")\n"
+            "    streammux.set_property(\"batch-size\", 1)\n    pipeline.add(streammux)\n",
+            lambda i: f"    q{i} = Gst.ElementFactory.make(\"queue\", \"queue{i}\")\n"
+                      f"    q{i}.set_property(\"max-size-buffers\", 4)\n    pipeline.add(q{i})\n",
+            "    pipeline.set_state(Gst.State.PLAYING)\n\n\nif __name__ == \"__main__\":\n    main()\n"),
     }
     out = []
     for label, text in files.items():
@@ -154,6 +211,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--large-mib", type=int, default=8,
+                    help="the size of the one-file-per-kind section (run 8 and 16: time linear in size)")
     ap.add_argument("--before", default=None,
                     help="an older binary, run in the same turns: its figures beside each (before -> after)")
     args = ap.parse_args()
@@ -221,12 +280,12 @@ def main():
     if not args.skip_large:
         d = tempfile.mkdtemp(prefix="dslint-bench-large-")
         try:
-            print("-- one ~8 MiB file of each format")
-            for label, path in gen_large(d):
+            print(f"-- one ~{args.large_mib} MiB file of each format")
+            for label, path in gen_large(d, args.large_mib * 1024 * 1024):
                 cat = ["cat", path]
                 pair = Pair(max(1, args.runs // 2), before=before)
                 t, c, r = pair.measure([binary, "check", path], cat, env_threads(n))
-                row(f"8 MiB {label}", t, c, r, "goal < 1 s", t < 1, old=pair.last_before)
+                row(f"{args.large_mib} MiB {label}", t, c, r, "goal < 1 s", t < 1, old=pair.last_before)
         finally:
             shutil.rmtree(d, ignore_errors=True)
     print()

@@ -113,8 +113,11 @@ fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
         .map(|i| (i, crate::syntax::shell::launches(&ws.files[i].doc.text)))
         .collect();
     for (file, launches) in scripts {
+        // One copy of the text for all its commands (the builds need `ws`
+        // mutably).
+        let source = ws.files[file].doc.text.clone();
         for l in launches {
-            if let Some(p) = launch::build(ws, file, &l.mapped) {
+            if let Some(p) = launch::build(ws, file, &source, &l.mapped) {
                 note_configs(&p, &mut referenced);
                 graph.pipelines.push(p);
             }

@@ -60,7 +60,7 @@ pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) 
         }
     }
     for m in strings {
-        out.extend(launch::build(ws, file, &m));
+        out.extend(launch::build(ws, file, &src, &m));
     }
     out
 }

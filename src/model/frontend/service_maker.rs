@@ -26,7 +26,7 @@
 //! config keys the rules ask for (`unique-id` → `gie-unique-id`,
 //! `infer-on-gie-id` → `operate-on-gie-id`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::base::FileId;
 use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path_references, uri_kind};
@@ -351,6 +351,7 @@ fn in_order(elements: Vec<Element>, edges: Option<&Node>) -> (Vec<Element>, Vec<
             .copied()
     };
     let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
     for (k, v) in edges.map(Node::pairs).unwrap_or_default() {
         let Some(from) = k.as_str().and_then(find) else {
             continue;
@@ -361,33 +362,50 @@ fn in_order(elements: Vec<Element>, edges: Option<&Node>) -> (Vec<Element>, Vec<
         };
         for t in targets {
             if let Some(to) = t.as_str().and_then(find) {
-                if from != to && !pairs.contains(&(from, to)) {
+                if from != to && seen.insert((from, to)) {
                     pairs.push((from, to));
                 }
             }
         }
     }
     // Kahn's algorithm, taking the lowest written index first; what a cycle
-    // leaves over follows in written order.
+    // leaves over follows in written order. The nodes ready to go are kept
+    // ordered and each edge is followed once (a scan of every node and
+    // every edge at each step made 120k nodes run for minutes).
     let n = elements.len();
     let mut indegree = vec![0usize; n];
-    for &(_, to) in &pairs {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(from, to) in &pairs {
         indegree[to] += 1;
+        out[from].push(to);
     }
+    let sources_first = |i: usize| !matches!(elements[i].role, Role::Source(_));
+    let mut ready: BTreeSet<(bool, usize)> = (0..n)
+        .filter(|&i| indegree[i] == 0)
+        .map(|i| (sources_first(i), i))
+        .collect();
     let mut done = vec![false; n];
     let mut order = Vec::with_capacity(n);
-    let sources_first = |i: usize| !matches!(elements[i].role, Role::Source(_));
+    // The lowest index not yet placed (it only grows).
+    let mut first_left = 0;
     while order.len() < n {
-        let next = (0..n)
-            .filter(|&i| !done[i] && indegree[i] == 0)
-            .min_by_key(|&i| (sources_first(i), i))
-            .or_else(|| (0..n).find(|&i| !done[i]));
-        let Some(i) = next else { break };
+        let i = match ready.pop_first() {
+            Some((_, i)) => i,
+            None => {
+                while done[first_left] {
+                    first_left += 1;
+                }
+                first_left
+            }
+        };
         done[i] = true;
         order.push(i);
-        for &(from, to) in &pairs {
-            if from == i && indegree[to] > 0 {
+        for &to in &out[i] {
+            if indegree[to] > 0 {
                 indegree[to] -= 1;
+                if indegree[to] == 0 && !done[to] {
+                    ready.insert((sources_first(to), to));
+                }
             }
         }
     }
