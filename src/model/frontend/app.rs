@@ -347,7 +347,7 @@ impl Reader<'_> {
             .or_else(|| doc.get("", "source-list"))
             .map_or(0..0, |e| e.key_span.clone());
         Some(Setting {
-            value: Value::Known(n.to_string()),
+            value: Value::Known(n.to_string().into()),
             site: None,
             at: (self.root, at),
             layer: Layer::Derived,
@@ -520,7 +520,7 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
     match e.props.iter_mut().find(|p| p.name == name) {
         Some(p) => p.settings.push(s),
         None => e.props.push(crate::model::graph::Property {
-            name: name.to_string(),
+            name: name.into(),
             settings: vec![s],
         }),
     }
@@ -607,7 +607,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                 if let Some(target) = ws.resolve(file, v) {
                     out.push(Reference {
                         file,
-                        key: e.key.clone(),
+                        key: e.key.to_string(),
                         span: e.value_span.clone(),
                         target,
                         is_config,
