@@ -278,6 +278,13 @@ impl Document {
         has_bom: bool,
         line_ending: &'static str,
     ) -> Document {
+        // Parsers grow these by pushing: a doubling vector's slack is a
+        // quarter of the entries on average, held for the whole run.
+        let mut groups = groups;
+        groups.shrink_to_fit();
+        for g in &mut groups {
+            g.entries.shrink_to_fit();
+        }
         let by_name = Index::build(&groups);
         Document {
             text,

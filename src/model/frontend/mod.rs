@@ -255,6 +255,8 @@ pub fn by_name(settings: impl Iterator<Item = (Shared, Setting)>) -> Vec<Propert
             }
         }
     }
+    // Held to the end of the run: no doubling slack.
+    props.shrink_to_fit();
     props
 }
 
