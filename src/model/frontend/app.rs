@@ -489,7 +489,10 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
-    let (elements, links) = in_order(found, application, tests);
+    let (mut elements, links) = in_order(found, application, tests);
+    // Held to the end of the run: without the slack pushing left (an
+    // element is ~350 bytes, and every app's pipeline is kept).
+    elements.shrink_to_fit();
     Pipeline {
         root,
         elements,
