@@ -60,7 +60,7 @@ fn dslint_view(path: &Path) -> (bool, BTreeMap<String, BTreeMap<String, String>>
     for g in &doc.groups {
         let keys = groups.entry(g.name.clone()).or_default();
         for e in g.entries.iter().filter(|e| !e.localized) {
-            keys.insert(e.key.clone(), e.value.clone().unwrap_or_default());
+            keys.insert(e.key.to_string(), e.value.as_deref().unwrap_or_default().to_string());
         }
     }
     (doc.errors.is_empty(), groups)
@@ -213,7 +213,7 @@ fn invalid_utf8_in_comments_is_read_like_glib() {
         for e in &g.entries {
             ours.entry(g.name.clone())
                 .or_default()
-                .insert(e.key.clone(), e.value.clone().unwrap_or_default());
+                .insert(e.key.to_string(), e.value.as_deref().unwrap_or_default().to_string());
         }
     }
     assert_eq!(glib, ours);

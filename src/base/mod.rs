@@ -6,6 +6,7 @@
 pub mod diagnostic;
 pub mod edit;
 pub mod rule;
+pub mod shared;
 
 use std::ops::Range;
 

@@ -55,6 +55,7 @@
 //!    `properties:` map, a gst-launch element's tokens) adds a [`Home`] variant
 //!    and teaches `edit::insert` to write there.
 
+use crate::base::shared::Shared;
 use crate::base::{FileId, Span};
 use crate::model::detect::Kind;
 use crate::model::workspace::Target;
@@ -279,7 +280,7 @@ impl Home {
 #[derive(Debug, Clone)]
 pub struct Property {
     /// The name as the winning setting writes it.
-    pub name: String,
+    pub name: Shared,
     /// Weakest first; the last one is what DeepStream uses, and the others
     /// are the lines it overrides.
     pub settings: Vec<Setting>,
@@ -324,7 +325,7 @@ pub enum Layer {
 pub enum Value {
     /// The text (a key-file value keeps its trailing whitespace, as GLib
     /// does; a YAML scalar is unquoted).
-    Known(String),
+    Known(Shared),
     /// Not knowable from the files: why ("a YAML sequence or map", "`$VAR`").
     Unknown(String),
 }
@@ -334,9 +335,9 @@ pub enum Value {
 pub struct Site {
     pub file: FileId,
     /// The group, map or node that holds it, as messages name it.
-    pub group: String,
+    pub group: Shared,
     /// The key as written.
-    pub key: String,
+    pub key: Shared,
     pub key_span: Span,
     /// The value's bytes (a quoted YAML scalar includes its quotes).
     pub value_span: Span,
@@ -346,10 +347,10 @@ pub struct Site {
 
 impl Site {
     /// The site of one entry of a document.
-    pub fn of(file: FileId, group: &str, e: &crate::syntax::Entry) -> Site {
+    pub fn of(file: FileId, group: &Shared, e: &crate::syntax::Entry) -> Site {
         Site {
             file,
-            group: group.to_string(),
+            group: group.clone(),
             key: e.key.clone(),
             key_span: e.key_span.clone(),
             value_span: e.value_span.clone(),

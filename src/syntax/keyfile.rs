@@ -231,9 +231,9 @@ fn parse_line(
         value_start += 1;
     }
     group.entries.push(Entry {
-        key: key.to_string(),
+        key: key.into(),
         key_span: start..key_end,
-        value: Some(text[value_start..end].to_string()),
+        value: Some(text[value_start..end].into()),
         value_span: value_start..end,
         line_span: line_start..next,
         localized,

@@ -17,6 +17,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 
 use crate::base::Span;
+use crate::base::shared::Shared;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -46,14 +47,14 @@ impl Format {
 /// field (protobuf text).
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub key: String,
+    pub key: Shared,
     pub key_span: Span,
     /// The value as the reader sees it before typing: for key-files the raw
     /// text after `=` (leading whitespace dropped, trailing kept, as GLib
     /// does); for YAML the scalar after unquoting; for protobuf text the
     /// token (a string unescaped, adjacent strings joined). `None` for a
     /// nested YAML sequence or map, or a protobuf list.
-    pub value: Option<String>,
+    pub value: Option<Shared>,
     /// Bytes of the value in the source (for a quoted YAML scalar: including
     /// the quotes).
     pub value_span: Span,
@@ -71,7 +72,7 @@ impl Entry {
     /// An entry of a format without translations (YAML, protobuf text):
     /// never `localized`.
     pub fn plain(
-        key: String,
+        key: impl Into<Shared>,
         key_span: Span,
         value: Option<String>,
         value_span: Span,
@@ -79,9 +80,9 @@ impl Entry {
         children: usize,
     ) -> Entry {
         Entry {
-            key,
+            key: key.into(),
             key_span,
-            value,
+            value: value.map(Shared::from),
             value_span,
             line_span,
             localized: false,
@@ -277,6 +278,13 @@ impl Document {
         has_bom: bool,
         line_ending: &'static str,
     ) -> Document {
+        // Parsers grow these by pushing: a doubling vector's slack is a
+        // quarter of the entries on average, held for the whole run.
+        let mut groups = groups;
+        groups.shrink_to_fit();
+        for g in &mut groups {
+            g.entries.shrink_to_fit();
+        }
         let by_name = Index::build(&groups);
         Document {
             text,

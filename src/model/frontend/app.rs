@@ -347,7 +347,7 @@ impl Reader<'_> {
             .or_else(|| doc.get("", "source-list"))
             .map_or(0..0, |e| e.key_span.clone());
         Some(Setting {
-            value: Value::Known(n.to_string()),
+            value: Value::Known(n.to_string().into()),
             site: None,
             at: (self.root, at),
             layer: Layer::Derived,
@@ -489,7 +489,10 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
-    let (elements, links) = in_order(found, application, tests);
+    let (mut elements, links) = in_order(found, application, tests);
+    // Held to the end of the run: without the slack pushing left (an
+    // element is ~350 bytes, and every app's pipeline is kept).
+    elements.shrink_to_fit();
     Pipeline {
         root,
         elements,
@@ -520,7 +523,7 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
     match e.props.iter_mut().find(|p| p.name == name) {
         Some(p) => p.settings.push(s),
         None => e.props.push(crate::model::graph::Property {
-            name: name.to_string(),
+            name: name.into(),
             settings: vec![s],
         }),
     }
@@ -607,7 +610,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                 if let Some(target) = ws.resolve(file, v) {
                     out.push(Reference {
                         file,
-                        key: e.key.clone(),
+                        key: e.key.to_string(),
                         span: e.value_span.clone(),
                         target,
                         is_config,

@@ -22,6 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::base::shared::Shared;
 use crate::base::{FileId, Span};
 use crate::model::detect::Kind;
 use crate::model::frontend::app::uri_kind;
@@ -151,7 +152,7 @@ impl Props {
             None => {
                 self.index.insert(canonical(name), self.list.len());
                 self.list.push(Property {
-                    name: name.to_string(),
+                    name: name.into(),
                     settings: vec![setting],
                 });
             }
@@ -259,13 +260,13 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
     let doc = &ws.files[config].doc;
     let mut props = crate::model::frontend::group_props(doc, config, "property", Layer::ConfigFile);
     // The file's names, as GStreamer compares them, to its spelling.
-    let in_file: HashMap<String, String> = props.iter().map(|c| (canonical(&c.name), c.name.clone())).collect();
+    let in_file: HashMap<String, Shared> = props.iter().map(|c| (canonical(&c.name), c.name.clone())).collect();
     let mut upper = Vec::new();
     for mut p in element {
         let wins = NVINFER_WINS.iter().find(|(prop, _)| same_name(prop, &p.name));
         match wins {
             Some((_, key)) => {
-                p.name = key.to_string();
+                p.name = (*key).into();
                 upper.push(p);
             }
             None if in_file.contains_key(&canonical(&p.name)) => {

@@ -71,14 +71,14 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
     let mut out = Vec::new();
     for (name, message, field) in FIELDS {
         let Some(e) = doc.get(message, field) else { continue };
-        let mut s: Setting = setting(file, message, e, Layer::ConfigFile);
+        let mut s: Setting = setting(file, &(*message).into(), e, Layer::ConfigFile);
         if e.value.is_none() && e.children == 1 {
             // `[0]`: the item's bytes are the value.
             let raw = &doc.text[e.value_span.clone()];
             let inner = raw[1..raw.len() - 1].trim();
             let at = e.value_span.start + 1 + raw[1..].find(inner).unwrap_or(0);
             if !inner.is_empty() && !inner.contains(',') {
-                s.value = Value::Known(inner.to_string());
+                s.value = Value::Known(inner.into());
                 if let Some(site) = s.site.as_mut() {
                     site.value_span = at..at + inner.len();
                 }
@@ -91,7 +91,7 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
             }
         }
         out.push(Property {
-            name: (*name).to_string(),
+            name: (*name).into(),
             settings: vec![s],
         });
     }

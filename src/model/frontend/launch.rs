@@ -102,7 +102,7 @@ fn ref_unknown(end: &End) -> bool {
 fn setting(file: FileId, element: &str, a: &launch::Assignment, mapped: &Mapped, source: &str) -> Option<Setting> {
     let unknowns = mapped.unknowns_in(&a.value_span);
     let value = if unknowns.is_empty() {
-        Value::Known(a.value.clone())
+        Value::Known(a.value.as_str().into())
     } else {
         Value::Unknown(unknowns.join(", "))
     };
@@ -117,8 +117,8 @@ fn setting(file: FileId, element: &str, a: &launch::Assignment, mapped: &Mapped,
     let key_span = mapped.source_span(&a.key_span)?;
     let site = value_span.map(|value_span| Site {
         file,
-        group: element.to_string(),
-        key: a.key.clone(),
+        group: element.into(),
+        key: a.key.as_str().into(),
         key_span,
         value_span,
         line_span: span.clone(),

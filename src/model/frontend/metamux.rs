@@ -90,7 +90,7 @@ fn read_group(doc: &Document, file: FileId, group: &str) -> Option<Vec<ModelSour
         out.push(ModelSources {
             uid,
             ids,
-            site: Site::of(file, group, e),
+            site: Site::of(file, &group.into(), e),
         });
     }
     Some(out)

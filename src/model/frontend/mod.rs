@@ -36,6 +36,7 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 
 use crate::base::FileId;
+use crate::base::shared::Shared;
 use crate::model::detect::Kind;
 use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
 use crate::model::workspace::{Access, Workspace};
@@ -225,7 +226,7 @@ pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Home> {
     })
 }
 
-pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Setting {
+pub(crate) fn setting(file: FileId, group: &Shared, e: &Entry, layer: Layer) -> Setting {
     let value = match &e.value {
         Some(v) => Value::Known(v.clone()),
         None => Value::Unknown("a list or a nested map".into()),
@@ -243,17 +244,19 @@ pub(crate) fn setting(file: FileId, group: &str, e: &Entry, layer: Layer) -> Set
 /// group, merged as GLib does; a repeated key's earlier lines are the
 /// settings the last one overrides).
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
+    // One copy of the group's name for all its settings.
+    let name = Shared::from(group);
     by_name(
         doc.entries_read(group)
             .filter(|e| readable(&e.key))
-            .map(|e| (e.key.clone(), setting(file, group, e, layer))),
+            .map(|e| (e.key.clone(), setting(file, &name, e, layer))),
     )
 }
 
 /// Settings gathered into properties by name, in first-seen order (a
 /// repeated name's earlier settings are the ones its last overrides); by
 /// hash, so that 100k keys stay linear.
-pub fn by_name(settings: impl Iterator<Item = (String, Setting)>) -> Vec<Property> {
+pub fn by_name(settings: impl Iterator<Item = (Shared, Setting)>) -> Vec<Property> {
     let mut props: Vec<Property> = Vec::new();
     let mut index = NameIndex::default();
     for (name, s) in settings {
@@ -268,6 +271,8 @@ pub fn by_name(settings: impl Iterator<Item = (String, Setting)>) -> Vec<Propert
             }
         }
     }
+    // Held to the end of the run: no doubling slack.
+    props.shrink_to_fit();
     props
 }
 

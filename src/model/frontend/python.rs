@@ -729,8 +729,8 @@ impl<'m, 't> Scope<'m, 't> {
         let group = self.elements[id].name.clone();
         let site = value_span.map(|value_span| Site {
             file: self.file,
-            group: group.clone(),
-            key: key.to_string(),
+            group: group.as_str().into(),
+            key: key.into(),
             key_span: key_node.byte_range(),
             value_span,
             line_span: stmt.byte_range(),
@@ -738,7 +738,7 @@ impl<'m, 't> Scope<'m, 't> {
         Setting {
             value: known.map_or_else(
                 || Value::Unknown(format!("`{}`", short(text(value, src)))),
-                Value::Known,
+                |v| Value::Known(v.into()),
             ),
             site,
             at: (self.file, value.byte_range()),

@@ -200,13 +200,13 @@ fn element(
         };
         if infer {
             if let Some((_, to)) = INFER_RENAMES.iter().find(|(from, _)| *from == entry.key) {
-                entry.key = (*to).to_string();
+                entry.key = (*to).into();
             }
         }
         if let Some(r) = reference(ws, root, &entry) {
             refs.push(r);
         }
-        let mut s = setting(root, &d.name, &entry, Layer::Element);
+        let mut s = setting(root, &d.name.as_str().into(), &entry, Layer::Element);
         if BOOLEAN_PROPERTIES.contains(&entry.key.as_str()) {
             // A YAML boolean is the number the rules compare (`true` → 1).
             if let Value::Known(v) = &s.value {
@@ -283,7 +283,7 @@ fn reference(ws: &Workspace, root: FileId, e: &crate::syntax::Entry) -> Option<R
     }
     Some(Reference {
         file: root,
-        key: e.key.clone(),
+        key: e.key.to_string(),
         span: e.value_span.clone(),
         target: ws.resolve(root, v)?,
         is_config,
