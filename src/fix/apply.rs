@@ -1,7 +1,7 @@
 //! Applying fixes: each fix is atomic (all its edits or none); a fix that
 //! overlaps one already taken waits for the next pass, as ruff does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::base::FileId;
 use crate::base::edit::{Edit, Fix};
@@ -10,29 +10,72 @@ use crate::base::edit::{Edit, Fix};
 pub fn select<'a>(fixes: impl IntoIterator<Item = &'a Fix>) -> (Vec<&'a Fix>, usize) {
     let mut taken: Vec<&Fix> = Vec::new();
     let mut deferred = 0;
-    // The spans taken, by file: a pass of a large tree takes thousands of
-    // fixes, each compared only with those of the files it edits.
-    let mut claimed: HashMap<FileId, Vec<(usize, usize)>> = HashMap::new();
+    // The spans taken, by file and ordered: a pass of a large tree takes
+    // thousands of fixes, and one large file may take thousands alone.
+    let mut claimed: HashMap<FileId, Claimed> = HashMap::new();
     for fix in fixes {
         let clash = fix.edits.iter().any(|e| {
-            claimed.get(&e.file).is_some_and(|spans| {
-                spans.iter().any(|&(s, t)| {
-                    e.range.start < t && s < e.range.end
-                        || (e.range.is_empty() && s == e.range.start && t == s)
-                        || (e.range.start == s && e.range.end == t)
-                })
-            })
+            claimed
+                .get(&e.file)
+                .is_some_and(|c| c.clashes(e.range.start, e.range.end))
         });
         if clash {
             deferred += 1;
             continue;
         }
         for e in &fix.edits {
-            claimed.entry(e.file).or_default().push((e.range.start, e.range.end));
+            claimed.entry(e.file).or_default().take(e.range.start, e.range.end);
         }
         taken.push(fix);
     }
     (taken, deferred)
+}
+
+/// The spans of one file's taken edits, answering in log time whether an
+/// edit `a..b` clashes with one: it overlaps a span (`a < t && s < b`), or
+/// it is the same span (two inserts at one place). A fix's own edits are
+/// taken unchecked and may overlap each other, so spans are kept as
+/// `covers`: the unions of spans chained by overlaps, disjoint (touching
+/// ones stay apart: an insert where two edits meet clashes with neither),
+/// by start, each with its end; and `inserts`: the empty spans.
+#[derive(Default)]
+struct Claimed {
+    covers: BTreeMap<usize, usize>,
+    inserts: BTreeSet<usize>,
+}
+
+impl Claimed {
+    fn clashes(&self, a: usize, b: usize) -> bool {
+        // The cover starting last before a place is the only one that can
+        // reach past it: covers are disjoint, so their ends grow with
+        // their starts.
+        let reaches_past =
+            |before: usize, place: usize| self.covers.range(..before).next_back().is_some_and(|(_, &t)| place < t);
+        if a == b {
+            // An insert clashes with an insert at the same place, or falls
+            // strictly inside a span.
+            self.inserts.contains(&a) || reaches_past(a, a)
+        } else {
+            // An edit overlaps a span, or holds an insert strictly inside.
+            reaches_past(b, a) || self.inserts.range(a + 1..b).next().is_some()
+        }
+    }
+
+    fn take(&mut self, a: usize, b: usize) {
+        if a == b {
+            self.inserts.insert(a);
+            return;
+        }
+        let (mut start, mut end) = (a, b);
+        // The covers this span overlaps are the last ones starting before
+        // `b` whose ends pass `a`: joined into one.
+        while let Some((&s, &t)) = self.covers.range(..b).next_back().filter(|&(_, &t)| a < t) {
+            self.covers.remove(&s);
+            start = start.min(s);
+            end = end.max(t);
+        }
+        self.covers.insert(start, end);
+    }
 }
 
 /// Apply edits (already non-overlapping) to the texts they name.
@@ -60,4 +103,39 @@ pub fn apply_to_string(text: &str, edits: &[Edit]) -> String {
     m.insert(file, text.to_string());
     apply(&mut m, edits.iter().collect());
     m.remove(&file).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Claimed;
+    use proptest::prelude::*;
+
+    /// The clash as `select` defined it on a list of every taken span.
+    fn clash_by_scan(taken: &[(usize, usize)], a: usize, b: usize) -> bool {
+        taken
+            .iter()
+            .any(|&(s, t)| a < t && s < b || (a == b && s == a && t == s) || (a == s && b == t))
+    }
+
+    proptest! {
+        /// The ordered index answers as a scan of every taken span does,
+        /// for edits taken unchecked (a fix's own may overlap) and edits
+        /// checked before taking, empty and not, touching and nested.
+        #[test]
+        fn claimed_answers_as_a_scan(
+            steps in prop::collection::vec((0usize..24, 0usize..6, any::<bool>()), 0..40),
+        ) {
+            let mut claimed = Claimed::default();
+            let mut taken = Vec::new();
+            for (a, len, force) in steps {
+                let b = a + len;
+                let want = clash_by_scan(&taken, a, b);
+                prop_assert_eq!(claimed.clashes(a, b), want, "{:?} then {}..{}", taken, a, b);
+                if force || !want {
+                    claimed.take(a, b);
+                    taken.push((a, b));
+                }
+            }
+        }
+    }
 }
