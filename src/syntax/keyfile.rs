@@ -8,6 +8,7 @@
 use rayon::prelude::*;
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use crate::base::shared::Shared;
 
 /// GLib's `g_ascii_isspace`.
 pub(crate) fn is_space(b: u8) -> bool {
@@ -231,9 +232,9 @@ fn parse_line(
         value_start += 1;
     }
     group.entries.push(Entry {
-        key: key.into(),
+        key: Shared::interned(key),
         key_span: start..key_end,
-        value: Some(text[value_start..end].into()),
+        value: Some(Shared::interned(&text[value_start..end])),
         value_span: value_start..end,
         line_span: line_start..next,
         localized,

@@ -72,17 +72,17 @@ impl Entry {
     /// An entry of a format without translations (YAML, protobuf text):
     /// never `localized`.
     pub fn plain(
-        key: impl Into<Shared>,
+        key: &str,
         key_span: Span,
-        value: Option<String>,
+        value: Option<&str>,
         value_span: Span,
         line_span: Span,
         children: usize,
     ) -> Entry {
         Entry {
-            key: key.into(),
+            key: Shared::interned(key),
             key_span,
-            value: value.map(Shared::from),
+            value: value.map(Shared::interned),
             value_span,
             line_span,
             localized: false,

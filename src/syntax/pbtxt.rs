@@ -455,9 +455,14 @@ impl<'t> Parser<'t> {
         let line_span = line_start(self.text, key_span.start)..line_end(self.text, value_span.end.max(key_span.end));
         let group = &mut self.groups[frame.group];
         group.insert_at = group.insert_at.max(line_span.end);
-        group
-            .entries
-            .push(Entry::plain(key, key_span, value, value_span, line_span, children));
+        group.entries.push(Entry::plain(
+            &key,
+            key_span,
+            value.as_deref(),
+            value_span,
+            line_span,
+            children,
+        ));
     }
 
     /// Where a message's new fields go: before its closing brace, on a line

@@ -407,7 +407,7 @@ pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -
     // its last line break, which must not pull in the next line).
     let line_span =
         line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
-    Entry::plain(key, key_span, value, value_span, line_span, children)
+    Entry::plain(&key, key_span, value.as_deref(), value_span, line_span, children)
 }
 
 fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) -> Result<Group, ScanError> {
