@@ -130,26 +130,39 @@ pub struct Document {
 
 /// Group name → its groups in file order, and the winning entry of each
 /// (group, key). The tables hold indices into the document's groups and
-/// entries, never copies of the names: building it allocates once per
-/// distinct group name, not once per key.
+/// entries, never copies of the names, and only 32-bit ones (a file is at
+/// most `MAX_FILE_BYTES`, so its groups and entries are far fewer): every
+/// document's index lives to the end of the run, and with 64-bit pairs it
+/// was a sixth of a 10k-file check's memory. Building it allocates a few
+/// tables per document, not one list per group name.
 #[derive(Debug, Clone, Default)]
 struct Index {
-    /// Distinct group names: an index into `lists`.
-    names: HashTable<usize>,
-    /// For each distinct name, in first-seen order: its groups in file order.
-    lists: Vec<Vec<usize>>,
-    /// (group, entry) of the winning entry of each (group name, key).
-    winners: HashTable<(usize, usize)>,
+    /// Distinct group names: the first group of each.
+    names: HashTable<u32>,
+    /// For each group, the next group of its name in file order (`NONE`:
+    /// the last).
+    next: Vec<u32>,
+    /// The winning entry of each (group name, key), by its ordinal in the
+    /// file (see `first_entry`).
+    winners: HashTable<u32>,
     /// Whether a later entry with the same group name and key overrides
     /// an entry, by the entry's ordinal in the file (`first_entry[group] +
     /// entry`): "is this line the one that counts?" is an index, not a
     /// lookup of the winner.
     overridden: Vec<bool>,
-    /// The ordinal of each group's first entry.
-    first_entry: Vec<usize>,
+    /// The ordinal of each group's first entry (non-decreasing).
+    first_entry: Vec<u32>,
     /// Seeded at random per run: the names come from the file, and a fixed
     /// seed would let a crafted file collide them all (quadratic lookups).
     hasher: foldhash::fast::RandomState,
+}
+
+/// No next group.
+const NONE: u32 = u32::MAX;
+
+/// A position as the index holds it.
+fn small(i: usize) -> u32 {
+    u32::try_from(i).expect("a document of at most MAX_FILE_BYTES has fewer than 2^32 groups and entries")
 }
 
 /// Whether a reader keeps the first copy of `group`/`key` (see
@@ -174,32 +187,44 @@ impl Index {
             .iter()
             .map(|g| {
                 entries += g.entries.len();
-                entries - g.entries.len()
+                small(entries - g.entries.len())
             })
             .collect();
         ix.overridden = vec![false; entries];
+        ix.next = vec![NONE; groups.len()];
+        // The last group of each name so far, by its first group (only
+        // while building).
+        let mut tail: Vec<u32> = vec![NONE; groups.len()];
         ix.names
-            .reserve(groups.len(), |&l| hasher.hash_one(groups[ix.lists[l][0]].name.as_str()));
-        ix.winners.reserve(entries, |&(wg, we)| {
+            .reserve(groups.len(), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
+        let first_entry = &ix.first_entry;
+        let at = |ordinal: u32| locate(first_entry, ordinal);
+        ix.winners.reserve(entries, |&w| {
+            let (wg, we) = at(w);
             hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
         });
         for (gi, g) in groups.iter().enumerate() {
             let h = hasher.hash_one(g.name.as_str());
-            let lists = &mut ix.lists;
-            match ix.names.find(h, |&l| groups[lists[l][0]].name == g.name) {
+            match ix.names.find(h, |&f| groups[f as usize].name == g.name) {
                 Some(_) if yaml_cpp.is_some() => {
                     // A later map of the same name: yaml-cpp's lookup never
                     // reaches it, so every entry of it is overridden (DS004
                     // names the first map's entry where it has one).
-                    let at = ix.first_entry[gi];
+                    let at = first_entry[gi] as usize;
                     ix.overridden[at..at + g.entries.len()].fill(true);
                     continue;
                 }
-                Some(&l) => lists[l].push(gi),
+                Some(&f) => {
+                    let last = match tail[f as usize] {
+                        NONE => f,
+                        t => t,
+                    };
+                    ix.next[last as usize] = small(gi);
+                    tail[f as usize] = small(gi);
+                }
                 None => {
                     ix.names
-                        .insert_unique(h, lists.len(), |&l| hasher.hash_one(groups[lists[l][0]].name.as_str()));
-                    lists.push(vec![gi]);
+                        .insert_unique(h, small(gi), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
                 }
             }
             for (ei, e) in g.entries.iter().enumerate() {
@@ -207,21 +232,23 @@ impl Index {
                     continue;
                 }
                 let h = hasher.hash_one((g.name.as_str(), e.key.as_str()));
-                let same = |&(wg, we): &(usize, usize)| {
-                    let w: &Group = &groups[wg];
-                    w.name == g.name && w.entries[we].key == e.key
+                let same = |&w: &u32| {
+                    let (wg, we) = at(w);
+                    groups[wg].name == g.name && groups[wg].entries[we].key == e.key
                 };
                 let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
+                let ordinal = first_entry[gi] + small(ei);
                 match ix.winners.find_mut(h, same) {
                     Some(_) if first_wins => {
-                        ix.overridden[ix.first_entry[gi] + ei] = true;
+                        ix.overridden[ordinal as usize] = true;
                     }
                     Some(slot) => {
-                        ix.overridden[ix.first_entry[slot.0] + slot.1] = true;
-                        *slot = (gi, ei);
+                        ix.overridden[*slot as usize] = true;
+                        *slot = ordinal;
                     }
                     None => {
-                        ix.winners.insert_unique(h, (gi, ei), |&(wg, we)| {
+                        ix.winners.insert_unique(h, ordinal, |&w| {
+                            let (wg, we) = at(w);
                             hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
                         });
                     }
@@ -231,19 +258,40 @@ impl Index {
         ix
     }
 
-    /// The groups named `name`, in file order.
-    fn groups(&self, all: &[Group], name: &str) -> Option<&[usize]> {
+    /// The first group named `name`.
+    fn first(&self, all: &[Group], name: &str) -> Option<usize> {
         let h = self.hasher.hash_one(name);
-        let &l = self.names.find(h, |&l| all[self.lists[l][0]].name == name)?;
-        Some(&self.lists[l])
+        self.names
+            .find(h, |&f| all[f as usize].name == name)
+            .map(|&f| f as usize)
+    }
+
+    /// The groups named `name`, in file order.
+    fn groups<'a>(&'a self, all: &[Group], name: &str) -> impl Iterator<Item = usize> + use<'a> {
+        let first = self.first(all, name);
+        std::iter::successors(first, |&g| match self.next[g] {
+            NONE => None,
+            n => Some(n as usize),
+        })
     }
 
     fn winner(&self, all: &[Group], group: &str, key: &str) -> Option<(usize, usize)> {
         let h = self.hasher.hash_one((group, key));
+        let at = |w: u32| locate(&self.first_entry, w);
         self.winners
-            .find(h, |&(g, e)| all[g].name == group && all[g].entries[e].key == key)
-            .copied()
+            .find(h, |&w| {
+                let (g, e) = at(w);
+                all[g].name == group && all[g].entries[e].key == key
+            })
+            .map(|&w| at(w))
     }
+}
+
+/// The (group, entry) of an entry's ordinal: the group is the last whose
+/// first ordinal is at most it (empty groups share their successor's).
+fn locate(first_entry: &[u32], ordinal: u32) -> (usize, usize) {
+    let g = first_entry.partition_point(|&f| f <= ordinal) - 1;
+    (g, (ordinal - first_entry[g]) as usize)
 }
 
 impl Document {
@@ -323,11 +371,7 @@ impl Document {
 
     /// Groups with this name, in file order (GLib merges repeats).
     pub fn groups_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Group> + use<'a, 'n> {
-        self.by_name
-            .groups(&self.groups, name)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.groups[i])
+        self.by_name.groups(&self.groups, name).map(|i| &self.groups[i])
     }
 
     /// The entries of the groups named `name`, in file order, that a reader
@@ -338,9 +382,7 @@ impl Document {
     pub fn entries_read<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Entry> + use<'a, 'n> {
         self.by_name
             .groups(&self.groups, name)
-            .into_iter()
-            .flatten()
-            .flat_map(move |&gi| {
+            .flat_map(move |gi| {
                 self.groups[gi]
                     .entries
                     .iter()
@@ -356,7 +398,7 @@ impl Document {
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.by_name.groups(&self.groups, name).is_some()
+        self.by_name.first(&self.groups, name).is_some()
     }
 
     /// The entry that wins for `group`/`key`: the last one, as GLib and
@@ -374,7 +416,7 @@ impl Document {
         if !ix
             .first_entry
             .get(group)
-            .and_then(|&at| ix.overridden.get(at + entry))
+            .and_then(|&at| ix.overridden.get(at as usize + entry))
             .is_some_and(|&o| o)
         {
             return None;
@@ -385,10 +427,9 @@ impl Document {
 
     /// Distinct group names in first-seen order.
     pub fn group_names(&self) -> Vec<&str> {
-        self.by_name
-            .lists
-            .iter()
-            .map(|l| self.groups[l[0]].name.as_str())
+        (0..self.groups.len())
+            .filter(|&g| self.by_name.first(&self.groups, &self.groups[g].name) == Some(g))
+            .map(|g| self.groups[g].name.as_str())
             .collect()
     }
 
