@@ -314,8 +314,18 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// - a tracker that takes frames (NvDCF, DeepSORT: see
 ///   `tracker::takes_no_frames`) working wider or taller than the proposed
 ///   size (`tracker-width`/`tracker-height`; nvtracker's defaults, 960x544
-///   in `gstnvtracker.cpp`, when unset).
+///   in `gstnvtracker.cpp`, when unset);
+/// - a Python app that maps the batch's frames in a probe
+///   (`pyds.get_nvds_buf_surface`, `get_nvds_buf_surface_gpu`): it gets
+///   them at the mux's size (NVIDIA's imagedata and redaction samples cut
+///   each object out in the mux frame's coordinates and save it), so a
+///   smaller mux output costs it pixels. Judged by the name anywhere in the
+///   app's file: a mention is taken as a reader (silent, the safe side).
 fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) -> bool {
+    let root = &ctx.ws.files[p.root];
+    if root.kind == Some(Kind::PythonApp) && root.doc.text.contains("get_nvds_buf_surface") {
+        return true;
+    }
     let other_inference = p.infers().count() > 1;
     let preprocess = p.first(&Role::Preprocess).is_some();
     let tracker = p.all(&Role::Tracker).any(|t| {
