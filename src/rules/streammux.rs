@@ -314,7 +314,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// - a tracker that takes frames (NvDCF, DeepSORT: see
 ///   `tracker::takes_no_frames`) working wider or taller than the proposed
 ///   size (`tracker-width`/`tracker-height`; nvtracker's defaults, 960x544
-///   in `gstnvtracker.cpp`, when unset);
+///   in `gstnvtracker.cpp`, when unset), or one that projects its targets
+///   to 3D with camera calibration in the video's pixels
+///   (`tracker::projects_3d`);
 /// - a Python app that maps the batch's frames in a probe
 ///   (`pyds.get_nvds_buf_surface`, `get_nvds_buf_surface_gpu`): it gets
 ///   them at the mux's size (NVIDIA's imagedata and redaction samples cut
@@ -330,8 +332,9 @@ fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) 
     let preprocess = p.first(&Role::Preprocess).is_some();
     let tracker = p.all(&Role::Tracker).any(|t| {
         let size = |key: &str, default: i64| t.int(key).map_or(default, |e| e.value);
-        !tracker::takes_no_frames(ctx.ws, t)
-            && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h))
+        tracker::projects_3d(ctx, t)
+            || (!tracker::takes_no_frames(ctx.ws, t)
+                && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h)))
     });
     other_inference || preprocess || tracker
 }
