@@ -42,6 +42,7 @@ use crate::model::workspace::{Workspace, canonical};
 use crate::rules::context::Ctx;
 use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
+use crate::syntax::{Document, LineIndex};
 use rayon::prelude::*;
 
 /// A pipeline built again and the files it read.
@@ -256,18 +257,10 @@ impl Checked {
         let mut texts_changed: Vec<FileId> = Vec::with_capacity(replaced.len() + back.len());
         let mut reparsed: Vec<FileId> = Vec::with_capacity(replaced.len());
         for (id, doc, lines) in replaced {
-            let version = std::mem::replace(&mut self.versions[id], self.next_version);
+            let version = self.next_version;
             self.next_version += 1;
-            let found = self.found.swap_file(id, Vec::new());
-            self.parsed.put(
-                id,
-                Parsed {
-                    doc,
-                    lines,
-                    version,
-                    found,
-                },
-            );
+            // Its own findings are made again (`Findings::recheck`).
+            self.shelve(id, doc, lines, version, Vec::new());
             texts_changed.push(id);
             reparsed.push(id);
         }
@@ -275,17 +268,7 @@ impl Checked {
             let file = &mut self.ws.files[id];
             let doc = std::mem::replace(&mut file.doc, p.doc);
             let lines = std::mem::replace(&mut file.lines, p.lines);
-            let version = std::mem::replace(&mut self.versions[id], p.version);
-            let found = self.found.swap_file(id, p.found);
-            self.parsed.put(
-                id,
-                Parsed {
-                    doc,
-                    lines,
-                    version,
-                    found,
-                },
-            );
+            self.shelve(id, doc, lines, p.version, p.found);
             texts_changed.push(id);
         }
         for &id in &texts_changed {
@@ -337,6 +320,22 @@ impl Checked {
             as_loaded: false,
             taken_back,
         })
+    }
+
+    /// Keep what a file had (the document given, its version and own
+    /// findings) to take back later, giving it `version` and `found`.
+    fn shelve(&mut self, id: FileId, doc: Document, lines: LineIndex, version: u64, found: Vec<Diagnostic>) {
+        let version = std::mem::replace(&mut self.versions[id], version);
+        let found = self.found.swap_file(id, found);
+        self.parsed.put(
+            id,
+            Parsed {
+                doc,
+                lines,
+                version,
+                found,
+            },
+        );
     }
 
     /// The loaded files whose text is to change, with their new text:
