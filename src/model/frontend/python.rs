@@ -87,6 +87,8 @@ pub fn work_done() -> u64 {
 fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
     // Each node with its parent: `Node::parent` walks down from the root
     // past every sibling, quadratic in a module of many functions.
+    // One cursor for the walk (each `walk()` allocates).
+    let mut c = root.walk();
     let mut stack = vec![(root, None)];
     while let Some((n, parent)) = stack.pop() {
         work(1);
@@ -97,7 +99,6 @@ fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)
                 out.push((n, Some(f)));
             }
         }
-        let mut c = n.walk();
         let children: Vec<Node> = n.named_children(&mut c).collect();
         stack.extend(children.into_iter().rev().map(|child| (child, Some(n))));
     }
@@ -125,6 +126,7 @@ impl<'t> Module<'t> {
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
         let mut attribute_sets: HashMap<&str, Vec<(Option<String>, usize, usize)>> = HashMap::new();
+        let mut c = root.walk();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             work(1);
@@ -145,12 +147,10 @@ impl<'t> Module<'t> {
                         if t.kind() == "identifier" {
                             *assigned.entry(text(t, src)).or_default() += 1;
                         }
-                        let mut c = t.walk();
                         ids.extend(t.named_children(&mut c));
                     }
                 }
             }
-            let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
         let mut constants = HashMap::new();
@@ -259,6 +259,7 @@ impl<'m, 't> Scope<'m, 't> {
             // `child_by_field_name` scans the parent's children, so asking
             // either of every identifier would be quadratic (in the nesting,
             // in a long list).
+            let mut c = body.walk();
             let mut stack = vec![(body, Some(function), false)];
             if let Some(params) = function.child_by_field_name("parameters") {
                 stack.push((params, Some(function), false));
@@ -280,7 +281,6 @@ impl<'m, 't> Scope<'m, 't> {
                     continue;
                 }
                 let left = n.child_by_field_name("left");
-                let mut c = n.walk();
                 stack.extend(
                     n.named_children(&mut c)
                         .map(|child| (child, Some(n), Some(child) == left)),
@@ -633,6 +633,7 @@ impl<'m, 't> Scope<'m, 't> {
     /// `Gst.parse_launch("…")` / `parse_bin_from_description("…")` calls
     /// of this scope (not of the functions it defines).
     fn find_launches(&mut self, n: Node<'t>) {
+        let mut c = n.walk();
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             work(1);
@@ -651,7 +652,6 @@ impl<'m, 't> Scope<'m, 't> {
                     }
                 }
             }
-            let mut c = x.walk();
             stack.extend(x.named_children(&mut c));
         }
     }
