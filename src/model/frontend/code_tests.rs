@@ -190,7 +190,8 @@ fn python_work(piece: &dyn Fn(usize) -> String, head: &str, n: usize) -> u64 {
 fn python_work_is_linear_in_the_module() {
     // What makes the module a DeepStream app (`detect::code_verdict`).
     const IMPORT: &str = "from gi.repository import Gst\nfrom pyservicemaker import Pipeline\n# nvstreammux\n";
-    let shapes: Vec<(&str, String, Box<dyn Fn(usize) -> String>)> = vec![
+    type Piece = Box<dyn Fn(usize) -> String>;
+    let shapes: Vec<(&str, String, Piece)> = vec![
         (
             "one function of many elements",
             format!("{IMPORT}def main():\n    p = Gst.Pipeline()\n"),

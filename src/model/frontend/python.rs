@@ -104,6 +104,10 @@ fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)
     }
 }
 
+/// A `set_property` call on an attribute: its key (`None`: not a
+/// literal), where it starts, its line (from 0).
+type AttributeSet = (Option<String>, usize, usize);
+
 /// What the module says once for all its scopes: its top-level constants.
 struct Module<'t> {
     src: &'t str,
@@ -116,7 +120,7 @@ struct Module<'t> {
     /// by `attr`: the key (`None`: not a literal), where the call starts and
     /// its line (from 0).
     /// An element bound to an attribute may be set from another method.
-    attribute_sets: HashMap<&'t str, Vec<(Option<String>, usize, usize)>>,
+    attribute_sets: HashMap<&'t str, Vec<AttributeSet>>,
     /// The quote the file's `set_property` keys use.
     quote: char,
 }
@@ -125,7 +129,7 @@ impl<'t> Module<'t> {
     fn new(root: Node<'t>, src: &'t str) -> Self {
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
-        let mut attribute_sets: HashMap<&str, Vec<(Option<String>, usize, usize)>> = HashMap::new();
+        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
         let mut c = root.walk();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
