@@ -200,6 +200,11 @@ fn small(i: usize) -> u32 {
     u32::try_from(i).expect("a document of at most MAX_FILE_BYTES has fewer than 2^32 groups and entries")
 }
 
+/// A byte offset as a line index holds it.
+fn small_offset(i: usize) -> u32 {
+    u32::try_from(i).expect("a file of at most MAX_FILE_BYTES has 32-bit offsets")
+}
+
 /// Whether a reader keeps the first copy of `group`/`key` (see
 /// [`Document::resolve_as_yaml_cpp`]).
 pub type FirstWins = dyn Fn(&str, &str) -> bool;
@@ -476,37 +481,51 @@ impl Document {
 
 /// Maps byte offsets to 1-based line and column (columns count characters,
 /// skipping a leading BOM, as editors show them).
+///
+/// Every loaded file's index lives to the end of a run: the line starts
+/// are 32-bit (a file is at most `MAX_FILE_BYTES`) and counted before the
+/// list is made, so it holds no growth slack.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         // memchr's iterator: a config's lines found many bytes a step, not
         // a byte at a time.
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        let bytes = text.as_bytes();
+        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| small_offset(i + 1)));
         LineIndex { starts }
+    }
+
+    /// The index of the line holding a byte offset (0-based).
+    fn index(&self, offset: usize) -> usize {
+        // An offset past 32 bits is past every line start.
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The start of a 0-based line.
+    fn start(&self, line: usize) -> usize {
+        self.starts[line] as usize
     }
 
     /// The 1-based line of a byte offset.
     pub fn line(&self, offset: usize) -> usize {
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i + 1,
-            Err(i) => i,
-        }
+        self.index(offset) + 1
     }
 
     /// 1-based (line, column) of a byte offset.
     pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
-        let line = match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let start = self.starts[line];
+        let line = self.index(offset);
+        let start = self.start(line);
         let prefix = text.get(start..offset).unwrap_or("");
         let col = prefix.trim_start_matches('\u{feff}').chars().count() + 1;
         (line + 1, col)
@@ -517,13 +536,13 @@ impl LineIndex {
     pub fn byte_position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
         let line = self.line(offset);
-        (line, offset - self.starts[line - 1] + 1)
+        (line, offset - self.start(line - 1) + 1)
     }
 
     /// Byte range of a 1-based line, without its line ending.
     pub fn line_span(&self, text: &str, line: usize) -> Span {
-        let start = self.starts[line - 1];
-        let mut end = self.starts.get(line).copied().unwrap_or(text.len());
+        let start = self.start(line - 1);
+        let mut end = self.starts.get(line).map_or(text.len(), |&s| s as usize);
         let bytes = text.as_bytes();
         if end > start && bytes[end - 1] == b'\n' {
             end -= 1;
@@ -578,8 +597,13 @@ mod tests {
             "\u{feff}é\r\nü\nß",
         ];
         for t in texts {
-            let mut starts = vec![0];
-            starts.extend(t.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+            let mut starts = vec![0u32];
+            starts.extend(
+                t.bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            );
             assert_eq!(LineIndex::new(t).starts, starts, "{t:?}");
             let crlf = t.matches("\r\n").count();
             let lf = t.matches('\n').count();
