@@ -38,5 +38,50 @@ impl From<Span> for Span32 {
     }
 }
 
+/// Where one `key=value` line or `key: value` pair is, in [`Span32`]s: its
+/// key, its value (a quoted YAML scalar with its quotes) and its whole
+/// line(s) with the line end. A document's entries and the graph's sites
+/// hold one each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LineSpans {
+    key: Span32,
+    value: Span32,
+    line: Span32,
+}
+
+impl LineSpans {
+    pub fn new(key: Span, value: Span, line: Span) -> LineSpans {
+        LineSpans {
+            key: key.into(),
+            value: value.into(),
+            line: line.into(),
+        }
+    }
+
+    pub fn key(&self) -> Span {
+        self.key.get()
+    }
+
+    pub fn value(&self) -> Span {
+        self.value.get()
+    }
+
+    pub fn line(&self) -> Span {
+        self.line.get()
+    }
+
+    pub fn set_key(&mut self, span: Span) {
+        self.key = span.into();
+    }
+
+    pub fn set_value(&mut self, span: Span) {
+        self.value = span.into();
+    }
+
+    pub fn set_line(&mut self, span: Span) {
+        self.line = span.into();
+    }
+}
+
 /// A file loaded into the workspace: an index into `Workspace::files`.
 pub type FileId = usize;

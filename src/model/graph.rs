@@ -56,7 +56,7 @@
 //!    and teaches `edit::insert` to write there.
 
 use crate::base::shared::Shared;
-use crate::base::{FileId, Span, Span32};
+use crate::base::{FileId, LineSpans, Span, Span32};
 use crate::model::detect::Kind;
 use crate::model::workspace::Target;
 use crate::syntax::glib;
@@ -355,7 +355,7 @@ pub enum Value {
 
 /// The bytes that write one setting. The graph holds one per line each
 /// pipeline reads (a shared primary's lines once per pipeline), so its
-/// spans are 32-bit ([`Span32`]) and read through methods.
+/// spans are 32-bit ([`LineSpans`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     pub file: FileId,
@@ -363,9 +363,9 @@ pub struct Site {
     pub group: Shared,
     /// The key as written.
     pub key: Shared,
-    key_span: Span32,
-    value_span: Span32,
-    line_span: Span32,
+    /// The key's bytes, the value's (a quoted YAML scalar includes its
+    /// quotes) and the whole line(s), with the line end.
+    pub spans: LineSpans,
 }
 
 impl Site {
@@ -374,45 +374,18 @@ impl Site {
             file,
             group,
             key,
-            key_span: key_span.into(),
-            value_span: value_span.into(),
-            line_span: line_span.into(),
+            spans: LineSpans::new(key_span, value_span, line_span),
         }
     }
 
     /// The site of one entry of a document.
     pub fn of(file: FileId, group: &Shared, e: &crate::syntax::Entry) -> Site {
-        Site::new(
+        Site {
             file,
-            group.clone(),
-            e.key.clone(),
-            e.key_span(),
-            e.value_span(),
-            e.line_span(),
-        )
-    }
-
-    /// The key's bytes.
-    pub fn key_span(&self) -> Span {
-        self.key_span.get()
-    }
-
-    /// The value's bytes (a quoted YAML scalar includes its quotes).
-    pub fn value_span(&self) -> Span {
-        self.value_span.get()
-    }
-
-    /// The whole line(s), with the line end.
-    pub fn line_span(&self) -> Span {
-        self.line_span.get()
-    }
-
-    pub fn set_value_span(&mut self, span: Span) {
-        self.value_span = span.into();
-    }
-
-    pub fn set_line_span(&mut self, span: Span) {
-        self.line_span = span.into();
+            group: group.clone(),
+            key: e.key.clone(),
+            spans: e.spans,
+        }
     }
 }
 
@@ -663,7 +636,7 @@ mod tests {
     fn compact_spans_read_back_what_was_given() {
         let site = Site::new(3, "g".into(), "k".into(), 10..13, 14..20, 10..21);
         assert_eq!(
-            (site.key_span(), site.value_span(), site.line_span()),
+            (site.spans.key(), site.spans.value(), site.spans.line()),
             (10..13, 14..20, 10..21)
         );
         let at: At = (7, 5_000_000..10_485_760).into();

@@ -254,8 +254,8 @@ mod tests {
         let e = &d.groups[0].entries[0];
         assert_eq!(e.key, "k");
         assert_eq!(e.value.as_deref(), Some("v  "));
-        assert_eq!(&d.text[e.value_span()], "v  ");
-        assert_eq!(&d.text[e.key_span()], "k");
+        assert_eq!(&d.text[e.spans.value()], "v  ");
+        assert_eq!(&d.text[e.spans.key()], "k");
         assert_eq!(d.groups[0].insert_at, d.text.len());
     }
 

@@ -18,7 +18,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 
 use crate::base::shared::Shared;
-use crate::base::{Span, Span32};
+use crate::base::{LineSpans, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -48,8 +48,8 @@ impl Format {
 /// field (protobuf text).
 ///
 /// Every document's entries live to the end of a check, one per line, so
-/// the spans are held in 32-bit positions ([`Span32`]) and read through
-/// methods: 64 bytes an entry instead of 96.
+/// the spans are held in 32-bit positions ([`LineSpans`]): 64 bytes an
+/// entry instead of 96.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub key: Shared,
@@ -59,9 +59,10 @@ pub struct Entry {
     /// token (a string unescaped, adjacent strings joined). `None` for a
     /// nested YAML sequence or map, or a protobuf list.
     pub value: Option<Shared>,
-    key_span: Span32,
-    value_span: Span32,
-    line_span: Span32,
+    /// The key's bytes, the value's (for a quoted YAML scalar: including
+    /// the quotes) and the whole line(s) of this entry, up to and
+    /// including the line end.
+    pub spans: LineSpans,
     children: u32,
     /// For a key-file key written `key[locale]`: a translation, which GLib
     /// hides from `get_keys`.
@@ -95,28 +96,10 @@ impl Entry {
         Entry {
             key,
             value,
-            key_span: key_span.into(),
-            value_span: value_span.into(),
-            line_span: line_span.into(),
+            spans: LineSpans::new(key_span, value_span, line_span),
             children: 0,
             localized: false,
         }
-    }
-
-    /// The key's bytes in the source.
-    pub fn key_span(&self) -> Span {
-        self.key_span.get()
-    }
-
-    /// Bytes of the value in the source (for a quoted YAML scalar:
-    /// including the quotes).
-    pub fn value_span(&self) -> Span {
-        self.value_span.get()
-    }
-
-    /// The whole line(s) of this entry, up to and including the line end.
-    pub fn line_span(&self) -> Span {
-        self.line_span.get()
     }
 
     /// For a nested YAML sequence or map, or a protobuf list: how many
@@ -432,7 +415,7 @@ impl Document {
             .filter(|(_, _, e)| !e.localized)
             .filter(|&(gi, ei, e)| {
                 self.overridden_by(gi, ei)
-                    .is_none_or(|w| e.key_span().start <= w.key_span().start)
+                    .is_none_or(|w| e.spans.key().start <= w.spans.key().start)
             })
             .map(|(_, _, e)| e)
     }

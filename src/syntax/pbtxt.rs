@@ -476,7 +476,7 @@ impl<'t> Parser<'t> {
         g.insert_at = if brace_alone { close_line } else { end.span.start };
         g.indent = match g.entries.first() {
             Some(e) => {
-                let lead = &text[line_start(text, e.key_span().start)..e.key_span().start];
+                let lead = &text[line_start(text, e.spans.key().start)..e.spans.key().start];
                 if lead.trim().is_empty() {
                     lead.to_string()
                 } else {
@@ -574,14 +574,14 @@ mod tests {
         );
         let b = d.get("infer_config", "max_batch_size").unwrap();
         assert_eq!(b.value.as_deref(), Some("8"));
-        assert_eq!(&src[b.value_span()], "8");
-        assert_eq!(&src[b.line_span()], "  max_batch_size: 8\n");
+        assert_eq!(&src[b.spans.value()], "8");
+        assert_eq!(&src[b.spans.line()], "  max_batch_size: 8\n");
         let gpus = d.get("infer_config", "gpu_ids").unwrap();
         assert_eq!((gpus.value.clone(), gpus.children()), (None, 1));
-        assert_eq!(&src[gpus.value_span()], "[0]");
+        assert_eq!(&src[gpus.spans.value()], "[0]");
         let m = d.get("infer_config.backend.triton", "model_name").unwrap();
         assert_eq!(m.value.as_deref(), Some("people"));
-        assert_eq!(&src[m.value_span()], "\"peo\" \"ple\"");
+        assert_eq!(&src[m.spans.value()], "\"peo\" \"ple\"");
         let v = d.get("infer_config.backend.triton", "version").unwrap();
         assert_eq!(v.value.as_deref(), Some("-1"));
         let l = d.get("infer_config.postprocess", "labelfile_path").unwrap();

@@ -284,7 +284,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
                     let r: &mut Group = &mut groups[r];
                     r.entries.extend(g.entries);
                     // As `read_root_map` leaves it after a second scalar.
-                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span().end);
+                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.spans.line().end);
                 }
                 None => {
                     root = Some(groups.len());
@@ -378,7 +378,7 @@ fn read_root_map(text: &str, events: &mut Events, groups: &mut Vec<Group>) -> Re
                 match root_group {
                     Some(i) => {
                         let g: &mut Group = &mut groups[i];
-                        g.insert_at = entry.line_span().end;
+                        g.insert_at = entry.spans.line().end;
                         g.entries.push(entry);
                     }
                     None => {
@@ -425,12 +425,12 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
     }
     let insert_at = entries
         .last()
-        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span().end);
+        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.spans.line().end);
     let indent = entries
         .first()
         .map(|e| {
-            let start = line_start_before(text, e.key_span().start);
-            let lead = &text[start..e.key_span().start];
+            let start = line_start_before(text, e.spans.key().start);
+            let lead = &text[start..e.spans.key().start];
             if lead.chars().all(|c| c == ' ' || c == '\t') {
                 lead.to_string()
             } else {
@@ -458,10 +458,10 @@ mod tests {
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.group_names(), vec!["streammux", "property"]);
         let b = d.get("streammux", "batch-size").unwrap();
-        assert_eq!(&src[b.value_span()], "4");
+        assert_eq!(&src[b.spans.value()], "4");
         let n = d.get("streammux", "name").unwrap();
         assert_eq!(n.value.as_deref(), Some("x y"));
-        assert_eq!(&src[n.value_span()], "\"x y\"");
+        assert_eq!(&src[n.spans.value()], "\"x y\"");
         assert!(d.get("streammux", "list").unwrap().value.is_none());
         assert_eq!(d.get("streammux", "list").unwrap().children(), 2);
         let g = d.last_group("streammux").unwrap();
@@ -623,7 +623,7 @@ mod tests {
         let keys: Vec<&str> = root.entries.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, ["x", "y", "z"]);
         assert_eq!(root.insert_at, src.len());
-        assert_eq!(&src[root.entries[1].line_span()], "y: |\n  t\n");
+        assert_eq!(&src[root.entries[1].spans.line()], "y: |\n  t\n");
         // Small files are never cut.
         assert_eq!(cut_points(&masked, src.len()), None);
     }

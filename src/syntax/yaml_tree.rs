@@ -181,8 +181,8 @@ mod tests {
         let props = nodes[0].get("properties").unwrap();
         let (k, v) = props.entry("batch-size").unwrap();
         let e = Node::to_entry(src, k, v).unwrap();
-        assert_eq!(&src[e.value_span()], "4");
-        assert_eq!(&src[e.line_span()], "      batch-size: 4 # four\n");
+        assert_eq!(&src[e.spans.value()], "4");
+        assert_eq!(&src[e.spans.line()], "      batch-size: 4 # four\n");
         assert_eq!(&src[props.get("width").unwrap().span().clone()], "\"1920\"");
         let targets: Vec<&str> = ds
             .get("edges")

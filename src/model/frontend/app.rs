@@ -345,7 +345,7 @@ impl Reader<'_> {
         let at = doc
             .get(group, "list")
             .or_else(|| doc.get("", "source-list"))
-            .map_or(0..0, |e| e.key_span());
+            .map_or(0..0, |e| e.spans.key());
         Some(Setting {
             value: Value::Known(n.to_string().into()),
             site: None,
@@ -595,7 +595,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                 if doc.format == Format::Yaml
                     && doc
                         .overridden_by(gi, ei)
-                        .is_some_and(|w| w.key_span().start < e.key_span().start)
+                        .is_some_and(|w| w.spans.key().start < e.spans.key().start)
                 {
                     continue;
                 }
@@ -611,7 +611,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                     out.push(Reference {
                         file,
                         key: e.key.to_string(),
-                        span: e.value_span(),
+                        span: e.spans.value(),
                         target,
                         is_config,
                     });

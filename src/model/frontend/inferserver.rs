@@ -74,13 +74,13 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
         let mut s: Setting = setting(file, &(*message).into(), e, Layer::ConfigFile);
         if e.value.is_none() && e.children() == 1 {
             // `[0]`: the item's bytes are the value.
-            let raw = &doc.text[e.value_span()];
+            let raw = &doc.text[e.spans.value()];
             let inner = raw[1..raw.len() - 1].trim();
-            let at = e.value_span().start + 1 + raw[1..].find(inner).unwrap_or(0);
+            let at = e.spans.value().start + 1 + raw[1..].find(inner).unwrap_or(0);
             if !inner.is_empty() && !inner.contains(',') {
                 s.value = Value::Known(inner.into());
                 if let Some(site) = s.site.as_mut() {
-                    site.set_value_span(at..at + inner.len());
+                    site.spans.set_value(at..at + inner.len());
                 }
                 s.at = (file, at..at + inner.len()).into();
             }

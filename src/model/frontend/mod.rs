@@ -235,7 +235,7 @@ pub(crate) fn setting(file: FileId, group: &Shared, e: &Entry, layer: Layer) -> 
     };
     Setting {
         value,
-        at: (file, e.value_span()).into(),
+        at: (file, e.spans.value()).into(),
         site: Some(Site::of(file, group, e)),
         layer,
         derived: None,

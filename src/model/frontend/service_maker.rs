@@ -284,7 +284,7 @@ fn reference(ws: &Workspace, root: FileId, e: &crate::syntax::Entry) -> Option<R
     Some(Reference {
         file: root,
         key: e.key.to_string(),
-        span: e.value_span(),
+        span: e.spans.value(),
         target: ws.resolve(root, v)?,
         is_config,
     })
