@@ -17,14 +17,24 @@ use std::borrow::Cow;
 use granit_parser::{Event, Options, Parser, ScanError, Span as YSpan};
 use rayon::prelude::*;
 
+use super::yaml_tree::{self, Kept};
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
+
+/// Top-level keys whose whole value a front end reads deeper than a
+/// group's entries (Service Maker's `deepstream:`, `service_maker::build`):
+/// the document's parse builds their trees from the same events as it
+/// reads them ([`Document::kept`]), so no front end parses the text again.
+const KEPT_KEYS: &[&str] = &["deepstream"];
 
 /// A parser's events, their spans in the whole text: `base` is where the
 /// parsed text starts in it (a piece of a large file, or 0).
 pub(super) struct Events<'a> {
     parser: Parser<'a, granit_parser::StrInput<'a>>,
     base: usize,
+    /// While a kept key's value is read: its tree, fed every event `next`
+    /// returns (the value's own events, nothing before or after it).
+    tee: Option<yaml_tree::Builder>,
 }
 
 impl<'a> Events<'a> {
@@ -42,6 +52,7 @@ impl<'a> Events<'a> {
         Events {
             parser: Parser::new_from_str_with_options(piece, options),
             base,
+            tee: None,
         }
     }
 }
@@ -99,6 +110,9 @@ pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>
             Event::DocumentEnd => Event::DocumentEnd,
             _ => continue,
         };
+        if let Some(tree) = &mut events.tee {
+            tree.feed(owned.clone(), span.clone());
+        }
         return Ok(Some((owned, span)));
     }
 }
@@ -160,20 +174,36 @@ pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     let masked = mask_opencv_directive(&text);
     let in_pieces = cut_points(&masked, piece).and_then(|cuts| read_pieces(&masked, &cuts));
     let mut errors = Vec::new();
-    let groups = match in_pieces {
-        Some(groups) => groups,
+    let (groups, kept) = match in_pieces {
+        Some(read) => read,
         None => {
-            let mut groups = Vec::new();
-            if let Err(e) = walk(&masked, &mut groups) {
+            let mut read = Read::default();
+            if let Err(e) = walk(&masked, &mut read) {
                 errors.push(syntax_error(&text, &e));
+                // As `yaml_tree::parse` of a text with an error: no tree.
+                read.kept.clear();
             }
-            groups
+            (read.groups, read.kept)
         }
     };
     drop(masked);
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
-    Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending)
+    let mut doc = Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending);
+    if !kept.is_empty() {
+        doc.kept = Some(std::sync::Arc::new(Kept(kept)));
+    }
+    doc
+}
+
+/// What a parse of a whole text or of a piece reads: the groups, which of
+/// them is the unnamed group of top-level scalars, and the trees of the
+/// kept keys (`KEPT_KEYS`) with their names.
+#[derive(Default)]
+struct Read {
+    groups: Vec<Group>,
+    root: Option<usize>,
+    kept: Vec<(String, yaml_tree::Node)>,
 }
 
 /// The parser's error, on the rest of the line it points at.
@@ -262,19 +292,21 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
 /// the pieces start), joined in order; `None` when any piece does not read
 /// as its part of the whole file (see `read_piece`).
-fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
+fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, Vec<(String, yaml_tree::Node)>)> {
     let ends = cuts.iter().skip(1).copied().chain([text.len()]);
     let ranges: Vec<(usize, usize)> = cuts.iter().copied().zip(ends).collect();
-    let read: Vec<(Vec<Group>, Option<usize>)> = ranges
+    let read: Vec<(Read, Option<usize>)> = ranges
         .par_iter()
         .map(|&(from, to)| read_piece(text, from, to))
         .collect::<Option<_>>()?;
-    let mut groups = Vec::with_capacity(read.iter().map(|(g, _)| g.len()).sum());
+    let mut groups = Vec::with_capacity(read.iter().map(|(r, _)| r.groups.len()).sum());
+    let mut kept = Vec::new();
     // The unnamed group of top-level scalars is one group of the whole
     // file, where its first piece had it.
     let mut root: Option<usize> = None;
-    for (piece_groups, piece_root) in read {
-        for (i, g) in piece_groups.into_iter().enumerate() {
+    for (piece, piece_root) in read {
+        kept.extend(piece.kept);
+        for (i, g) in piece.groups.into_iter().enumerate() {
             if Some(i) != piece_root {
                 groups.push(g);
                 continue;
@@ -293,7 +325,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
             }
         }
     }
-    Some(groups)
+    Some((groups, kept))
 }
 
 /// The groups of the piece `from..to` of `text` (spans in the whole text)
@@ -306,7 +338,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
 /// nothing before the piece reaches into it (anchors are not carried over:
 /// an alias to an earlier piece's anchor is an error here; tags need no
 /// directive, there is none).
-fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<usize>)> {
+fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Option<usize>)> {
     let mut events = Events::at(&text[from..to], from);
     let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
     if !matches!(take(), Some(Event::StreamStart))
@@ -315,8 +347,8 @@ fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<
     {
         return None;
     }
-    let mut groups = Vec::new();
-    let root = read_root_map(text, &mut events, &mut groups).ok()?;
+    let mut read = Read::default();
+    read_root_map(text, &mut events, &mut read).ok()?;
     let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
     if !matches!(take(), Some(Event::DocumentEnd)) || !matches!(take(), Some(Event::StreamEnd)) {
         return None;
@@ -324,10 +356,11 @@ fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<
     if !matches!(next(&mut events), Ok(None)) {
         return None;
     }
-    Some((groups, root))
+    let root = read.root;
+    Some((read, root))
 }
 
-fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
+fn walk(text: &str, read: &mut Read) -> Result<(), ScanError> {
     let mut events = Events::new(text);
     // StreamStart, DocumentStart, then the root node (first document only).
     loop {
@@ -338,62 +371,91 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
             Some(_) => return Ok(()),
         }
     }
-    read_root_map(text, &mut events, groups).map(|_| ())
+    read_root_map(text, &mut events, read)
 }
 
 /// The root mapping's pairs, after its start: each map-valued key a group,
-/// scalars and the rest in the unnamed group (returned: its index).
-fn read_root_map(text: &str, events: &mut Events, groups: &mut Vec<Group>) -> Result<Option<usize>, ScanError> {
-    let mut root_group: Option<usize> = None;
+/// scalars and the rest in the unnamed group (`read.root`); the trees of
+/// the kept keys' values built from the same events.
+fn read_root_map(text: &str, events: &mut Events, read: &mut Read) -> Result<(), ScanError> {
     loop {
         // Key, value, key, value, … until the root map ends.
         let Some((ev, span)) = next(events)? else {
-            return Ok(root_group);
+            return Ok(());
         };
         if matches!(ev, Event::MappingEnd) {
-            return Ok(root_group);
+            return Ok(());
         }
         let key = match node(events, ev, span.clone())? {
             Node::Scalar(k, s) => Some((k, s)),
             Node::Complex(..) => None,
         };
         let Some((vev, vspan)) = next(events)? else {
-            return Ok(root_group);
+            return Ok(());
         };
         let Some((name, name_span)) = key else {
             node(events, vev, vspan)?;
             continue;
         };
-        match vev {
-            Event::MappingStart(..) => {
-                let group = read_group(text, events, name, name_span)?;
-                groups.push(group);
+        if !KEPT_KEYS.contains(&name.as_str()) {
+            read.pair(text, events, name, name_span, vev, vspan)?;
+            continue;
+        }
+        // The value's first event is taken: the tree gets it here, the
+        // rest through `next` as the value is read (one level below the
+        // root, as in the whole document's tree).
+        let mut tree = yaml_tree::Builder::new(1);
+        tree.feed(vev.clone(), vspan.clone());
+        events.tee = Some(tree);
+        let value = read.pair(text, events, name.clone(), name_span, vev, vspan);
+        let tree = events.tee.take();
+        value?;
+        if let Some(tree) = tree.and_then(yaml_tree::Builder::finished) {
+            read.kept.push((name, tree));
+        }
+    }
+}
+
+impl Read {
+    /// One top-level pair after its scalar key: a map value is a group,
+    /// any other value an entry of the unnamed group.
+    fn pair(
+        &mut self,
+        text: &str,
+        events: &mut Events,
+        name: String,
+        name_span: Span,
+        vev: Event<'static>,
+        vspan: Span,
+    ) -> Result<(), ScanError> {
+        if let Event::MappingStart(..) = vev {
+            let group = read_group(text, events, name, name_span)?;
+            self.groups.push(group);
+            return Ok(());
+        }
+        let value = node(events, vev, vspan)?;
+        let insert_at = line_end_after(text, name_span.end);
+        let entry = make_entry(text, name, name_span, value);
+        // A top-level scalar lives in the unnamed root group (found once,
+        // not searched for at every scalar).
+        match self.root {
+            Some(i) => {
+                let g: &mut Group = &mut self.groups[i];
+                g.insert_at = entry.line_span.end;
+                g.entries.push(entry);
             }
-            other => {
-                let value = node(events, other, vspan)?;
-                let insert_at = line_end_after(text, name_span.end);
-                let entry = make_entry(text, name.clone(), name_span.clone(), value);
-                // A top-level scalar lives in the unnamed root group (found
-                // once, not searched for at every scalar).
-                match root_group {
-                    Some(i) => {
-                        let g: &mut Group = &mut groups[i];
-                        g.insert_at = entry.line_span.end;
-                        g.entries.push(entry);
-                    }
-                    None => {
-                        root_group = Some(groups.len());
-                        groups.push(Group {
-                            name: String::new(),
-                            name_span: 0..0,
-                            insert_at,
-                            indent: String::new(),
-                            entries: vec![entry],
-                        });
-                    }
-                }
+            None => {
+                self.root = Some(self.groups.len());
+                self.groups.push(Group {
+                    name: String::new(),
+                    name_span: 0..0,
+                    insert_at,
+                    indent: String::new(),
+                    entries: vec![entry],
+                });
             }
         }
+        Ok(())
     }
 }
 
@@ -489,9 +551,24 @@ mod tests {
         assert_eq!(d.errors.len(), 1);
     }
 
-    /// The groups and errors of a document, to compare two reads.
+    /// The groups, errors and kept trees of a document, to compare two
+    /// reads.
     fn shown(d: &Document) -> String {
-        format!("{:?}\n{:?}", d.groups, d.errors)
+        format!("{:?}\n{:?}\n{:?}", d.groups, d.errors, d.kept)
+    }
+
+    /// Check that the trees a document keeps are those a second parse
+    /// (`yaml_tree::parse`) finds under the same keys.
+    fn kept_as_a_second_parse(text: &str, d: &Document) {
+        let tree = yaml_tree::parse(text);
+        for key in KEPT_KEYS {
+            let second = tree.as_ref().and_then(|t| t.get(key));
+            let kept = d.kept.as_deref().and_then(|k| k.get(key));
+            assert_eq!(format!("{kept:?}"), format!("{second:?}"), "{key} of {text:?}");
+        }
+        if d.kept.is_some() {
+            assert!(d.errors.is_empty() && tree.is_some(), "{text:?}");
+        }
     }
 
     /// Check that every cut `cut_points` offers reads as the whole parse,
@@ -499,13 +576,15 @@ mod tests {
     /// pieces (the others fell back to one parse).
     fn same_at_every_cut(text: &str) -> usize {
         let whole = parse_in_pieces(text.to_string(), usize::MAX);
+        kept_as_a_second_parse(text, &whole);
         let masked = mask_opencv_directive(text);
         let Some(cuts) = cut_points(&masked, 1) else {
             return 0;
         };
         let mut taken = 0;
         for &cut in &cuts[1..] {
-            if let Some(groups) = read_pieces(&masked, &[0, cut]) {
+            if let Some((groups, kept)) = read_pieces(&masked, &[0, cut]) {
+                assert_eq!(format!("{kept:?}"), kept_of(&whole), "cut at {cut} of {text:?}");
                 assert!(
                     whole.errors.is_empty(),
                     "cut at {cut} of {text:?} hides {:?}",
@@ -519,7 +598,8 @@ mod tests {
                 taken += 1;
             }
         }
-        if let Some(groups) = read_pieces(&masked, &cuts) {
+        if let Some((groups, kept)) = read_pieces(&masked, &cuts) {
+            assert_eq!(format!("{kept:?}"), kept_of(&whole), "all cuts of {text:?}");
             assert!(whole.errors.is_empty(), "all cuts of {text:?} hide {:?}", whole.errors);
             assert_eq!(
                 format!("{groups:?}"),
@@ -529,6 +609,10 @@ mod tests {
         }
         assert_eq!(shown(&parse_in_pieces(text.to_string(), 1)), shown(&whole), "{text:?}");
         taken
+    }
+
+    fn kept_of(d: &Document) -> String {
+        format!("{:?}", d.kept.as_deref().map_or(&[][..], |k| &k.0[..]))
     }
 
     /// Awkward YAML around the lines a cut may fall on, with whether some
@@ -601,6 +685,14 @@ mod tests {
         ("a: 1\nb: @x\nc: 2\n", false),
         ("é: 1\nb: 2\n", false),
         ("b: 1\né: 2\nc: 3\n", true),
+        // Kept keys (Service Maker's `deepstream:`): any value, repeated,
+        // between other keys, broken.
+        ("a: 1\ndeepstream:\n  nodes:\n  - type: queue\n    name: q\n  edges: {q: r}\nb: 2\n", true),
+        ("deepstream: 1\na:\n  b: 2\ndeepstream:\n  nodes: [x]\nc: 3\n", true),
+        ("deepstream:\n- 1\n- [2, {a: b}]\nx: 1\n", true),
+        ("deepstream: &d\n  nodes: []\ny: *d\n", false),
+        ("deepstream:\n  nodes:\n  - a: [1,\nb: 2\n", false),
+        ("deepstream:\n  nodes:\n  - a: 1\n   b: 2\nc: 3\n", false),
     ];
 
     #[test]
@@ -609,6 +701,31 @@ mod tests {
             let taken = same_at_every_cut(text);
             assert_eq!(taken > 0, split, "{text:?}: {taken} cuts read in pieces");
         }
+    }
+
+    #[test]
+    fn kept_trees_are_those_of_a_second_parse_at_any_depth() {
+        // Deeper than `yaml_tree`'s limit: the same `Other` where it stops.
+        for depth in [60, 62, 63, 64, 65, 100] {
+            let text = format!("deepstream:\n  a: {}{}\nb: 1\n", "[".repeat(depth), "]".repeat(depth));
+            let d = parse(text.clone());
+            assert!(d.kept.is_some());
+            kept_as_a_second_parse(&text, &d);
+        }
+        let block = (1..70).fold(String::from("deepstream:\n"), |mut t, i| {
+            t.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+            t
+        });
+        let d = parse(block.clone());
+        kept_as_a_second_parse(&block, &d);
+        // No tree for a file with a syntax error, nor without the key.
+        assert!(parse("deepstream:\n  a: [1\n".to_string()).kept.is_none());
+        assert!(parse("other:\n  a: 1\n".to_string()).kept.is_none());
+        // The last of a repeated key, whatever its value.
+        let d = parse("deepstream:\n  a: 1\ndeepstream: [2]\n".to_string());
+        let kept = d.kept.as_deref().unwrap();
+        assert_eq!(kept.0.len(), 2);
+        assert_eq!(kept.get("deepstream").map(|n| n.items().len()), Some(1));
     }
 
     #[test]
@@ -657,11 +774,14 @@ mod tests {
         }
         assert!(ours > 50, "{ours} YAML files under testdata/");
         let mut taken = 0;
+        let mut with_trees = 0;
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
             taken += same_at_every_cut(&text);
+            with_trees += usize::from(parse(text).kept.is_some());
         }
         assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
+        assert!(with_trees >= 3, "{with_trees} files with kept trees");
     }
 
     proptest::proptest! {
@@ -677,6 +797,8 @@ mod tests {
                 "aa: bb # c", "gg:\t1", "hh: \"\"", "ii: |+\n  k\n\n", "jj:", "kk: foo\n  bar", "",
                 "ll:\n  - a: 1\n    b: [2,\n  3]", "mm: >\n\n  x\n", "nn: |2\n   x\n  y",
                 "aa", "   dd: 3", "oo: *nope", "pp: |", "- 1", "qq: 'x", "rr: \"", "ss: [",
+                "deepstream:\n  nodes:\n  - type: q\n    properties: {a: 1}\n  edges:\n    q: [r,\n  s]",
+                "deepstream: [1,\n  2]", "deepstream: |\n  x",
             ]), 1..16),
             crlf in proptest::bool::ANY,
             bom in proptest::bool::ANY,
