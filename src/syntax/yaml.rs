@@ -38,10 +38,6 @@ pub(super) struct Events<'a> {
 /// An event, owned, with its span in the whole text.
 type Spanned = (Event<'static>, Span);
 
-/// A stream of events in parts (`splice`): each part's events after the
-/// first so many.
-type Spliced = Vec<(Vec<Spanned>, usize)>;
-
 enum Source<'a> {
     /// A parser of the text from `base` in the whole text (a piece of a
     /// large file, or 0).
@@ -51,7 +47,7 @@ enum Source<'a> {
     },
     /// The whole text's events, read already: pieces parsed alone and
     /// spliced (`splice`).
-    Read(Box<dyn Iterator<Item = Spanned>>),
+    Read(std::vec::IntoIter<Spanned>),
 }
 
 impl<'a> Events<'a> {
@@ -75,11 +71,9 @@ impl<'a> Events<'a> {
         }
     }
 
-    fn read(events: Spliced) -> Events<'static> {
+    fn read(events: Vec<Spanned>) -> Events<'static> {
         Events {
-            source: Source::Read(Box::new(
-                events.into_iter().flat_map(|(part, skip)| part.into_iter().skip(skip)),
-            )),
+            source: Source::Read(events.into_iter()),
             tee: None,
         }
     }
@@ -429,7 +423,7 @@ struct Open {
 /// the collections still open at its end that the whole parse keeps open.
 /// A piece takes the next line's indentation in, so its closings at the
 /// end fall where the whole parse closes them (at that line's first token).
-fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
+fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Vec<Spanned>> {
     let ranges: Vec<(usize, usize)> = cuts
         .iter()
         .enumerate()
@@ -442,11 +436,7 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
         .par_iter()
         .map(|&(from, to)| {
             let mut events = Events::at(&text[from..to], from);
-            // Sized once (a config has fewer events than a quarter of its
-            // bytes; more only grow it): a vector grown by doubling copies
-            // its events again and again; room never written costs no
-            // memory.
-            let mut out = Vec::with_capacity((to - from) / 4 + 16);
+            let mut out = Vec::new();
             while let Some(event) = next(&mut events).ok()? {
                 out.push(event);
             }
@@ -480,15 +470,11 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
         }
     };
     let is_end = |ev: &Event| matches!(ev, Event::MappingEnd | Event::SequenceEnd);
-    // The whole parse's events: each piece's, less what its ends add, and
-    // the closings kept between them (moved, never copied one by one).
-    let mut out: Vec<(Vec<Spanned>, usize)> = Vec::with_capacity(2 * pieces.len());
+    let mut out = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
     // The collections open in the whole parse, outermost first.
     let mut open: Vec<Open> = Vec::new();
     // The closings the last piece's end added, innermost first.
     let mut closings: Vec<Spanned> = Vec::new();
-    // Whether the last event so far is a block scalar.
-    let mut block_scalar_last = false;
     let last = pieces.len() - 1;
     for (i, mut events) in pieces.into_iter().enumerate() {
         let to = ranges[i].1;
@@ -503,31 +489,26 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
             tail -= 1;
         }
         let ends: Vec<Spanned> = events.drain(tail..).collect();
-        // The collections of this piece are those above `floor`; its body
-        // starts at `front`.
-        let (floor, front) = if i == 0 {
+        let mut body = events.into_iter().peekable();
+        // The collections of this piece are those above `floor`.
+        let floor = if i == 0 {
             // The stream and the document start here.
-            if !matches!(
-                events.get(..2),
-                Some([(Event::StreamStart, _), (Event::DocumentStart(false, _), _)])
-            ) {
+            let (Some(stream @ (Event::StreamStart, _)), Some(document @ (Event::DocumentStart(false, _), _))) =
+                (body.next(), body.next())
+            else {
                 return None;
-            }
-            (0, 2)
+            };
+            out.extend([stream, document]);
+            0
         } else {
-            let Some(
-                [
-                    (Event::StreamStart, _),
-                    (Event::DocumentStart(false, _), _),
-                    (root, span),
-                ],
-            ) = events.get(..3)
+            let (Some((Event::StreamStart, _)), Some((Event::DocumentStart(false, _), _)), Some((root, span))) =
+                (body.next(), body.next(), body.next())
             else {
                 return None;
             };
             let root = match root {
                 Event::MappingStart(StructureStyle::Block, ..) | Event::SequenceStart(StructureStyle::Block, ..) => {
-                    open_at(root, span.start, events.get(3))
+                    open_at(&root, span.start, body.peek())
                 }
                 _ => return None,
             };
@@ -536,7 +517,7 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
             }
             // A block scalar at a piece's end reads its trailing empty lines
             // (and an empty one its span) otherwise than before a line.
-            if block_scalar_last {
+            if let Some((Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, ..), _)) = out.last() {
                 return None;
             }
             // What the whole parse closes at this line: the innermost
@@ -557,15 +538,12 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
             if open.last() != Some(&root) {
                 return None;
             }
-            closings.truncate(closed);
-            out.push((std::mem::take(&mut closings), 0));
-            (open.len(), 3)
+            out.extend(closings.drain(..).take(closed));
+            open.len()
         };
-        for (at, (ev, span)) in events.iter().enumerate().skip(front) {
-            match ev {
-                Event::MappingStart(..) | Event::SequenceStart(..) => {
-                    open.push(open_at(ev, span.start, events.get(at + 1)))
-                }
+        while let Some((ev, span)) = body.next() {
+            match &ev {
+                Event::MappingStart(..) | Event::SequenceStart(..) => open.push(open_at(&ev, span.start, body.peek())),
                 Event::MappingEnd | Event::SequenceEnd => {
                     // A piece never leaves its root before its end.
                     if open.len() <= floor.max(1) {
@@ -576,12 +554,8 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
                 Event::StreamStart | Event::StreamEnd | Event::DocumentStart(..) | Event::DocumentEnd => return None,
                 _ => {}
             }
+            out.push((ev, span));
         }
-        block_scalar_last = matches!(
-            events.last(),
-            Some((Event::Scalar(_, ScalarStyle::Literal | ScalarStyle::Folded, ..), _))
-        );
-        out.push((events, if i == 0 { 0 } else { front }));
         // The piece's end closed its own collections (and its root).
         let mut ends = ends.into_iter();
         let own = open.len() - floor.saturating_sub(1);
@@ -593,12 +567,12 @@ fn splice(text: &str, cuts: &[(usize, usize)]) -> Option<Spliced> {
             // The end of the text closes every collection still open, where
             // the last piece's end closed its own.
             let (_, at) = closings.last()?.clone();
+            out.append(&mut closings);
             let below = open.len() - own;
             for o in open[..below].iter().rev() {
-                closings.push((if o.map { Event::MappingEnd } else { Event::SequenceEnd }, at.clone()));
+                out.push((if o.map { Event::MappingEnd } else { Event::SequenceEnd }, at.clone()));
             }
-            closings.extend(ends);
-            out.push((std::mem::take(&mut closings), 0));
+            out.extend(ends);
         }
     }
     Some(out)
@@ -962,13 +936,9 @@ mod tests {
         while let Ok(Some(e)) = next(&mut events) {
             all.push(shape(&e));
         }
-        let same = |spliced: Spliced, what: &str| {
+        let same = |spliced: Vec<Spanned>, what: &str| {
             assert!(whole.errors.is_empty(), "{what} of {text:?} hides {:?}", whole.errors);
-            let shapes: Vec<String> = spliced
-                .iter()
-                .flat_map(|(part, skip)| &part[*skip..])
-                .map(shape)
-                .collect();
+            let shapes: Vec<String> = spliced.iter().map(shape).collect();
             assert_eq!(shapes.join("\n"), all.join("\n"), "{what} of {text:?}");
             let mut read = Read::default();
             walk_events(masked, Events::read(spliced), &mut read).unwrap();
@@ -1149,38 +1119,6 @@ mod tests {
         let kept = d.kept.as_deref().unwrap();
         assert_eq!(kept.0.len(), 2);
         assert_eq!(kept.get("deepstream").map(|n| n.items().len()), Some(1));
-    }
-
-    /// The shapes of `bench/speed.py`'s one-key 8 MiB files, small: their
-    /// lines are cut and spliced (not parsed whole), and read as the whole.
-    #[test]
-    fn one_large_key_is_spliced() {
-        let mut service_maker = String::from("deepstream:\n  nodes:\n  - type: nvstreammux\n    name: mux\n");
-        let mut nvinfer = String::from("property:\n  gie-unique-id: 1\n");
-        for i in 0..400 {
-            service_maker.push_str(&format!(
-                "  - type: queue\n    name: q{i}\n    properties:\n      max-size-buffers: 4\n"
-            ));
-        }
-        for i in 0..1600 {
-            nvinfer.push_str(&format!("  custom-key-{i}: {i}\n"));
-        }
-        service_maker.push_str("  edges:\n    mux: q0\n");
-        for (text, pieces) in [(&service_maker, 25), (&nvinfer, 25)] {
-            let cuts = cut_lines(text, 1024, true).unwrap();
-            assert!(cuts.len() >= pieces, "{} cuts", cuts.len());
-            let spliced = splice(text, &cuts).expect("spliced");
-            let mut read = Read::default();
-            walk_events(text, Events::read(spliced), &mut read).unwrap();
-            let whole = parse_in_pieces(text.clone(), usize::MAX);
-            assert_eq!(format!("{:?}", read.groups), format!("{:?}", whole.groups));
-            assert_eq!(format!("{:?}", read.kept), kept_of(&whole));
-            assert_eq!(shown(&parse_in_pieces(text.clone(), 1024)), shown(&whole));
-        }
-        // Service Maker's edges: begin a piece of their own.
-        let cuts = cut_lines(&service_maker, 1024, true).unwrap();
-        let edges = service_maker.find("  edges:").unwrap();
-        assert_eq!(cuts.last(), Some(&(edges, 2)));
     }
 
     #[test]
