@@ -243,3 +243,31 @@ fn indentation_limit_is_pythons() {
         }
     }
 }
+
+/// Every script under testdata and the shared corpus reads the same in
+/// pieces (cut at its top level, each parsed apart) as whole.
+#[test]
+fn scripts_read_the_same_in_pieces() {
+    let mut roots = vec![PathBuf::from("testdata")];
+    roots.extend(corpus());
+    let (mut scripts, mut in_pieces) = (0, 0);
+    for path in roots.iter().flat_map(|r| files_under(r)) {
+        if path.extension().is_none_or(|e| e != "sh") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        scripts += 1;
+        if !dslint::syntax::shell_cuts::cuts(&text).is_empty() {
+            in_pieces += 1;
+        }
+        assert_eq!(
+            format!("{:?}", shell::launches_by(&text, 1)),
+            format!("{:?}", shell::launches_by(&text, usize::MAX)),
+            "{}",
+            path.display()
+        );
+    }
+    assert!(scripts >= 20 && in_pieces >= 15, "{scripts} scripts, {in_pieces} cut");
+}

@@ -524,7 +524,7 @@ fn fix_incremental_equals_full() {
     let mut dirs = rule_cases();
     dirs.push(PathBuf::from("testdata/examples"));
     dirs.extend(corpus());
-    let mut touched = 0;
+    let (mut touched, mut as_loaded, mut taken_back) = (0, 0, 0);
     for dir in &dirs {
         for unsafe_fixes in [false, true] {
             let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
@@ -538,7 +538,15 @@ fn fix_incremental_equals_full() {
                 incremental.checks
             );
             touched += incremental.checks.touched;
+            as_loaded += incremental.checks.as_loaded;
+            taken_back += incremental.checks.taken_back;
         }
     }
     assert!(touched > 50, "only {touched} incremental checks");
+    // The shortcuts ran: the guard's restarts answered with what the load
+    // reported, documents taken back instead of parsed again.
+    assert!(
+        as_loaded > 0 && taken_back > 0,
+        "as loaded {as_loaded}, taken back {taken_back}"
+    );
 }

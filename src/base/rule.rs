@@ -406,13 +406,13 @@ registry! {
     }
     QueueBeforeBroker = "DS502", "queue-before-broker" {
         severity: Warning, also: [],
-        fix: FixSpec::Always(Unsafe),
+        fix: FixSpec::Always(Safe),
         status: Status::Emitted,
         summary: "queue feeding a broker is not leaky and short",
     }
     QueueBeforeFileSink = "DS503", "queue-before-file-sink" {
         severity: Info, also: [],
-        fix: FixSpec::Always(Unsafe),
+        fix: FixSpec::Always(Safe),
         status: Status::Emitted,
         summary: "queue feeding a file sink is not final_batch buffers",
     }

@@ -6,5 +6,6 @@ pub mod diff;
 pub mod engine;
 pub mod guard;
 pub mod recheck;
+pub mod shelf;
 pub mod variant;
 pub mod write;

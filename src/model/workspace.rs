@@ -222,8 +222,9 @@ impl Workspace {
     }
 
     /// Give loaded files other texts (a `fix` pass's edits), parsed (in
-    /// parallel) as a load parses them, their kinds kept; the texts they
-    /// had, in the same order. `None`, no file touched, where a load
+    /// parallel) as a load parses them, their kinds kept; the documents
+    /// and line indexes they had, in the same order (`fix` keeps them, to
+    /// take them back when a file goes back to an earlier text). `None`, no file touched, where a load
     /// could make something else of one: the kind its new text has by
     /// content is not `loaded_kinds`' (each file's kind as loaded, before
     /// references gave it another), the format changes, the reader refuses
@@ -234,7 +235,7 @@ impl Workspace {
         &mut self,
         edits: Vec<(FileId, String)>,
         loaded_kinds: &[Option<Kind>],
-    ) -> Option<Vec<(FileId, String)>> {
+    ) -> Option<Vec<(FileId, Document, LineIndex)>> {
         use rayon::prelude::*;
         let files = &self.files;
         let parsed: Vec<Option<(FileId, Box<SourceFile>)>> = edits
@@ -258,8 +259,8 @@ impl Workspace {
                 .map(|(id, new)| {
                     let new = *new;
                     let f = &mut self.files[id];
-                    f.lines = new.lines;
-                    (id, std::mem::replace(&mut f.doc, new.doc).text)
+                    let lines = std::mem::replace(&mut f.lines, new.lines);
+                    (id, std::mem::replace(&mut f.doc, new.doc), lines)
                 })
                 .collect(),
         )

@@ -3,6 +3,7 @@
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
+use crate::model::detect::Kind;
 use crate::model::frontend::config::DEFAULT_BATCH;
 use crate::model::graph::{Effective, Element, Layer, Pipeline, Role, Site};
 use crate::model::workspace::Target;
@@ -319,11 +320,22 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
-    let mut ids: Vec<(i64, &str)> = Vec::new();
+    // deepstream-app and deepstream-parallel-infer refuse any shared id
+    // when they parse their config ("Non unique gie ids found",
+    // `parse_config_file` in `deepstream_app_config_parser.c`, and the
+    // parallel app's `deepstream_parallel_infer_config_parser.cpp`); other
+    // apps run the pipeline, where a shared id only matters when both
+    // elements write metadata that the id is meant to tell apart.
+    let app_refuses = matches!(ws.files[p.root].kind, Some(Kind::App | Kind::ParallelApp));
+    let mut ids: Vec<(i64, &Element)> = Vec::new();
     for gie in p.infers() {
         let found = gie.int("gie-unique-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            if let Some((_, other)) = ids.iter().find(|(i, _)| *i == id) {
+            let clash = ids
+                .iter()
+                .find(|(i, other)| *i == id && (app_refuses || !metadata_apart(gie, other)));
+            if let Some((_, other)) = clash {
+                let other = &other.name;
                 out.push(
                     Diagnostic::new(
                         Rule::DuplicateGieId,
@@ -335,7 +347,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     .why("metadata from the two elements is indistinguishable and secondaries attach to the wrong one"),
                 );
             }
-            ids.push((id, &gie.name));
+            ids.push((id, gie));
         }
     }
     // The id each inference element carries. An nvinfer whose config was
@@ -371,4 +383,40 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// Whether two inference elements that share a `gie-unique-id` are known
+/// to write no metadata a reader could confuse: one is an nvinfer with
+/// `network-type=100` ("other": `NvDsInferContextImpl` runs no output
+/// parser, so it attaches no object, classifier or segmentation metadata,
+/// `gstnvinfer_meta_utils.cpp`), and that one writes no tensor metadata
+/// (`output-tensor-meta` off) or the other one writes none. A secondary's
+/// `operate-on-gie-id` then still finds only the other's objects, and a
+/// reader of tensor metadata by `unique_id` (nvdspostprocess, a probe)
+/// finds only one element's tensors. The id also picks an nvinfer's input
+/// when it reads nvdspreprocess tensors (`input-tensor-meta`: a batch is
+/// taken when its `target_unique_ids` holds the id, `gstnvinfer.cpp`
+/// `gst_nvinfer_process_tensor_input`), so two that may both do so are not
+/// apart. Unknown values (an nvinferserver, a config not read, a value set
+/// by an expression) are not known apart.
+fn metadata_apart(a: &Element, b: &Element) -> bool {
+    let may_read_tensors = |e: &Element| {
+        ["input-tensor-meta", "input-tensor-from-meta"]
+            .iter()
+            .any(|k| e.unknown(k) || e.flag(k).is_some_and(|f| f.value) || (e.str(k).is_some() && e.flag(k).is_none()))
+    };
+    if may_read_tensors(a) && may_read_tensors(b) {
+        return false;
+    }
+    let other = |e: &Element| matches!(e.role, Role::Infer(_)) && e.int("network-type").is_some_and(|t| t.value == 100);
+    let no_tensors = |e: &Element| {
+        matches!(e.role, Role::Infer(_))
+            && !e.unknown("output-tensor-meta")
+            && match e.flag("output-tensor-meta") {
+                Some(f) => !f.value,
+                None => e.str("output-tensor-meta").is_none() && e.config.is_some(),
+            }
+    };
+    let apart = |o: &Element, q: &Element| other(o) && (no_tensors(o) || no_tensors(q));
+    apart(a, b) || apart(b, a)
 }

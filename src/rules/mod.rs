@@ -186,7 +186,19 @@ impl Findings {
     /// pipelines and elements, in the same order, as when the lists were
     /// made (the caller rebuilt the ones at those positions in place), and
     /// the workspace the same files with the same kinds.
-    pub fn recheck(&mut self, ctx: &Ctx, graph: &Graph, files: &[FileId], pipelines: &[usize], elements: &[usize]) {
+    ///
+    /// `changed` are the files whose text changed (their nvdsanalytics
+    /// checks are made again); `files` those of them whose own checks are
+    /// made again (the others' lists were put back: [`Findings::swap_file`]).
+    pub fn recheck(
+        &mut self,
+        ctx: &Ctx,
+        graph: &Graph,
+        changed: &[FileId],
+        files: &[FileId],
+        pipelines: &[usize],
+        elements: &[usize],
+    ) {
         let redo = |ids: &[usize], f: &(dyn Fn(usize) -> Vec<Diagnostic> + Sync)| -> Vec<(usize, Vec<Diagnostic>)> {
             ids.par_iter().map(|&i| (i, f(i))).collect()
         };
@@ -200,7 +212,7 @@ impl Findings {
             self.per_element[i] = found;
         }
         let streams = analytics_streams(graph);
-        let changed: FastSet<FileId> = files.iter().copied().collect();
+        let changed: FastSet<FileId> = changed.iter().copied().collect();
         self.per_analytics.par_iter_mut().for_each(|(id, n, found)| {
             let now = streams.get(id).copied().flatten();
             if changed.contains(id) || now != *n {
@@ -208,6 +220,18 @@ impl Findings {
                 *found = analytics_findings(ctx, *id, now);
             }
         });
+    }
+
+    /// Put `found` in place of a file's own findings and give back those it
+    /// had: `fix` keeps the lists of the texts a file had, to put them back
+    /// when the file goes back to one of those texts.
+    pub fn swap_file(&mut self, id: FileId, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        std::mem::replace(&mut self.per_file[id], found)
+    }
+
+    /// `swap_file` for the findings of the pipeline at a position.
+    pub fn swap_pipeline(&mut self, i: usize, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        std::mem::replace(&mut self.per_pipeline[i], found)
     }
 
     /// The findings of the pipeline at a position (what `recheck` keeps).

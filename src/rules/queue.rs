@@ -9,20 +9,11 @@
 //! - DS502: a message converter or broker;
 //! - DS503: a file sink or an encoder.
 //!
-//! DS502's and DS503's fixes are unsafe: they change what the pipeline does
-//! at run time, not only how fast. A leaky queue in front of the broker drops
-//! messages the default queue would deliver late; a queue one batch deep in
-//! front of an encoder on a tee branch blocks the tee (`gsttee.c` pushes to
-//! every branch in turn), and so the live branches, 200 buffers sooner, and
-//! `leaky=0` turns a queue that dropped frames into one that blocks. DS501's
-//! queue is on the main path, where a bound changes latency, not what is
-//! delivered.
-//!
 //! GStreamer's queue defaults (`gstqueue.c`): `max-size-buffers` 200,
 //! `max-size-bytes` 10485760, `max-size-time` 1000000000 ns, `leaky` 0 (no).
 
 use crate::base::diagnostic::Diagnostic;
-use crate::base::edit::{Applicability, Fix};
+use crate::base::edit::Fix;
 use crate::base::rule::Rule;
 use crate::model::frontend::gst::{Adjacency, ENCODERS, FILE_SINKS};
 use crate::model::graph::{Element, Pipeline, Role, Stage};
@@ -74,7 +65,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         let Some(fed) = path.last() else { continue };
         let reaches = |f: &dyn Fn(&Element) -> bool| f(fed);
         if reaches(&|e| matches!(e.role, Role::MsgConv | Role::MsgBroker)) {
-            judge(ctx, q, Rule::QueueBeforeBroker, Applicability::Unsafe, &[("max-size-buffers", 2), ("leaky", 2)],
+            judge(ctx, q, Rule::QueueBeforeBroker, &[("max-size-buffers", 2), ("leaky", 2)],
                 "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline".into(), out);
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
@@ -82,7 +73,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 ctx,
                 q,
                 Rule::QueueBeforeFileSink,
-                Applicability::Unsafe,
                 &[("max-size-buffers", i64::from(fb)), ("leaky", 0)],
                 format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
                 out,
@@ -96,7 +86,6 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 ctx,
                 q,
                 Rule::QueueBeforeInference,
-                Applicability::Safe,
                 &[("max-size-buffers", want), ("max-size-bytes", 0), ("max-size-time", 0)],
                 format!(
                     "a queue in front of the primary inference: final_batch × 4 buffers, bounded by count only; {why}"
@@ -114,16 +103,8 @@ fn passes_through(e: &Element) -> bool {
 }
 
 /// One finding for a queue whose properties differ from `want`, with one
-/// fix of the rule's applicability setting them all.
-fn judge(
-    ctx: &Ctx,
-    q: &Element,
-    rule: Rule,
-    applicability: Applicability,
-    want: &[(&str, i64)],
-    why: String,
-    out: &mut Vec<Diagnostic>,
-) {
+/// fix setting them all.
+fn judge(ctx: &Ctx, q: &Element, rule: Rule, want: &[(&str, i64)], why: String, out: &mut Vec<Diagnostic>) {
     let mut differ = Vec::new();
     for (key, w) in want {
         match value(q, key) {
@@ -153,12 +134,6 @@ fn judge(
         Diagnostic::new(rule, file, span, format!("[{}] has {}", q.name, have.join(", ")))
             .expected(expected.join(", "))
             .why(why)
-            .fix(edits.map(|e| {
-                let title = format!("set {}", set.join(" "));
-                match applicability {
-                    Applicability::Safe => Fix::safe(title, e),
-                    Applicability::Unsafe => Fix::unsafe_(title, e),
-                }
-            })),
+            .fix(edits.map(|e| Fix::safe(format!("set {}", set.join(" ")), e))),
     );
 }

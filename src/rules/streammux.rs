@@ -90,12 +90,21 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
     // DS102: width/height = min(source_res, model_dims) per axis, unless
     // another element reads the mux's pixels at a larger size.
-    if let Some((mh, mw)) = model_dims(ctx, p) {
-        let src = ctx.facts.and_then(|f| f.source_res());
-        let (ew, eh) = match src {
+    let model = model_dims(ctx, p);
+    let src = ctx.facts.and_then(|f| f.source_res());
+    let target = model.and_then(|(mh, mw)| match primary_keeps_aspect(p)? {
+        // nvinfer stretches the mux frame to its input: the input's own
+        // size gives it the same pixels.
+        false => Some(match src {
             Some((sw, sh)) => (sw.min(mw), sh.min(mh)),
             None => (mw, mh),
-        };
+        }),
+        // nvinfer letterboxes the mux frame into its input: only a size of
+        // the mux frame's own shape gives it the same picture.
+        true => aspect_fit(mux, (mw, mh), src),
+    });
+    if let Some((ew, eh)) = target {
+        let keep_aspect = primary_keeps_aspect(p) == Some(true);
         let keys = if reads_mux_pixels_beyond_primary(ctx, p, (ew, eh)) {
             vec![]
         } else {
@@ -114,9 +123,17 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 } else {
                     Fix::unsafe_(title, vec![edit])
                 };
-                let basis = match src {
-                    Some(_) => "min(source resolution, model input) per axis",
-                    None => "the model input (source resolution unknown: set workload.source_width/height in facts)",
+                let basis = match (keep_aspect, src) {
+                    (true, Some(_)) => {
+                        "the mux frame's shape scaled to fit the model input and the sources (the primary keeps the aspect ratio: maintain-aspect-ratio=1)"
+                    }
+                    (true, None) => {
+                        "the mux frame's shape scaled to fit the model input (the primary keeps the aspect ratio: maintain-aspect-ratio=1; source resolution unknown: set workload.source_width/height in facts)"
+                    }
+                    (false, Some(_)) => "min(source resolution, model input) per axis",
+                    (false, None) => {
+                        "the model input (source resolution unknown: set workload.source_width/height in facts)"
+                    }
                 };
                 out.push(
                     Diagnostic::new(
@@ -301,6 +318,52 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Whether the primary nvinfer scales the mux frame into its input keeping
+/// the aspect ratio (`maintain-aspect-ratio=1`: it letterboxes, and
+/// `symmetric-padding` centres the picture; `gst_nvinfer_parse_props`,
+/// `gstnvinfer_property_parser.cpp`; off by default), or stretches it
+/// (`false`). `None` when dslint cannot tell: a value it cannot read, an
+/// nvinfer whose config it did not read, an nvinferserver (whose
+/// `preprocess.maintain_aspect_ratio` it does not model).
+fn primary_keeps_aspect(p: &Pipeline) -> Option<bool> {
+    let g = p.primary()?;
+    if !matches!(g.role, Role::Infer(_)) || g.unknown("maintain-aspect-ratio") {
+        return None;
+    }
+    match g.bool("maintain-aspect-ratio") {
+        Some(b) => Some(b.value),
+        None if g.str("maintain-aspect-ratio").is_some() => None,
+        None => g.config.as_ref().map(|_| false),
+    }
+}
+
+/// The largest size of the mux frame's own shape (its `width`:`height`)
+/// that fits in the model input and, with facts, in the sources, floored to
+/// even numbers (NV12 planes); `None` when the mux size is unknown. A frame
+/// that already fits is its own size.
+fn aspect_fit(mux: &Element, (mw, mh): (u32, u32), src: Option<(u32, u32)>) -> Option<(u32, u32)> {
+    // u32 sides (GObject's uint), in u128 so no product overflows.
+    let side_of = |key: &str| {
+        u32::try_from(mux.int(key)?.value)
+            .ok()
+            .filter(|v| *v > 0)
+            .map(u128::from)
+    };
+    let (w, h) = (side_of("width")?, side_of("height")?);
+    // The scale is the smallest of limit/side over the limits (a fraction
+    // num/den, compared by cross-multiplying), at most 1.
+    let mut limits = vec![(u128::from(mw), w), (u128::from(mh), h)];
+    if let Some((sw, sh)) = src {
+        limits.extend([(u128::from(sw), w), (u128::from(sh), h)]);
+    }
+    let (num, den) = limits.into_iter().fold(
+        (1, 1),
+        |(n, d), (ln, ld)| if ln * d < n * ld { (ln, ld) } else { (n, d) },
+    );
+    let side = |v: u128| u32::try_from(v * num / den / 2 * 2).ok();
+    Some((side(w)?, side(h)?))
+}
+
 /// Whether an element besides the primary inference reads the mux's frames
 /// at their own size, so that shrinking the mux to the primary's input
 /// costs it resolution:
@@ -314,14 +377,27 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// - a tracker that takes frames (NvDCF, DeepSORT: see
 ///   `tracker::takes_no_frames`) working wider or taller than the proposed
 ///   size (`tracker-width`/`tracker-height`; nvtracker's defaults, 960x544
-///   in `gstnvtracker.cpp`, when unset).
+///   in `gstnvtracker.cpp`, when unset), or one that projects its targets
+///   to 3D with camera calibration in the video's pixels
+///   (`tracker::projects_3d`);
+/// - a Python app that maps the batch's frames in a probe
+///   (`pyds.get_nvds_buf_surface`, `get_nvds_buf_surface_gpu`): it gets
+///   them at the mux's size (NVIDIA's imagedata and redaction samples cut
+///   each object out in the mux frame's coordinates and save it), so a
+///   smaller mux output costs it pixels. Judged by the name anywhere in the
+///   app's file: a mention is taken as a reader (silent, the safe side).
 fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) -> bool {
+    let root = &ctx.ws.files[p.root];
+    if root.kind == Some(Kind::PythonApp) && root.doc.text.contains("get_nvds_buf_surface") {
+        return true;
+    }
     let other_inference = p.infers().count() > 1;
     let preprocess = p.first(&Role::Preprocess).is_some();
     let tracker = p.all(&Role::Tracker).any(|t| {
         let size = |key: &str, default: i64| t.int(key).map_or(default, |e| e.value);
-        !tracker::takes_no_frames(ctx.ws, t)
-            && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h))
+        tracker::projects_3d(ctx, t)
+            || (!tracker::takes_no_frames(ctx.ws, t)
+                && (size("tracker-width", 960) > i64::from(w) || size("tracker-height", 544) > i64::from(h)))
     });
     other_inference || preprocess || tracker
 }

@@ -31,6 +31,30 @@ fn segments(ctx: &Ctx, t: &Element) -> bool {
     named || read
 }
 
+/// Whether the tracker projects its targets to 3D with per-camera
+/// calibration (NvMultiObjectTracker's single- and multi-view 3D tracking):
+/// the config dslint read has an `ObjectModelProjection` section (its
+/// `cameraModelFilepath` names each stream's camera matrix), or the file it
+/// names is NVIDIA's 3D preset (`config_tracker_NvDCF_accuracy_3D.yml`,
+/// often outside the tree). The calibration is in the video's pixels:
+/// NVIDIA's `deepstream-tracker-3d` README has streammux `width`/`height`
+/// and `tracker-width`/`tracker-height` set to the video's resolution, so
+/// neither is a size to tune down, and no 2D preset replaces this one.
+pub fn projects_3d(ctx: &Ctx, t: &Element) -> bool {
+    let named = t.str("ll-config-file").is_some_and(|v| {
+        let base = v.value.rsplit('/').next().unwrap_or("").trim().to_ascii_lowercase();
+        base.ends_with("_3d.yml") || base.ends_with("_3d.yaml")
+    });
+    let read = t.config.as_ref().is_some_and(|c| {
+        ctx.ws.files[c.file]
+            .doc
+            .groups
+            .iter()
+            .any(|g| g.name == "ObjectModelProjection")
+    });
+    named || read
+}
+
 /// Check a tracker (an app's `[tracker]`, or a tracker key-file's).
 pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
@@ -70,7 +94,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // low-level library or config named by an expression (a Python
     // variable, a `$VAR`) may be either: unknown, silent.
     let unknown = at.unknown("ll-config-file") || at.unknown("ll-lib-file");
-    let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) {
+    let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) || projects_3d(ctx, at) {
         &[]
     } else {
         &[("tracker-width", 480), ("tracker-height", 288)]
@@ -91,7 +115,9 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     if let (Some(v), Some(loc)) = (at.str("ll-config-file").map(|e| e.value), site(at, "ll-config-file")) {
         let base = v.rsplit('/').next().unwrap_or(v).trim();
         let lower = base.to_ascii_lowercase();
-        if lower.contains("accuracy") || lower.contains("deepsort") {
+        // A 3D preset has no max-perf counterpart: the 2D preset would drop
+        // the projection the pipeline is built for.
+        if (lower.contains("accuracy") || lower.contains("deepsort")) && !projects_3d(ctx, at) {
             let new = format!(
                 "{}{}",
                 &v[..v.len() - v.rsplit('/').next().unwrap_or(v).len()],

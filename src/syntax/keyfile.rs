@@ -95,17 +95,13 @@ fn piece_starts(text: &str, pos: usize, chunk: usize) -> Vec<usize> {
     while at < text.len() {
         // The start of the next line at or after `at` (`at` may fall inside
         // a character: bytes are searched).
-        let Some(line) = text.as_bytes()[at - 1..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map(|i| at + i)
-        else {
+        let Some(line) = memchr::memchr(b'\n', &text.as_bytes()[at - 1..]).map(|i| at + i) else {
             break;
         };
         let mut next = None;
         let mut l = line;
         while l < text.len() {
-            let end = text[l..].find('\n').map_or(text.len(), |i| l + i);
+            let end = memchr::memchr(b'\n', &text.as_bytes()[l..]).map_or(text.len(), |i| l + i);
             // As `parse_lines` cuts a line: one `\r` before the `\n` dropped.
             let body = &text[l..end];
             if group_header(body.strip_suffix('\r').unwrap_or(body)).is_some() {

@@ -9,6 +9,7 @@ pub mod pbtxt;
 pub mod python;
 mod render;
 pub mod shell;
+pub mod shell_cuts;
 pub mod yaml;
 pub mod yaml_tree;
 

@@ -11,10 +11,12 @@
 //! expands (`$VAR`, `${VAR}`, `$(cmd)`) is not knowable here and becomes a
 //! placeholder.
 
-use tree_sitter::{Node, Parser, Tree};
+use rayon::prelude::*;
+use tree_sitter::{Node, Parser, Point, Range, Tree};
 
 use crate::base::Span;
 use crate::syntax::launch::Mapped;
+use crate::syntax::shell_cuts;
 
 /// One `gst-launch-1.0` command of a script.
 #[derive(Debug, Clone)]
@@ -47,25 +49,97 @@ pub fn parse_tree(text: &str) -> Option<Tree> {
     parser.parse(text, None)
 }
 
+/// A script longer than this is parsed in pieces of about this size, on
+/// all threads (tree-sitter-bash parses ~10 MB/s on one core).
+const PIECE: usize = 256 * 1024;
+
 /// Every `gst-launch-1.0` command of a script, in order.
 pub fn launches(text: &str) -> Vec<Launch> {
+    launches_by(text, PIECE)
+}
+
+/// `launches`, parsing the script in pieces of about `piece` bytes cut at
+/// its top level (`shell_cuts`) when it is longer. Where a piece does not
+/// parse cleanly, the whole script is parsed, as before: tree-sitter's
+/// recovery from an error may reach across a cut.
+pub fn launches_by(text: &str, piece: usize) -> Vec<Launch> {
+    if text.len() > piece {
+        if let Some(l) = launches_in_pieces(text, piece) {
+            return l;
+        }
+    }
     let Some(tree) = parse_tree(text) else {
         return Vec::new();
     };
+    launches_in(&tree, text)
+}
+
+/// The pieces' launches, in order; `None` when there is only one piece or
+/// a piece has a syntax error.
+fn launches_in_pieces(text: &str, piece: usize) -> Option<Vec<Launch>> {
+    let ranges = pieces(text, &shell_cuts::cuts(text), piece);
+    if ranges.len() < 2 {
+        return None;
+    }
+    let per_piece: Option<Vec<Vec<Launch>>> = ranges
+        .par_iter()
+        .map(|r| {
+            let mut parser = Parser::new();
+            parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+            parser.set_included_ranges(std::slice::from_ref(r)).ok()?;
+            let tree = parser.parse(text, None)?;
+            (!tree.root_node().has_error()).then(|| launches_in(&tree, text))
+        })
+        .collect();
+    Some(per_piece?.into_iter().flatten().collect())
+}
+
+/// The script's ranges between `cuts`, joined into pieces of at least
+/// `piece` bytes (the last may be shorter).
+fn pieces(text: &str, cuts: &[usize], piece: usize) -> Vec<Range> {
+    let point = |at: usize, row: usize| Point {
+        row,
+        column: at - text[..at].rfind('\n').map_or(0, |n| n + 1),
+    };
     let mut out = Vec::new();
-    let mut stack = vec![tree.root_node()];
-    // Depth-first, children in order (pushed in reverse).
-    while let Some(node) = stack.pop() {
+    let (mut start, mut start_row, mut row, mut counted) = (0, 0, 0, 0);
+    for &cut in cuts.iter().chain([text.len()].iter()) {
+        row += text.as_bytes()[counted..cut].iter().filter(|&&b| b == b'\n').count();
+        counted = cut;
+        if cut - start >= piece || cut == text.len() {
+            out.push(Range {
+                start_byte: start,
+                end_byte: cut,
+                start_point: point(start, start_row),
+                end_point: point(cut, row),
+            });
+            (start, start_row) = (cut, row);
+        }
+    }
+    out
+}
+
+/// Every `gst-launch-1.0` command in a parsed script (or piece), in order.
+fn launches_in(tree: &Tree, text: &str) -> Vec<Launch> {
+    let mut out = Vec::new();
+    // Depth-first, children in order, with one cursor.
+    let mut c = tree.walk();
+    loop {
+        let node = c.node();
         if node.kind() == "command" {
             if let Some(l) = launch(node, text) {
                 out.push(l);
             }
         }
-        let mut c = node.walk();
-        let children: Vec<Node> = node.children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        if c.goto_first_child() {
+            continue;
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() {
+                return out;
+            }
+        }
     }
-    out
 }
 
 /// The plain text of a word that has no quotes or expansions.
@@ -299,5 +373,101 @@ mod tests {
             launches("f() {\n  gst-launch-1.0 a ! b\n}\nif x; then gst-launch-1.0 c ! d; fi\n").len(),
             2
         );
+    }
+
+    /// Snippets of scripts, each whole lines: what the cuts must not split
+    /// wrongly.
+    const SNIPPETS: &[&str] = &[
+        "gst-launch-1.0 filesrc location=a.mp4 ! nvstreammux name=m batch-size=2 ! fakesink\n",
+        "gst-launch-1.0 -e videotestsrc ! \\\n  nvvideoconvert ! fakesink sync=0\n",
+        "if [ -n \"$X\" ]; then\n  gst-launch-1.0 a ! b\nfi\n",
+        "cat <<EOF\ngst-launch-1.0 in ! heredoc\nEOF\n",
+        "cat <<-'E' | sh\n\tgst-launch-1.0 x ! y\n\tE\n",
+        "echo 'gst-launch-1.0 quoted\n' \"and $HOME\n\"\n",
+        "# gst-launch-1.0 comment\n",
+        "f() {\n  exec gst-launch-1.0 $SRC ! fakesink\n}\n",
+        "case $1 in\n  -a) gst-launch-1.0 c ! d;;\n  *) ;;\nesac\n",
+        "for i in 1 2; do\n  timeout 5 gst-launch-1.0 e ! f &\ndone\nwait\n",
+        "A=$(gst-launch-1.0 g ! h)\n",
+        "x=\"$(echo \")\")\"\n",
+        "echo `gst-launch-1.0 i ! j`\n",
+        "echo $'a\\'b\n'\n",
+        "gst-launch-1.0 k ! l | tee log &&\n  echo ok\n",
+        "echo x; fi\n",
+        "(cd /tmp && gst-launch-1.0 m ! n)\n",
+        "{ gst-launch-1.0 o ! p; }\n",
+        "echo $((1 << 2))\n",
+        "gst-launch-1.0 q ! r 2>&1 >/dev/null\n",
+        "while read l; do gst-launch-1.0 \"$l\" ! s; done < list\n",
+    ];
+
+    /// Bits of shell syntax, glued at random.
+    const BITS: &[&str] = &[
+        "gst-launch-1.0 a ! b",
+        "\n",
+        "'",
+        "\"",
+        "\\",
+        "$(",
+        ")",
+        "{",
+        "}",
+        "<<E",
+        "E",
+        "#",
+        ";",
+        "|",
+        "&&",
+        "if x; then",
+        "fi",
+        " ",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "`",
+        "$'",
+        "(",
+        "<<-E",
+        "\t",
+    ];
+
+    fn whole_and_pieces(text: &str) -> (String, String) {
+        (
+            format!("{:?}", launches_by(text, usize::MAX)),
+            format!("{:?}", launches_by(text, 1)),
+        )
+    }
+
+    proptest::proptest! {
+        /// A script read in pieces gives the launches the whole gives.
+        #[test]
+        fn pieces_read_as_the_whole(
+            parts in proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..16)
+        ) {
+            let text = parts.concat();
+            let (whole, pieces) = whole_and_pieces(&text);
+            proptest::prop_assert_eq!(whole, pieces, "{}", text);
+        }
+
+        #[test]
+        fn pieces_of_any_syntax_read_as_the_whole(
+            parts in proptest::collection::vec(proptest::sample::select(BITS), 0..40)
+        ) {
+            let text = parts.concat();
+            let (whole, pieces) = whole_and_pieces(&text);
+            proptest::prop_assert_eq!(whole, pieces, "{}", text);
+        }
+    }
+
+    #[test]
+    fn a_long_script_is_read_in_pieces() {
+        // Without the syntax error (which makes the whole script one piece).
+        let text: String = SNIPPETS.iter().filter(|s| !s.contains("; fi")).copied().collect();
+        assert!(shell_cuts::cuts(&text).len() >= 10);
+        assert!(launches_in_pieces(&text, 1).is_some());
+        let (whole, pieces) = whole_and_pieces(&text);
+        assert_eq!(whole, pieces);
+        assert_eq!(launches_by(&text, 1).len(), 13);
     }
 }

@@ -168,3 +168,69 @@ fn parse_launch_strings_and_service_maker() {
         Some(1)
     );
 }
+
+/// The Python front end's work (`python::work_done`) on a module of `n`
+/// pieces.
+fn python_work(piece: &dyn Fn(usize) -> String, head: &str, n: usize) -> u64 {
+    let mut text = String::from(head);
+    for i in 0..n {
+        text.push_str(&piece(i));
+    }
+    let before = crate::model::frontend::python::work_done();
+    let (_d, _ws, g) = graph(&[("app.py", &text)]);
+    assert!(!g.pipelines.is_empty(), "{head}");
+    crate::model::frontend::python::work_done() - before
+}
+
+/// Work that grows with the square of a module's size (a scan of every
+/// binding per statement, of every element per link, a copy of the
+/// bindings per `if`) made an 8 MiB app take minutes: each shape of
+/// module does no more than twice the work at twice the size.
+#[test]
+fn python_work_is_linear_in_the_module() {
+    // What makes the module a DeepStream app (`detect::code_verdict`).
+    const IMPORT: &str = "from gi.repository import Gst\nfrom pyservicemaker import Pipeline\n# nvstreammux\n";
+    type Piece = Box<dyn Fn(usize) -> String>;
+    let shapes: Vec<(&str, String, Piece)> = vec![
+        (
+            "one function of many elements",
+            format!("{IMPORT}def main():\n    p = Gst.Pipeline()\n"),
+            Box::new(|i| {
+                format!(
+                    "    q{i} = Gst.ElementFactory.make(\"queue\", \"q{i}\")\n    q{i}.set_property(\"leaky\", 2)\n    p.add(q{i})\n"
+                )
+            }),
+        ),
+        (
+            "many functions",
+            IMPORT.to_string(),
+            Box::new(|i| {
+                format!(
+                    "def f{i}(a):\n    m = Gst.ElementFactory.make('nvstreammux', 'm')\n    m.set_property('batch-size', {i})\n    self.sink.set_property('sync', 0)\n"
+                )
+            }),
+        ),
+        (
+            "many branches over many bindings",
+            format!("{IMPORT}def main(a):\n    m = Gst.ElementFactory.make('nvstreammux', 'm')\n"),
+            Box::new(|i| {
+                format!(
+                    "    self.e{i} = Gst.ElementFactory.make('queue', None)\n    if a:\n        x{i} = m\n        m.set_property('width', a)\n    else:\n        x{i} = self.e{i}\n    self.e{i} = None\n"
+                )
+            }),
+        ),
+        (
+            "many pyservicemaker links",
+            format!("{IMPORT}def main():\n    p = Pipeline('p')\n    p.add('nvstreammux', 'm', {{'batch-size': 2}})\n"),
+            Box::new(|i| format!("    p.add('queue', 'q{i}', {{'leaky': 2}})\n    p.link('m', 'q{i}')\n")),
+        ),
+    ];
+    for (what, head, piece) in &shapes {
+        let small = python_work(piece.as_ref(), head, 500);
+        let large = python_work(piece.as_ref(), head, 1000);
+        assert!(
+            small > 500 && large * 10 <= small * 21,
+            "{what}: work {small} at 500 pieces, {large} at 1000"
+        );
+    }
+}

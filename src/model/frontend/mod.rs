@@ -10,13 +10,15 @@
 //!   `[property]`, nvtracker `[tracker]`), as layers of its properties.
 //! - [`launch`]: gst-launch pipelines (a script's `gst-launch-1.0`
 //!   commands, `Gst.parse_launch` strings), on [`gst`]'s elements.
-//! - [`python`]: Python apps (GStreamer's bindings, pyservicemaker).
+//! - [`python`]: Python apps (GStreamer's bindings, pyservicemaker), with
+//!   [`bindings`]: the names a scope has bound.
 //! - [`edit`]: writing a value at a `Site` or a new key at a `Home`.
 //! - [`parallel`]: deepstream-parallel-infer's main YAML (`primary-gieN`,
 //!   `branchN`, `meta-mux`).
 //! - [`metamux`]: the nvdsmetamux key-file its `meta-mux:` loads.
 
 pub mod app;
+pub mod bindings;
 #[cfg(test)]
 mod code_tests;
 pub mod config;

@@ -31,6 +31,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use crate::base::{FileId, Span};
+use crate::model::frontend::bindings::Bindings;
 use crate::model::frontend::gst::{self, Found};
 use crate::model::frontend::launch;
 use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
@@ -50,10 +51,11 @@ pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) 
     collect_scopes(tree.root_node(), &mut scopes);
     let mut out = Vec::new();
     let mut strings = Vec::new();
-    for body in scopes {
-        let mut s = Scope::new(&module, file, body);
+    for (body, function) in scopes {
+        let mut s = Scope::new(&module, file, body, function);
         s.block(body, Cond::default());
         s.find_launches(body);
+        work(s.env.steps as u64);
         strings.append(&mut s.launches);
         if s.elements.iter().any(|e| e.certain) {
             out.push(s.finish(ws));
@@ -65,21 +67,46 @@ pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) 
     out
 }
 
+thread_local! {
+    /// The front end's work on this thread: nodes visited, statements read,
+    /// bindings changed. The tests check it grows linearly with a module.
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn work(n: u64) {
+    WORK.with(|w| w.set(w.get().saturating_add(n)));
+}
+
+/// The work done on this thread so far (see `WORK`).
+pub fn work_done() -> u64 {
+    WORK.with(|w| w.get())
+}
+
 /// The module's top level, every function body and every method body, in
-/// file order.
-fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let body = n.kind() == "module"
-            || (n.kind() == "block" && n.parent().is_some_and(|p| p.kind() == "function_definition"));
-        if body {
-            out.push(n);
+/// file order, each with its function's definition.
+fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
+    // Each node with its parent: `Node::parent` walks down from the root
+    // past every sibling, quadratic in a module of many functions.
+    // One cursor for the walk (each `walk()` allocates).
+    let mut c = root.walk();
+    let mut stack = vec![(root, None)];
+    while let Some((n, parent)) = stack.pop() {
+        work(1);
+        if n.kind() == "module" {
+            out.push((n, None));
+        } else if n.kind() == "block" {
+            if let Some(f) = parent.filter(|p: &Node| p.kind() == "function_definition") {
+                out.push((n, Some(f)));
+            }
         }
-        let mut c = n.walk();
         let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        stack.extend(children.into_iter().rev().map(|child| (child, Some(n))));
     }
 }
+
+/// A `set_property` call on an attribute: its key (`None`: not a
+/// literal), where it starts, its line (from 0).
+type AttributeSet = (Option<String>, usize, usize);
 
 /// What the module says once for all its scopes: its top-level constants.
 struct Module<'t> {
@@ -90,37 +117,44 @@ struct Module<'t> {
     /// How many times each name appears.
     uses: HashMap<&'t str, usize>,
     /// `<obj>.<attr>.set_property("key", …)` calls anywhere in the module,
-    /// by `attr`: the key (`None`: not a literal) and where the call starts.
+    /// by `attr`: the key (`None`: not a literal), where the call starts and
+    /// its line (from 0).
     /// An element bound to an attribute may be set from another method.
-    attribute_sets: HashMap<&'t str, Vec<(Option<String>, usize)>>,
+    attribute_sets: HashMap<&'t str, Vec<AttributeSet>>,
+    /// The quote the file's `set_property` keys use.
+    quote: char,
 }
 
 impl<'t> Module<'t> {
     fn new(root: Node<'t>, src: &'t str) -> Self {
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
-        let mut attribute_sets: HashMap<&str, Vec<(Option<String>, usize)>> = HashMap::new();
+        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        let mut c = root.walk();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
+            work(1);
             if n.kind() == "identifier" {
                 *uses.entry(text(n, src)).or_default() += 1;
             }
             if let Some((attr, key)) = attribute_set_property(n, src) {
-                attribute_sets.entry(attr).or_default().push((key, n.start_byte()));
+                attribute_sets
+                    .entry(attr)
+                    .or_default()
+                    .push((key, n.start_byte(), n.start_position().row));
             }
             if matches!(n.kind(), "assignment" | "augmented_assignment" | "for_statement") {
                 if let Some(left) = n.child_by_field_name("left") {
                     let mut ids = vec![left];
                     while let Some(t) = ids.pop() {
+                        work(1);
                         if t.kind() == "identifier" {
                             *assigned.entry(text(t, src)).or_default() += 1;
                         }
-                        let mut c = t.walk();
                         ids.extend(t.named_children(&mut c));
                     }
                 }
             }
-            let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
         let mut constants = HashMap::new();
@@ -145,6 +179,7 @@ impl<'t> Module<'t> {
             constants,
             uses,
             attribute_sets,
+            quote: if src.contains("set_property('") { '\'' } else { '"' },
         }
     }
 }
@@ -200,11 +235,11 @@ struct Scope<'m, 't> {
     file: FileId,
     /// The scope's own bytes (a function body, or the whole module).
     body: Span,
-    /// Names assigned in this scope (they hide module constants), and
-    /// those assigned once: their value.
-    locals: Vec<&'t str>,
+    /// Names assigned in this scope (they hide module constants), with how
+    /// many times, and those assigned once: their value.
+    locals: HashMap<&'t str, usize>,
     local_constants: HashMap<&'t str, Node<'t>>,
-    env: HashMap<String, Bind>,
+    env: Bindings<Bind>,
     elements: Vec<Made>,
     links: Vec<(usize, usize)>,
     launches: Vec<Mapped>,
@@ -212,26 +247,32 @@ struct Scope<'m, 't> {
     quote: char,
     /// How many elements of each factory were made so far.
     made_per_factory: HashMap<String, usize>,
+    /// The last element made with each name.
+    by_name: HashMap<String, usize>,
 }
 
 impl<'m, 't> Scope<'m, 't> {
-    fn new(m: &'m Module<'t>, file: FileId, body: Node<'t>) -> Self {
+    /// `function`: the definition whose body `body` is (`None`: the
+    /// module's top level).
+    fn new(m: &'m Module<'t>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
         let mut locals = Vec::new();
         let mut assigned_once = Vec::new();
-        if body.kind() == "block" {
-            // Each node with its parent: `Node::parent` walks down from the
-            // root, so asking it of every identifier would be quadratic in
-            // the nesting.
-            let mut stack = vec![(body, body.parent())];
-            if let Some(params) = body.parent().and_then(|f| f.child_by_field_name("parameters")) {
-                stack.push((params, body.parent()));
+        if let Some(function) = function {
+            // Each node with its parent, and whether it is the parent's
+            // `left`: `Node::parent` walks down from the root, and
+            // `child_by_field_name` scans the parent's children, so asking
+            // either of every identifier would be quadratic (in the nesting,
+            // in a long list).
+            let mut c = body.walk();
+            let mut stack = vec![(body, Some(function), false)];
+            if let Some(params) = function.child_by_field_name("parameters") {
+                stack.push((params, Some(function), false));
             }
-            while let Some((n, parent)) = stack.pop() {
+            while let Some((n, parent, is_left)) = stack.pop() {
+                work(1);
                 if n.kind() == "identifier" {
                     let kind = parent.map(|p| p.kind()).unwrap_or("");
-                    if matches!(kind, "parameters" | "default_parameter" | "typed_parameter")
-                        || parent.and_then(|p| p.child_by_field_name("left")) == Some(n)
-                    {
+                    if matches!(kind, "parameters" | "default_parameter" | "typed_parameter") || is_left {
                         locals.push(text(n, m.src));
                         if kind == "assignment" {
                             if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
@@ -243,13 +284,15 @@ impl<'m, 't> Scope<'m, 't> {
                 if n.kind() == "function_definition" && n.id() != body.id() {
                     continue;
                 }
-                let mut c = n.walk();
-                stack.extend(n.named_children(&mut c).map(|child| (child, Some(n))));
+                let left = n.child_by_field_name("left");
+                stack.extend(
+                    n.named_children(&mut c)
+                        .map(|child| (child, Some(n), Some(child) == left)),
+                );
             }
         }
-        let quote = if m.src.contains("set_property('") { '\'' } else { '"' };
         let mut bound: HashMap<&str, usize> = HashMap::new();
-        for l in &locals {
+        for l in locals {
             *bound.entry(l).or_default() += 1;
         }
         let local_constants = assigned_once
@@ -260,14 +303,15 @@ impl<'m, 't> Scope<'m, 't> {
             m,
             file,
             body: body.byte_range(),
-            locals,
+            locals: bound,
             local_constants,
-            env: HashMap::new(),
+            env: Bindings::default(),
             elements: Vec::new(),
             links: Vec::new(),
             launches: Vec::new(),
-            quote,
+            quote: m.quote,
             made_per_factory: HashMap::new(),
+            by_name: HashMap::new(),
         }
     }
 
@@ -280,7 +324,7 @@ impl<'m, 't> Scope<'m, 't> {
         if let Some(n) = self.local_constants.get(name) {
             return Some(*n);
         }
-        if self.locals.contains(&name) {
+        if self.locals.contains_key(name) {
             return None;
         }
         self.m.constants.get(name).copied()
@@ -297,6 +341,7 @@ impl<'m, 't> Scope<'m, 't> {
         let mut c = block.walk();
         let stmts: Vec<Node> = block.named_children(&mut c).collect();
         for s in stmts {
+            work(1);
             self.statement(s, block, cond);
         }
     }
@@ -305,25 +350,13 @@ impl<'m, 't> Scope<'m, 't> {
     /// not all leave the same is no longer bound (`complete`: one branch
     /// always runs).
     fn branches(&mut self, blocks: &[Node<'t>], cond: Cond, complete: bool) {
-        let before = self.env.clone();
-        let mut after: Vec<HashMap<String, Bind>> = Vec::new();
+        let before = self.env.mark();
+        let mut outcomes = Vec::with_capacity(blocks.len());
         for b in blocks {
-            self.env = before.clone();
             self.block(*b, cond);
-            after.push(std::mem::take(&mut self.env));
+            outcomes.push(self.env.rewind(before));
         }
-        if !complete {
-            after.push(before.clone());
-        }
-        let mut merged = HashMap::new();
-        if let Some(first) = after.first() {
-            for (k, v) in first {
-                if after.iter().all(|e| e.get(k) == Some(v)) {
-                    merged.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        self.env = merged;
+        self.env.merge(outcomes, complete);
     }
 
     fn statement(&mut self, s: Node<'t>, block: Node<'t>, cond: Cond) {
@@ -472,7 +505,7 @@ impl<'m, 't> Scope<'m, 't> {
                 if let Some(name) = target(left, self.src()) {
                     // Rebinding `x` (or `self.x`) drops what `x.…` held.
                     let prefix = format!("{name}.");
-                    self.env.retain(|k, _| !k.starts_with(&prefix));
+                    self.env.remove_prefixed(&prefix);
                     if let Some(Bind::Element(id)) = &bound {
                         let m = &mut self.elements[*id];
                         if m.receiver.is_none() && m.block == block.id() {
@@ -604,8 +637,10 @@ impl<'m, 't> Scope<'m, 't> {
     /// `Gst.parse_launch("…")` / `parse_bin_from_description("…")` calls
     /// of this scope (not of the functions it defines).
     fn find_launches(&mut self, n: Node<'t>) {
+        let mut c = n.walk();
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
+            work(1);
             if x.kind() == "function_definition" && x.id() != n.id() {
                 continue;
             }
@@ -621,7 +656,6 @@ impl<'m, 't> Scope<'m, 't> {
                     }
                 }
             }
-            let mut c = x.walk();
             stack.extend(x.named_children(&mut c));
         }
     }
@@ -653,6 +687,7 @@ impl<'m, 't> Scope<'m, 't> {
             pads: Some(0),
         });
         let id = self.elements.len() - 1;
+        self.by_name.insert(self.elements[id].name.clone(), id);
         self.anchor(id, stmt, block);
         id
     }
@@ -710,7 +745,8 @@ impl<'m, 't> Scope<'m, 't> {
         let setting = if same_place {
             self.setting(id, key, key_node, value, stmt)
         } else {
-            let line = self.m.src[..stmt.start_byte()].matches('\n').count() + 1;
+            // tree-sitter counts rows at each `\n`, as a line number does.
+            let line = stmt.start_position().row + 1;
             Setting::unknown(
                 (self.file, value.byte_range()),
                 format!("set under a condition (line {line})"),
@@ -802,7 +838,7 @@ impl<'m, 't> Scope<'m, 't> {
     fn service_maker_link(&mut self, argv: &[Node<'t>], cond: Cond) {
         let by_name = |s: &Self, n: Node<'t>| {
             let name = s.string(n)?;
-            s.elements.iter().rposition(|e| e.name == name)
+            s.by_name.get(&name).copied()
         };
         if argv.first().is_some_and(|a| a.kind() == "tuple") {
             let mut c = argv[0].walk();
@@ -953,11 +989,12 @@ fn outside_sets(m: &Module, file: FileId, body: &Span, made: &mut Made) {
     else {
         return;
     };
-    for (key, at) in m.attribute_sets.get(attr).into_iter().flatten() {
+    for (key, at, row) in m.attribute_sets.get(attr).into_iter().flatten() {
+        work(1);
         let Some(key) = key.as_deref().filter(|_| !body.contains(at)) else {
             continue;
         };
-        let line = m.src[..*at].matches('\n').count() + 1;
+        let line = row + 1;
         made.props.push(
             key,
             Setting {
