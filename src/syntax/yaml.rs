@@ -687,7 +687,10 @@ mod tests {
         ("b: 1\né: 2\nc: 3\n", true),
         // Kept keys (Service Maker's `deepstream:`): any value, repeated,
         // between other keys, broken.
-        ("a: 1\ndeepstream:\n  nodes:\n  - type: queue\n    name: q\n  edges: {q: r}\nb: 2\n", true),
+        (
+            "a: 1\ndeepstream:\n  nodes:\n  - type: queue\n    name: q\n  edges: {q: r}\nb: 2\n",
+            true,
+        ),
         ("deepstream: 1\na:\n  b: 2\ndeepstream:\n  nodes: [x]\nc: 3\n", true),
         ("deepstream:\n- 1\n- [2, {a: b}]\nx: 1\n", true),
         ("deepstream: &d\n  nodes: []\ny: *d\n", false),
