@@ -196,14 +196,17 @@ pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     doc
 }
 
+/// The trees of the kept keys (`KEPT_KEYS`) with their names, in file
+/// order.
+type KeptTrees = Vec<(String, yaml_tree::Node)>;
+
 /// What a parse of a whole text or of a piece reads: the groups, which of
-/// them is the unnamed group of top-level scalars, and the trees of the
-/// kept keys (`KEPT_KEYS`) with their names.
+/// them is the unnamed group of top-level scalars, and the kept trees.
 #[derive(Default)]
 struct Read {
     groups: Vec<Group>,
     root: Option<usize>,
-    kept: Vec<(String, yaml_tree::Node)>,
+    kept: KeptTrees,
 }
 
 /// The parser's error, on the rest of the line it points at.
@@ -292,7 +295,7 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
 /// the pieces start), joined in order; `None` when any piece does not read
 /// as its part of the whole file (see `read_piece`).
-fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, Vec<(String, yaml_tree::Node)>)> {
+fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, KeptTrees)> {
     let ends = cuts.iter().skip(1).copied().chain([text.len()]);
     let ranges: Vec<(usize, usize)> = cuts.iter().copied().zip(ends).collect();
     let read: Vec<(Read, Option<usize>)> = ranges
