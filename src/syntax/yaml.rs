@@ -83,22 +83,25 @@ fn offsets(span: &YSpan, base: usize) -> Span {
     base + s..base + e.max(s)
 }
 
-pub(super) enum Node {
-    Scalar(String, Span),
+pub(super) enum Node<'a> {
+    /// Borrowed from the text where the scalar is written as it reads
+    /// (plain, no escapes): the entry copies it once, not twice.
+    Scalar(Cow<'a, str>, Span),
     /// A sequence or map: its span and how many direct items it has.
     Complex(Span, usize),
 }
 
 /// The next event that matters here (comments and anchor metadata are
-/// passed over), its value owned, with its span in the whole text.
-pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
+/// passed over), with its span in the whole text. A scalar's value stays
+/// borrowed from the text where the parser borrowed it.
+pub(super) fn next<'a>(events: &mut Events<'a>) -> Result<Option<(Event<'a>, Span)>, ScanError> {
     loop {
         let Some((ev, span)) = events.parser.next().transpose()? else {
             return Ok(None);
         };
         let span = offsets(&span, events.base);
-        let owned = match ev {
-            Event::Scalar(v, style, a, _) => Event::Scalar(v.into_owned().into(), style, a, None),
+        let ev = match ev {
+            Event::Scalar(v, style, a, _) => Event::Scalar(v, style, a, None),
             Event::MappingStart(s, a, _) => Event::MappingStart(s, a, None),
             Event::SequenceStart(s, a, _) => Event::SequenceStart(s, a, None),
             Event::MappingEnd => Event::MappingEnd,
@@ -111,17 +114,17 @@ pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>
             _ => continue,
         };
         if let Some(tree) = &mut events.tee {
-            tree.feed(owned.clone(), span.clone());
+            tree.feed(&ev, span.clone());
         }
-        return Ok(Some((owned, span)));
+        return Ok(Some((ev, span)));
     }
 }
 
 /// Read one node whose first event has been taken; returns it with the
 /// span of everything it covers.
-fn node(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, ScanError> {
+fn node<'a>(events: &mut Events<'a>, first: Event<'a>, span: Span) -> Result<Node<'a>, ScanError> {
     match first {
-        Event::Scalar(v, ..) => Ok(Node::Scalar(v.into_owned(), span)),
+        Event::Scalar(v, ..) => Ok(Node::Scalar(v, span)),
         Event::MappingStart(..) | Event::SequenceStart(..) => {
             let is_map = matches!(first, Event::MappingStart(..));
             let mut depth = 1;
@@ -207,6 +210,10 @@ struct Read {
     groups: Vec<Group>,
     root: Option<usize>,
     kept: KeptTrees,
+    /// A group's entries while it is read, then moved into a vector of
+    /// their exact count: one allocation a group, where a vector grown by
+    /// pushing took two or three and `Document::new` one more to trim it.
+    scratch: Vec<Entry>,
 }
 
 /// The parser's error, on the rest of the line it points at.
@@ -400,7 +407,7 @@ fn read_root_map(text: &str, events: &mut Events, read: &mut Read) -> Result<(),
             node(events, vev, vspan)?;
             continue;
         };
-        if !KEPT_KEYS.contains(&name.as_str()) {
+        if !KEPT_KEYS.contains(&&*name) {
             read.pair(text, events, name, name_span, vev, vspan)?;
             continue;
         }
@@ -408,13 +415,13 @@ fn read_root_map(text: &str, events: &mut Events, read: &mut Read) -> Result<(),
         // rest through `next` as the value is read (one level below the
         // root, as in the whole document's tree).
         let mut tree = yaml_tree::Builder::new(1);
-        tree.feed(vev.clone(), vspan.clone());
+        tree.feed(&vev, vspan.clone());
         events.tee = Some(tree);
         let value = read.pair(text, events, name.clone(), name_span, vev, vspan);
         let tree = events.tee.take();
         value?;
         if let Some(tree) = tree.and_then(yaml_tree::Builder::finished) {
-            read.kept.push((name, tree));
+            read.kept.push((name.into_owned(), tree));
         }
     }
 }
@@ -422,23 +429,23 @@ fn read_root_map(text: &str, events: &mut Events, read: &mut Read) -> Result<(),
 impl Read {
     /// One top-level pair after its scalar key: a map value is a group,
     /// any other value an entry of the unnamed group.
-    fn pair(
+    fn pair<'a>(
         &mut self,
         text: &str,
-        events: &mut Events,
-        name: String,
+        events: &mut Events<'a>,
+        name: Cow<'a, str>,
         name_span: Span,
-        vev: Event<'static>,
+        vev: Event<'a>,
         vspan: Span,
     ) -> Result<(), ScanError> {
         if let Event::MappingStart(..) = vev {
-            let group = read_group(text, events, name, name_span)?;
+            let group = read_group(text, events, name.into_owned(), name_span, &mut self.scratch)?;
             self.groups.push(group);
             return Ok(());
         }
         let value = node(events, vev, vspan)?;
         let insert_at = line_end_after(text, name_span.end);
-        let entry = make_entry(text, name, name_span, value);
+        let entry = make_entry(text, &name, name_span, value);
         // A top-level scalar lives in the unnamed root group (found once,
         // not searched for at every scalar).
         match self.root {
@@ -462,9 +469,9 @@ impl Read {
     }
 }
 
-pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
+pub(super) fn make_entry(text: &str, key: &str, key_span: Span, value: Node) -> Entry {
     let (value, value_span, children) = match value {
-        Node::Scalar(v, s) => (Some(v), s, 0),
+        Node::Scalar(v, s) => (Some(v.into_owned()), s, 0),
         Node::Complex(s, n) => (None, s, n),
     };
     let end = value_span.end.max(key_span.end);
@@ -475,8 +482,15 @@ pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -
     Entry::plain(key, key_span, value, value_span, line_span, children)
 }
 
-fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) -> Result<Group, ScanError> {
-    let mut entries = Vec::new();
+fn read_group(
+    text: &str,
+    events: &mut Events,
+    name: String,
+    name_span: Span,
+    scratch: &mut Vec<Entry>,
+) -> Result<Group, ScanError> {
+    let entries = scratch;
+    entries.clear();
     while let Some((ev, span)) = next(events)? {
         if matches!(ev, Event::MappingEnd) {
             break;
@@ -485,7 +499,7 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
         let Some((vev, vspan)) = next(events)? else { break };
         let value = node(events, vev, vspan)?;
         if let Node::Scalar(k, ks) = key {
-            entries.push(make_entry(text, k, ks, value));
+            entries.push(make_entry(text, &k, ks, value));
         }
     }
     let insert_at = entries
@@ -506,7 +520,11 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
     Ok(Group {
         name,
         name_span,
-        entries,
+        entries: {
+            let mut exact = Vec::with_capacity(entries.len());
+            exact.append(entries);
+            exact
+        },
         insert_at,
         indent,
     })

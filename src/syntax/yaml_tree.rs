@@ -5,6 +5,8 @@
 //! of the same text stays the file's lossless view (positions, syntax
 //! errors, edits); the tree only says where each node's bytes are.
 
+use std::borrow::Cow;
+
 use granit_parser::Event;
 
 use super::Entry;
@@ -74,12 +76,12 @@ impl Node {
     pub fn to_entry(text: &str, key: &Node, value: &Node) -> Option<Entry> {
         let Node::Scalar(k, ks) = key else { return None };
         let value = match value {
-            Node::Scalar(v, s) => yaml::Node::Scalar(v.clone(), s.clone()),
+            Node::Scalar(v, s) => yaml::Node::Scalar(Cow::Borrowed(v), s.clone()),
             Node::Map(p, s) => yaml::Node::Complex(s.clone(), p.len()),
             Node::Seq(i, s) => yaml::Node::Complex(s.clone(), i.len()),
             Node::Other(s) => yaml::Node::Complex(s.clone(), 0),
         };
-        Some(yaml::make_entry(text, k.clone(), ks.clone(), value))
+        Some(yaml::make_entry(text, k, ks.clone(), value))
     }
 }
 
@@ -98,7 +100,7 @@ pub fn parse(text: &str) -> Option<Node> {
             Event::StreamStart | Event::DocumentStart(..) if builder.is_empty() => continue,
             Event::StreamEnd | Event::DocumentEnd if builder.is_empty() => return None,
             ev => {
-                if let Some(node) = builder.push(ev, span) {
+                if let Some(node) = builder.push(&ev, span) {
                     return Some(node);
                 }
             }
@@ -140,7 +142,7 @@ impl Builder {
 
     /// Take the node's next event, keeping the node once it is whole
     /// (events after that are not its own: passed over).
-    pub(super) fn feed(&mut self, ev: Event<'static>, sp: Span) {
+    pub(super) fn feed(&mut self, ev: &Event<'_>, sp: Span) {
         if self.finished.is_none() {
             self.finished = self.push(ev, sp);
         }
@@ -156,7 +158,7 @@ impl Builder {
     }
 
     /// Take the node's next event; the node once its last event is in.
-    pub(super) fn push(&mut self, ev: Event<'static>, sp: Span) -> Option<Node> {
+    pub(super) fn push(&mut self, ev: &Event<'_>, sp: Span) -> Option<Node> {
         if let Some((start, end, open)) = &mut self.skipping {
             // Too deep: the whole subtree is one `Other`.
             *end = (*end).max(sp.end);
@@ -201,7 +203,7 @@ impl Builder {
                     Node::Seq(open.children, span)
                 }
             }
-            Event::Scalar(v, ..) => Node::Scalar(v.into_owned(), sp),
+            Event::Scalar(v, ..) => Node::Scalar(v.to_string(), sp),
             _ => Node::Other(sp),
         };
         self.done(node)
