@@ -66,15 +66,15 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         };
         let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
         if i > 0 {
-            let edit = factory
-                .is_none()
+            // The edit only where the fix is offered (bench): a config of
+            // 100k sinks made 100k edits to drop.
+            let edit = (bench && factory.is_none())
                 .then(|| ctx.set_or_insert(at, "enable", "0"))
                 .flatten();
-            out.push(extra_sink(at, (home_file, group_span), bench, note).fix(if bench {
-                edit.map(|e| Fix::safe("set enable=0", vec![e]))
-            } else {
-                None
-            }));
+            out.push(
+                extra_sink(at, (home_file, group_span), bench, note)
+                    .fix(edit.map(|e| Fix::safe("set enable=0", vec![e]))),
+            );
             continue;
         }
         if !is_fake || sync != Some(0) {

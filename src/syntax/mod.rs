@@ -144,6 +144,11 @@ pub struct Document {
     /// every per-line question is a hash lookup, not a scan: a hostile file
     /// of 100k groups or keys stays linear.
     by_name: Index,
+    /// YAML: the trees of the top-level keys a front end reads deeper than
+    /// entries (`yaml::KEPT_KEYS`), built in this document's one parse;
+    /// `None` when there are none or the text has a syntax error (as
+    /// [`yaml_tree::parse`] has no tree then).
+    pub kept: Option<std::sync::Arc<yaml_tree::Kept>>,
 }
 
 /// Group name → its groups in file order, and the winning entry of each
@@ -366,6 +371,7 @@ impl Document {
             line_ending,
             first_map_only: false,
             by_name,
+            kept: None,
         }
     }
 

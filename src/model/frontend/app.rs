@@ -393,6 +393,10 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
     // file. The sources keep the file's order.
     let on: Vec<bool> = names.par_iter().with_min_len(64).map(|n| r.enabled(n)).collect();
     let mut sources: Vec<(SourceGroup, &str)> = Vec::new();
+    // The sinks' groups (and whether each is a test app's `sink:`), made
+    // into elements on all threads after the walk, as the sources are (a
+    // test app's 8 MiB config of 100k `sinkN:`).
+    let mut sinks: Vec<(&str, bool)> = Vec::new();
     for (name, on) in names.iter().zip(on) {
         let name = name.as_str();
         match name {
@@ -410,8 +414,8 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
             "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
             n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
-            "sink" if kind == Kind::TestApp && on => found.sinks.push(r.test_app_sink(name)),
-            n if numbered(n, "sink") && on => found.sinks.push(r.element(Role::Sink, n)),
+            "sink" if kind == Kind::TestApp && on => sinks.push((name, true)),
+            n if numbered(n, "sink") && on => sinks.push((n, false)),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
             _ => {}
         }
@@ -423,6 +427,17 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             SourceGroup::Csv => r.csv_source(name),
             SourceGroup::TestApp => r.test_app_source(name),
             SourceGroup::Numbered => r.numbered_source(name),
+        })
+        .collect();
+    found.sinks = sinks
+        .par_iter()
+        .with_min_len(64)
+        .map(|&(name, test_app)| {
+            if test_app {
+                r.test_app_sink(name)
+            } else {
+                r.element(Role::Sink, name)
+            }
         })
         .collect();
     found.primary = primary.map(|g| r.infer(g, Stage::Primary));
@@ -489,10 +504,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
-    let (mut elements, links) = in_order(found, application, tests);
-    // Held to the end of the run: without the slack pushing left (an
-    // element is ~350 bytes, and every app's pipeline is kept).
-    elements.shrink_to_fit();
+    let (elements, links) = in_order(found, application, tests);
     Pipeline {
         root,
         elements,
@@ -535,7 +547,12 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
 /// (behind a tee). The test apps link the same way. Settings that belong to
 /// no element come last, unlinked.
 fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) -> (Vec<Element>, Vec<Link>) {
-    let mut elements = Vec::new();
+    // Sized once (and kept to the end of the run): an element is ~350
+    // bytes, and a vector grown by doubling copied 100k sinks again and
+    // again, then once more to drop its slack. At most 9 single elements
+    // (streammux to OSD, application, tests).
+    let many = found.sources.len() + found.secondaries.len() + found.sinks.len() + found.others.len();
+    let mut elements = Vec::with_capacity(many + 9);
     let mut links = Vec::new();
     let sources: Vec<usize> = (0..found.sources.len()).collect();
     elements.extend(found.sources);
