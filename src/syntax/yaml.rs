@@ -326,7 +326,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, KeptTrees)> {
                     let r: &mut Group = &mut groups[r];
                     r.entries.extend(g.entries);
                     // As `read_root_map` leaves it after a second scalar.
-                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span.end);
+                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span().end);
                 }
                 None => {
                     root = Some(groups.len());
@@ -451,7 +451,7 @@ impl Read {
         match self.root {
             Some(i) => {
                 let g: &mut Group = &mut self.groups[i];
-                g.insert_at = entry.line_span.end;
+                g.insert_at = entry.line_span().end;
                 g.entries.push(entry);
             }
             None => {
@@ -471,7 +471,7 @@ impl Read {
 
 pub(super) fn make_entry(text: &str, key: &str, key_span: Span, value: Node) -> Entry {
     let (value, value_span, children) = match value {
-        Node::Scalar(v, s) => (Some(v.into_owned()), s, 0),
+        Node::Scalar(v, s) => (Some(v), s, 0),
         Node::Complex(s, n) => (None, s, n),
     };
     let end = value_span.end.max(key_span.end);
@@ -479,7 +479,7 @@ pub(super) fn make_entry(text: &str, key: &str, key_span: Span, value: Node) -> 
     // its last line break, which must not pull in the next line).
     let line_span =
         line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
-    Entry::plain(key, key_span, value, value_span, line_span, children)
+    Entry::plain(key, key_span, value.as_deref(), value_span, line_span, children)
 }
 
 fn read_group(
@@ -504,12 +504,12 @@ fn read_group(
     }
     let insert_at = entries
         .last()
-        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span.end);
+        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span().end);
     let indent = entries
         .first()
         .map(|e| {
-            let start = line_start_before(text, e.key_span.start);
-            let lead = &text[start..e.key_span.start];
+            let start = line_start_before(text, e.key_span().start);
+            let lead = &text[start..e.key_span().start];
             if lead.chars().all(|c| c == ' ' || c == '\t') {
                 lead.to_string()
             } else {
@@ -541,12 +541,12 @@ mod tests {
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.group_names(), vec!["streammux", "property"]);
         let b = d.get("streammux", "batch-size").unwrap();
-        assert_eq!(&src[b.value_span.clone()], "4");
+        assert_eq!(&src[b.value_span()], "4");
         let n = d.get("streammux", "name").unwrap();
         assert_eq!(n.value.as_deref(), Some("x y"));
-        assert_eq!(&src[n.value_span.clone()], "\"x y\"");
+        assert_eq!(&src[n.value_span()], "\"x y\"");
         assert!(d.get("streammux", "list").unwrap().value.is_none());
-        assert_eq!(d.get("streammux", "list").unwrap().children, 2);
+        assert_eq!(d.get("streammux", "list").unwrap().children(), 2);
         let g = d.last_group("streammux").unwrap();
         assert_eq!(g.indent, "  ");
         assert_eq!(&src[g.insert_at..g.insert_at + 9], "property:");
@@ -562,7 +562,7 @@ mod tests {
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.group_names(), vec!["a", ""]);
         assert_eq!(d.get("a", "b").and_then(|e| e.value.as_deref()), Some("1"));
-        assert_eq!(d.get("", "c").map(|e| e.children), Some(2));
+        assert_eq!(d.get("", "c").map(|e| e.children()), Some(2));
         assert_eq!(d.get("", "x").and_then(|e| e.value.as_deref()), Some("y"));
     }
 
@@ -800,7 +800,7 @@ mod tests {
         let keys: Vec<&str> = root.entries.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, ["x", "y", "z"]);
         assert_eq!(root.insert_at, src.len());
-        assert_eq!(&src[root.entries[1].line_span.clone()], "y: |\n  t\n");
+        assert_eq!(&src[root.entries[1].line_span()], "y: |\n  t\n");
         // Small files are never cut.
         assert_eq!(cut_points(&masked, src.len()), None);
     }

@@ -251,8 +251,8 @@ mod tests {
         let props = nodes[0].get("properties").unwrap();
         let (k, v) = props.entry("batch-size").unwrap();
         let e = Node::to_entry(src, k, v).unwrap();
-        assert_eq!(&src[e.value_span.clone()], "4");
-        assert_eq!(&src[e.line_span.clone()], "      batch-size: 4 # four\n");
+        assert_eq!(&src[e.value_span()], "4");
+        assert_eq!(&src[e.line_span()], "      batch-size: 4 # four\n");
         assert_eq!(&src[props.get("width").unwrap().span().clone()], "\"1920\"");
         let targets: Vec<&str> = ds
             .get("edges")

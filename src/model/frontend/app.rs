@@ -292,14 +292,14 @@ impl Reader<'_> {
         let uris = match doc.get(group, "list") {
             Some(e) => match &e.value {
                 Some(v) => split_uris(v),
-                None => vec![String::new(); e.children],
+                None => vec![String::new(); e.children()],
             },
             None => Vec::new(),
         };
         // The YAML form may also be a sequence of `- uri: …` maps.
         let uris = if uris.is_empty() {
             doc.get("", "source-list")
-                .map(|e| vec![String::new(); e.children])
+                .map(|e| vec![String::new(); e.children()])
                 .unwrap_or_default()
         } else {
             uris
@@ -345,13 +345,13 @@ impl Reader<'_> {
         let at = doc
             .get(group, "list")
             .or_else(|| doc.get("", "source-list"))
-            .map_or(0..0, |e| e.key_span.clone());
+            .map_or(0..0, |e| e.key_span());
         Some(Setting {
             value: Value::Known(n.to_string().into()),
             site: None,
-            at: (self.root, at),
+            at: (self.root, at).into(),
             layer: Layer::Derived,
-            derived: Some(format!("[source-list] sets it to the number of sources ({n})")),
+            derived: Some(format!("[source-list] sets it to the number of sources ({n})").into()),
         })
     }
 }
@@ -612,7 +612,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                 if doc.format == Format::Yaml
                     && doc
                         .overridden_by(gi, ei)
-                        .is_some_and(|w| w.key_span.start < e.key_span.start)
+                        .is_some_and(|w| w.key_span().start < e.key_span().start)
                 {
                     continue;
                 }
@@ -628,7 +628,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                     out.push(Reference {
                         file,
                         key: e.key.to_string(),
-                        span: e.value_span.clone(),
+                        span: e.value_span(),
                         target,
                         is_config,
                     });

@@ -286,7 +286,7 @@ fn reference(ws: &Workspace, root: FileId, e: &crate::syntax::Entry) -> Option<R
     Some(Reference {
         file: root,
         key: e.key.to_string(),
-        span: e.value_span.clone(),
+        span: e.value_span(),
         target: ws.resolve(root, v)?,
         is_config,
     })

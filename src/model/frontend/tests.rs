@@ -86,7 +86,11 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
         .map(|s| {
             (
                 s.layer,
-                text(&ws, s.site.as_ref().unwrap().file, &s.site.as_ref().unwrap().value_span),
+                text(
+                    &ws,
+                    s.site.as_ref().unwrap().file,
+                    &s.site.as_ref().unwrap().value_span(),
+                ),
             )
         })
         .collect();
@@ -203,7 +207,7 @@ fn nvmultiurisrcbin_batch_is_its_max_batch_size() {
         (site.group.as_str(), site.key.as_str()),
         ("source-list", "max-batch-size")
     );
-    assert_eq!(text(&ws, site.file, &site.value_span), "8");
+    assert_eq!(text(&ws, site.file, &site.value_span()), "8");
 }
 
 #[test]
@@ -228,7 +232,7 @@ fn test_app_yaml_sections_are_on_without_enable() {
     assert_eq!(b.value, 4);
     // The site of a quoted YAML scalar includes the quotes.
     assert_eq!(
-        text(&ws, b.site().unwrap().file, &b.site().unwrap().value_span),
+        text(&ws, b.site().unwrap().file, &b.site().unwrap().value_span()),
         "\"4\""
     );
     assert!(
