@@ -517,14 +517,22 @@ impl<'m, 't> Scope<'m, 't> {
                         None => self.env.remove(&name),
                     };
                 } else {
-                    // Tuple targets and attributes: whatever they held is gone.
+                    // Tuple targets (`a, self.b = …`): each name or
+                    // attribute path they bind is unbound, with what was
+                    // bound under it. A subscript (`d[k] = …`) or a name
+                    // inside one binds nothing.
                     let mut stack = vec![left];
                     while let Some(t) = stack.pop() {
-                        if t.kind() == "identifier" {
-                            self.env.remove(text(t, self.src()));
+                        if let Some(name) = target(t, self.src()) {
+                            self.env.remove_prefixed(&format!("{name}."));
+                            self.env.remove(&name);
+                        } else if matches!(
+                            t.kind(),
+                            "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+                        ) {
+                            let mut c = t.walk();
+                            stack.extend(t.named_children(&mut c));
                         }
-                        let mut c = t.walk();
-                        stack.extend(t.named_children(&mut c));
                     }
                 }
             }
