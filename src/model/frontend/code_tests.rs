@@ -279,3 +279,33 @@ fn python_tuple_targets_unbind_the_names_they_bind_and_only_those() {
     assert!(named("mux").prop("width").is_none());
     assert!(p.elements.iter().all(|e| e.prop("width").is_none()));
 }
+
+#[test]
+fn python_names_rebound_by_global_or_nonlocal_are_not_constants() {
+    // `nonlocal batch` in a nested function rebinds `main`'s `batch`
+    // when it is called: assigned once in `main` is not a constant there.
+    let nonlocal = "    batch = 4\n\n    \
+                    def from_args():\n        \
+                    nonlocal batch\n        \
+                    batch = len(args)\n\n    \
+                    from_args()\n    \
+                    mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                    mux.set_property(\"batch-size\", batch)\n    \
+                    sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n";
+    // `global HEIGHT`: before its assignment here, `HEIGHT` is the
+    // module's, which this function's assignment is not.
+    let global = "    global HEIGHT\n    \
+                  mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                  mux.set_property(\"height\", HEIGHT)\n    \
+                  HEIGHT = 720\n    \
+                  sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n";
+    for (body, key) in [(nonlocal, "batch-size"), (global, "height")] {
+        let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+        let p = &g.pipelines[0];
+        assert!(
+            matches!(value(p, &Role::Streammux, key), Some(Value::Unknown(_))),
+            "{key}: {:?}",
+            value(p, &Role::Streammux, key)
+        );
+    }
+}
