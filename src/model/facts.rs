@@ -294,6 +294,23 @@ impl Facts {
                 }
             }
         }
+        // A picture of no pixels: DS102 would expect a mux of that size,
+        // and with facts its fix is safe.
+        let sizes = [
+            ("model.width", self.model.as_ref().and_then(|m| m.width)),
+            ("model.height", self.model.as_ref().and_then(|m| m.height)),
+            (
+                "workload.source_width",
+                self.workload.as_ref().and_then(|w| w.source_width),
+            ),
+            (
+                "workload.source_height",
+                self.workload.as_ref().and_then(|w| w.source_height),
+            ),
+        ];
+        if let Some((field, _)) = sizes.iter().find(|(_, v)| *v == Some(0)) {
+            return Err(format!("field `{field}`: must be at least 1"));
+        }
         if let Some(w) = &self.workload {
             if w.n_streams == Some(0) {
                 return Err("field `workload.n_streams`: must be at least 1".into());
@@ -348,6 +365,26 @@ mod tests {
         assert!(e.starts_with("field `sweep.plateau_batch`"), "{e}");
         let e = Facts::parse(r#"{"schema_version": 1, "workload": {"n_streams": "four"}}"#).unwrap_err();
         assert!(e.starts_with("field `workload.n_streams`"), "{e}");
+    }
+
+    #[test]
+    fn a_size_of_zero_is_refused() {
+        // DS102 would expect a mux of width 0, and with facts its fix is safe.
+        for (field, json) in [
+            ("model.width", r#""model": {"width": 0, "height": 640}"#),
+            ("model.height", r#""model": {"width": 640, "height": 0}"#),
+            (
+                "workload.source_width",
+                r#""workload": {"source_width": 0, "source_height": 720}"#,
+            ),
+            (
+                "workload.source_height",
+                r#""workload": {"source_width": 1280, "source_height": 0}"#,
+            ),
+        ] {
+            let e = Facts::parse(&format!(r#"{{"schema_version": 1, {json}}}"#)).unwrap_err();
+            assert_eq!(e, format!("field `{field}`: must be at least 1"));
+        }
     }
 
     #[test]

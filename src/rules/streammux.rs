@@ -338,9 +338,9 @@ fn primary_keeps_aspect(p: &Pipeline) -> Option<bool> {
 }
 
 /// The largest size of the mux frame's own shape (its `width`:`height`)
-/// that fits in the model input and, with facts, in the sources, floored to
-/// even numbers (NV12 planes); `None` when the mux size is unknown. A frame
-/// that already fits is its own size.
+/// that fits in the model input and, with facts, in the sources, a scaled
+/// size floored to even numbers (NV12 planes); `None` when the mux size is
+/// unknown. A frame that already fits is its own size, odd sides included.
 fn aspect_fit(mux: &Element, (mw, mh): (u32, u32), src: Option<(u32, u32)>) -> Option<(u32, u32)> {
     // u32 sides (GObject's uint), in u128 so no product overflows.
     let side_of = |key: &str| {
@@ -360,6 +360,12 @@ fn aspect_fit(mux: &Element, (mw, mh): (u32, u32), src: Option<(u32, u32)>) -> O
         (1, 1),
         |(n, d), (ln, ld)| if ln * d < n * ld { (ln, ld) } else { (n, d) },
     );
+    if num == den {
+        // It fits: nvinfer scales it up (get_converted_buffer), and no
+        // smaller mux frame gives the model more of the picture; an odd
+        // side too is left as it is.
+        return Some((u32::try_from(w).ok()?, u32::try_from(h).ok()?));
+    }
     let side = |v: u128| u32::try_from(v * num / den / 2 * 2).ok();
     Some((side(w)?, side(h)?))
 }

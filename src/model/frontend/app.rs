@@ -91,9 +91,10 @@ pub(super) struct Reader<'w> {
 /// are off; groups without a switch (`[application]`, `[streammux]`,
 /// `[tests]`, `[source-list]`, `[source-attr-all]`) are always read.
 fn switchable(group: &str) -> bool {
-    ["source", "sink", "secondary-gie", "message-consumer"]
-        .iter()
-        .any(|p| numbered(group, p))
+    numbered(group, "source")
+        || ["sink", "secondary-gie", "message-consumer"]
+            .iter()
+            .any(|p| app_prefixed(group, p))
         || matches!(
             group,
             "primary-gie"
@@ -108,6 +109,17 @@ fn switchable(group: &str) -> bool {
                 | "message-converter"
                 | "img-save"
         )
+}
+
+/// deepstream-app's own test for a sink, secondary-gie or message-consumer
+/// group: the name starts with the prefix (`strncmp` in
+/// `deepstream_app_config_parser.c` `parse_config_file`, `compare(0, …)` in
+/// `deepstream_app_config_parser_yaml.cpp`), so `[secondary-gie]` or
+/// `[sink-rtsp]` is read as one too, by `parse_gie` / `parse_sink`. A
+/// source group must be `[source<N>]`: the app refuses any other
+/// `[source…]` ("is not in the form [source<%d>]").
+fn app_prefixed(group: &str, prefix: &str) -> bool {
+    group.starts_with(prefix)
 }
 
 /// Whether an app reads nothing from `group` (Precision 3: disabled is
@@ -131,7 +143,7 @@ pub fn keys_unread(doc: &Document, group: &str, kind: Kind) -> bool {
     if kind != Kind::App {
         return false;
     }
-    let gie_or_sink = group == "primary-gie" || ["sink", "secondary-gie"].iter().any(|p| numbered(group, p));
+    let gie_or_sink = group == "primary-gie" || ["sink", "secondary-gie"].iter().any(|p| app_prefixed(group, p));
     match doc.format {
         Format::KeyFile => (gie_or_sink || numbered(group, "source")) && group_is_off(doc, group, kind),
         _ => {
@@ -415,8 +427,17 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
             n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
             "sink" if kind == Kind::TestApp && on => sinks.push((name, true)),
-            n if numbered(n, "sink") && on => sinks.push((n, false)),
-            n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
+            n if (numbered(n, "sink") || (kind == Kind::App && app_prefixed(n, "sink"))) && on => {
+                sinks.push((n, false));
+            }
+            n if (numbered(n, "secondary-gie")
+                || (kind == Kind::App && app_prefixed(n, "secondary-gie"))
+                || numbered(n, "sgie")
+                || n == "sgie")
+                && on =>
+            {
+                secondaries.push(n);
+            }
             _ => {}
         }
     }

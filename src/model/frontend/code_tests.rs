@@ -234,3 +234,78 @@ fn python_work_is_linear_in_the_module() {
         );
     }
 }
+
+/// The lines of a Python app around `body`: a file source into the mux,
+/// the mux into a sink.
+fn python_app(body: &str) -> String {
+    format!(
+        r#"import sys
+from gi.repository import Gst
+
+
+class App:
+    pass
+
+
+def main(args):
+    app = App()
+    source = Gst.ElementFactory.make("filesrc", "src")
+    decoder = Gst.ElementFactory.make("nvv4l2decoder", "dec")
+{body}    sinkpad = mux.get_request_pad("sink_0")
+    decoder.get_static_pad("src").link(sinkpad)
+    source.link(decoder)
+    mux.link(sink)
+"#
+    )
+}
+
+#[test]
+fn python_tuple_targets_unbind_the_names_they_bind_and_only_those() {
+    // `app.mux, app.sink = mux, sink` binds two attributes: `mux` and
+    // `sink` keep their elements (their sets are read), and what `app.mux`
+    // held before is no longer what `app.mux` names.
+    let body = "    app.mux = Gst.ElementFactory.make(\"nvstreammux\", \"old\")\n    \
+                mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n    \
+                app.mux, app.sink = mux, sink\n    \
+                app.mux.set_property(\"width\", 640)\n    \
+                mux.set_property(\"batch-size\", 1)\n    \
+                sink.set_property(\"sync\", 0)\n";
+    let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+    let p = &g.pipelines[0];
+    let named = |n: &str| p.elements.iter().find(|e| e.name == n).unwrap();
+    assert_eq!(named("mux").int("batch-size").map(|v| v.value), Some(1));
+    assert_eq!(named("sink").int("sync").map(|v| v.value), Some(0));
+    assert!(named("mux").prop("width").is_none());
+    assert!(p.elements.iter().all(|e| e.prop("width").is_none()));
+}
+
+#[test]
+fn python_names_rebound_by_global_or_nonlocal_are_not_constants() {
+    // `nonlocal batch` in a nested function rebinds `main`'s `batch`
+    // when it is called: assigned once in `main` is not a constant there.
+    let nonlocal = "    batch = 4\n\n    \
+                    def from_args():\n        \
+                    nonlocal batch\n        \
+                    batch = len(args)\n\n    \
+                    from_args()\n    \
+                    mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                    mux.set_property(\"batch-size\", batch)\n    \
+                    sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n";
+    // `global HEIGHT`: before its assignment here, `HEIGHT` is the
+    // module's, which this function's assignment is not.
+    let global = "    global HEIGHT\n    \
+                  mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                  mux.set_property(\"height\", HEIGHT)\n    \
+                  HEIGHT = 720\n    \
+                  sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n";
+    for (body, key) in [(nonlocal, "batch-size"), (global, "height")] {
+        let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+        let p = &g.pipelines[0];
+        assert!(
+            matches!(value(p, &Role::Streammux, key), Some(Value::Unknown(_))),
+            "{key}: {:?}",
+            value(p, &Role::Streammux, key)
+        );
+    }
+}

@@ -26,7 +26,7 @@
 //! - the streams are the mux's `sink_N` pad requests, counted through
 //!   literal loops, when the sources made agree with them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -114,6 +114,11 @@ struct Module<'t> {
     /// Names assigned once in the whole module, at the top level: their
     /// value expression.
     constants: HashMap<&'t str, Node<'t>>,
+    /// Names some function declares `global` or `nonlocal`: a function
+    /// assigns them for another scope (a nested function rebinds its
+    /// caller's, `global X` makes a read before the assignment the
+    /// module's), so no function's single assignment makes them constant.
+    rebound: HashSet<&'t str>,
     /// How many times each name appears.
     uses: HashMap<&'t str, usize>,
     /// `<obj>.<attr>.set_property("key", …)` calls anywhere in the module,
@@ -130,12 +135,21 @@ impl<'t> Module<'t> {
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
         let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        let mut rebound: HashSet<&str> = HashSet::new();
         let mut c = root.walk();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             work(1);
             if n.kind() == "identifier" {
                 *uses.entry(text(n, src)).or_default() += 1;
+            }
+            if matches!(n.kind(), "global_statement" | "nonlocal_statement") {
+                let mut cc = n.walk();
+                rebound.extend(
+                    n.named_children(&mut cc)
+                        .filter(|i| i.kind() == "identifier")
+                        .map(|i| text(i, src)),
+                );
             }
             if let Some((attr, key)) = attribute_set_property(n, src) {
                 attribute_sets
@@ -177,6 +191,7 @@ impl<'t> Module<'t> {
         Module {
             src,
             constants,
+            rebound,
             uses,
             attribute_sets,
             quote: if src.contains("set_property('") { '\'' } else { '"' },
@@ -297,7 +312,7 @@ impl<'m, 't> Scope<'m, 't> {
         }
         let local_constants = assigned_once
             .into_iter()
-            .filter(|(name, _)| bound.get(name) == Some(&1))
+            .filter(|(name, _)| bound.get(name) == Some(&1) && !m.rebound.contains(name))
             .collect();
         Scope {
             m,
@@ -517,14 +532,22 @@ impl<'m, 't> Scope<'m, 't> {
                         None => self.env.remove(&name),
                     };
                 } else {
-                    // Tuple targets and attributes: whatever they held is gone.
+                    // Tuple targets (`a, self.b = …`): each name or
+                    // attribute path they bind is unbound, with what was
+                    // bound under it. A subscript (`d[k] = …`) or a name
+                    // inside one binds nothing.
                     let mut stack = vec![left];
                     while let Some(t) = stack.pop() {
-                        if t.kind() == "identifier" {
-                            self.env.remove(text(t, self.src()));
+                        if let Some(name) = target(t, self.src()) {
+                            self.env.remove_prefixed(&format!("{name}."));
+                            self.env.remove(&name);
+                        } else if matches!(
+                            t.kind(),
+                            "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+                        ) {
+                            let mut c = t.walk();
+                            stack.extend(t.named_children(&mut c));
                         }
-                        let mut c = t.walk();
-                        stack.extend(t.named_children(&mut c));
                     }
                 }
             }

@@ -125,6 +125,58 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
 }
 
 #[test]
+fn deepstream_app_reads_sink_and_secondary_gie_groups_by_their_prefix() {
+    // parse_config_file / parse_config_file_yaml match `sink`,
+    // `secondary-gie` and `message-consumer` groups by prefix (strncmp,
+    // compare(0, …)): `[sink]` and `[secondary-gie-face]` are read like
+    // `[sink0]`; off without `enable`, like them.
+    let app = "[application]\nenable-perf-measurement=1\n\
+               [source0]\nenable=1\ntype=3\nuri=file:///v.mp4\n\
+               [streammux]\nbatch-size=1\n\
+               [primary-gie]\nenable=1\nconfig-file=pgie.txt\n\
+               [secondary-gie-face]\nenable=1\ngie-unique-id=2\nconfig-file=pgie.txt\n\
+               [secondary-gie]\ngie-unique-id=3\nconfig-file=pgie.txt\n\
+               [sink]\nenable=1\ntype=1\n\
+               [sink-rtsp]\ntype=4\n\
+               [sinks]\nenable=0\ntype=2\n";
+    let (_d, _ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
+    assert_eq!(
+        roles(&g.pipelines[0]),
+        [
+            "source0:Source(Source { kind: File, streams: Some(1) })",
+            "streammux:Streammux",
+            "primary-gie:Infer(Primary)",
+            "secondary-gie-face:Infer(Secondary)",
+            "sink:Sink",
+            "application:Application",
+            "tests:Tests",
+        ]
+    );
+    let yaml = "application:\n  enable-perf-measurement: 1\n\
+                source:\n  csv-file-path: s.csv\n\
+                streammux:\n  batch-size: 1\n\
+                primary-gie:\n  enable: 1\n  config-file: pgie.txt\n\
+                secondary-gie:\n  enable: 1\n  gie-unique-id: 2\n  config-file: pgie.txt\n\
+                sink:\n  enable: 1\n  type: 1\n";
+    let (_d, _ws, g) = graph(&[("app.yml", yaml), ("pgie.txt", PGIE)]);
+    let names: Vec<String> = roles(&g.pipelines[0])
+        .into_iter()
+        .filter(|r| !r.starts_with("source"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "streammux:Streammux",
+            "primary-gie:Infer(Primary)",
+            "secondary-gie:Infer(Secondary)",
+            "sink:Sink",
+            "application:Application",
+            "tests:Tests",
+        ]
+    );
+}
+
+#[test]
 fn source_list_derives_the_batch_sizes_it_overrides() {
     // The primary's only when [primary-gie] writes batch-size
     // (`create_primary_gie_bin`: `is_batch_size_set`).
