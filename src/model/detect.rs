@@ -696,6 +696,13 @@ fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
     let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
     let csv_source = doc.get("source", "csv-file-path").is_some();
     let app_anchor = csv_source || names.iter().any(|n| in_list(APP_ONLY_GROUPS, n) || numbered(n, "sink"));
+    // The ASR app's YAML (`deepstream_asr_config_file_parser_yaml.cpp`:
+    // `source0: uri`, `sink0: enable_playback, asr_output_file_name, sync`)
+    // borrows the group names as its .cfg does: judged by its keys too.
+    let foreign_keys = app_anchor.then(|| mostly_unknown_keys(doc, names)).flatten();
+    if let Some(v) = foreign_keys {
+        return v;
+    }
     if app_anchor && names.iter().all(|&n| app_known(n)) {
         return Verdict::Lint(Kind::App, "deepstream-app YAML groups".into());
     }
