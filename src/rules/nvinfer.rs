@@ -116,7 +116,12 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             let engine_used = engine
                 .as_ref()
                 .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
-            if has_calib == Some(false) && !engine_used {
+            // A custom engine-create function keeps INT8 without a table
+            // (`getCudaEngineFromCustomLib` only warns: "INT8 calibration
+            // can be done through setDynamicRange API"); such libraries
+            // often calibrate and write the table themselves: unknown.
+            let custom_engine = inf.str("engine-create-func-name").is_some();
+            if has_calib == Some(false) && !engine_used && !custom_engine {
                 let (file, span) = mode_loc
                     .as_ref()
                     .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
