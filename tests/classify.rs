@@ -21,6 +21,11 @@ const EXPECTED: &[(&str, &str)] = &[
     // the multi-GPU test's `nvxfer:`.
     ("nmos/recv_send_config.txt", "custom-app"),
     ("asr/deepstream_asr.cfg", "custom-app"),
+    // Its YAML form, read by deepstream_asr_config_file_parser_yaml.cpp.
+    ("asr/deepstream_asr.yaml", "custom-app"),
+    // A Graph Composer graph: its first document is `application: name:`,
+    // its components follow; gxe runs it, not deepstream-app.
+    ("graph-composer/people-count.yaml", "custom-app"),
     ("multigpu/dsmultigpu_config.yml", "custom-app"),
     // Test-app YAML: linted with a primary-gie config, skipped without.
     ("test-app/dstest3_config.yml", "TestApp"),

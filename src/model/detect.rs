@@ -644,6 +644,29 @@ fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
     )
 }
 
+/// A Graph Composer graph, run by `gxe`: documents after the first hold
+/// `dependencies:` (`- extension: NvDsMuxDemuxExt`…) and `components:` whose
+/// entries are `type: nvidia::deepstream::NvDsStreamMux` and the like. Its
+/// first document (the only one yaml-cpp's `LoadFile`, and dslint, read) is
+/// often just `application: name: …`, deepstream-app's group name with a key
+/// deepstream-app does not have: the file is gxe's, not deepstream-app's.
+fn graph_composer(text: &str) -> bool {
+    let mut after_marker = false;
+    let (mut components, mut nvidia_type) = (false, false);
+    for line in text.lines() {
+        if line.starts_with("---") {
+            after_marker = true;
+        } else if after_marker {
+            components |= line.starts_with("components:") || line.starts_with("dependencies:");
+            nvidia_type |= line.trim_start().trim_start_matches("- ").starts_with("type: nvidia::");
+        }
+        if components && nvidia_type {
+            return true;
+        }
+    }
+    false
+}
+
 /// A config whose keys are mostly not the reader's is another app's, even
 /// when it borrows the group names (an ASR app's `[sink0] enable_playback`).
 fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
@@ -675,6 +698,14 @@ fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
 }
 
 fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
+    if graph_composer(&doc.text) {
+        return Verdict::Skip(
+            SkipReason::CustomApp,
+            "a Graph Composer graph (`components:` of `nvidia::deepstream::` types after `---`): gxe runs it, \
+             not deepstream-app"
+                .into(),
+        );
+    }
     if names.is_empty() {
         return Verdict::Skip(SkipReason::NotAConfig, "no DeepStream groups".into());
     }
@@ -696,6 +727,13 @@ fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
     let test_known = |n: &str| in_list(TEST_APP_GROUPS, n);
     let csv_source = doc.get("source", "csv-file-path").is_some();
     let app_anchor = csv_source || names.iter().any(|n| in_list(APP_ONLY_GROUPS, n) || numbered(n, "sink"));
+    // The ASR app's YAML (`deepstream_asr_config_file_parser_yaml.cpp`:
+    // `source0: uri`, `sink0: enable_playback, asr_output_file_name, sync`)
+    // borrows the group names as its .cfg does: judged by its keys too.
+    let foreign_keys = app_anchor.then(|| mostly_unknown_keys(doc, names)).flatten();
+    if let Some(v) = foreign_keys {
+        return v;
+    }
     if app_anchor && names.iter().all(|&n| app_known(n)) {
         return Verdict::Lint(Kind::App, "deepstream-app YAML groups".into());
     }

@@ -576,11 +576,16 @@ impl Workspace {
     }
 
     /// Resolve a path written in `from` (relative to its folder; `file://`
-    /// URIs too), placed against the project root.
+    /// URIs too), placed against the project root. `None` for a path that
+    /// names no file of its own: a URI of another scheme, or a template's
+    /// path whose pieces are placeholders an app renders before DeepStream
+    /// reads the file (`{{ model_dir }}/model.plan`): where it points is not
+    /// in the file, so whether it exists is unknown (Precision 5).
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
-        if raw.is_empty() || raw.contains("://") {
+        let templated = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
+        if raw.is_empty() || raw.contains("://") || templated {
             return None;
         }
         let path = Path::new(raw);

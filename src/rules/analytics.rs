@@ -107,7 +107,10 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                 .why("its group parser fails (\"… not specified in group\"), even with enable=0, and nvdsanalytics refuses the config: the element does not start (nvdsanalytics_property_parser.cpp)"),
             );
         }
-        if first {
+        // DS802/DS803 judge what the element applies; a group that is off
+        // applies nowhere. DS801 stays: the parser reads every group.
+        let on = group_enabled(doc, &g.name, glib::parse_bool) == Some(true);
+        if first && on {
             stream_unused(file, g, index, streams, out);
         }
         for e in &g.entries {
@@ -180,7 +183,7 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                 continue;
             }
             // DS802: a point outside the coordinate space.
-            if let (Some(w), Some(h)) = (width, height) {
+            if let (Some(w), Some(h), true) = (width, height, on) {
                 if let Some(p) = values.chunks(2).find(|p| p[0] > w || p.get(1).is_some_and(|y| *y > h)) {
                     let y = p.get(1).map_or(String::new(), |y| format!(";{y}"));
                     out.push(
@@ -210,6 +213,21 @@ fn config_size(doc: &crate::syntax::Document, parse: impl Fn(&str) -> Option<i64
             .filter(|v| *v >= 0)
     };
     (dim("config-width"), dim("config-height"))
+}
+
+/// Whether the element applies a per-stream group, as its parser reads
+/// `enable`: each group parser starts from `gboolean enable = FALSE` and
+/// only an `enable` key turns it on (`nvdsanalytics_property_parser.cpp`,
+/// `nvdsanalytics_property_yaml_parser.cpp`), and `gstnvdsanalytics.cpp`
+/// skips a group that is off (`if (!roi.enable)`, the same for lines,
+/// directions and overcrowding). `parse`: the reader's boolean (GLib's, or
+/// yaml-cpp's `as<gboolean>`, an integer). `None`: a value the reader
+/// refuses.
+fn group_enabled(doc: &crate::syntax::Document, group: &str, parse: impl Fn(&str) -> Option<bool>) -> Option<bool> {
+    match doc.get(group, "enable") {
+        None => Some(false),
+        Some(e) => e.value.as_deref().and_then(parse),
+    }
 }
 
 /// DS803: a group for a stream the pipeline does not have.
@@ -252,6 +270,10 @@ fn check_yaml(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagn
             continue;
         };
         if !seen.insert(g.name.clone()) {
+            continue;
+        }
+        let as_int = |v: &str| v.trim().parse::<i64>().ok().map(|v| v != 0);
+        if group_enabled(doc, &g.name, as_int) != Some(true) {
             continue;
         }
         stream_unused(file, g, index, streams, out);

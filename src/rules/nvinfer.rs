@@ -95,7 +95,12 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let engine_unknown = engine
         .as_ref()
         .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, None).is_none());
-    let precision = if engine_only || engine_unknown {
+    // A network-mode written as something no integer reader takes (a
+    // template's `{{network_mode}}`, a `$VAR`) is not unset: its value is
+    // unknown (what nvinfer does with it is DS003's), so DS202/DS206 are
+    // silent rather than claiming the FP32 default.
+    let mode_unreadable = mode.is_none() && mode_loc.is_some();
+    let precision = if engine_only || engine_unknown || mode_unreadable {
         None
     } else {
         mode.or(Some(0))
@@ -111,7 +116,12 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             let engine_used = engine
                 .as_ref()
                 .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
-            if has_calib == Some(false) && !engine_used {
+            // A custom engine-create function keeps INT8 without a table
+            // (`getCudaEngineFromCustomLib` only warns: "INT8 calibration
+            // can be done through setDynamicRange API"); such libraries
+            // often calibrate and write the table themselves: unknown.
+            let custom_engine = inf.str("engine-create-func-name").is_some();
+            if has_calib == Some(false) && !engine_used && !custom_engine {
                 let (file, span) = mode_loc
                     .as_ref()
                     .map_or((prop_file, prop_span.clone()), |l| (l.file, l.spans.value()));
@@ -206,7 +216,13 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // build one and save it under another name (Precision 6).
     if let (Some((v, loc)), true) = (&engine, model_source) {
         let custom_engine = inf.str("engine-create-func-name").is_some();
-        let built = built_precision(mode.unwrap_or(0), has_calib, custom_engine);
+        let built = if mode_unreadable {
+            None
+        } else {
+            built_precision(mode.unwrap_or(0), has_calib, custom_engine)
+        };
+        // The same for a batch-size no integer reader takes: unknown, not 1.
+        let batch_unreadable = batch.is_none() && site(inf, "batch-size").is_some();
         // DS206 reports INT8 without calibration: the FP16 name is not a
         // second finding.
         let int8_fallback = mode == Some(1) && has_calib == Some(false);
@@ -214,7 +230,10 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             // Unset in a pipeline whose app sets none: nvinfer's default 1
             // (`NvDsInferContext_ResetInitParams`). A config checked on its
             // own may get its batch from code: unknown.
-            batch: batch.as_ref().map(|e| e.value).or(p.map(|_| 1)),
+            batch: batch
+                .as_ref()
+                .map(|e| e.value)
+                .or(p.filter(|_| !batch_unreadable).map(|_| 1)),
             precision: built,
             precision_is_news: !int8_fallback,
         };
