@@ -190,6 +190,10 @@ impl Findings {
     /// `changed` are the files whose text changed (their nvdsanalytics
     /// checks are made again); `files` those of them whose own checks are
     /// made again (the others' lists were put back: [`Findings::swap_file`]).
+    ///
+    /// Returns the files the replaced lists name, before or after (where
+    /// their findings are and what they relate: [`named_by`]), unsorted:
+    /// the report changes only around them (`fix::report`).
     pub fn recheck(
         &mut self,
         ctx: &Ctx,
@@ -198,28 +202,42 @@ impl Findings {
         files: &[FileId],
         pipelines: &[usize],
         elements: &[usize],
-    ) {
+    ) -> Vec<FileId> {
         let redo = |ids: &[usize], f: &(dyn Fn(usize) -> Vec<Diagnostic> + Sync)| -> Vec<(usize, Vec<Diagnostic>)> {
             ids.par_iter().map(|&i| (i, f(i))).collect()
         };
+        let mut named = Vec::new();
+        let mut replace = |list: &mut Vec<Diagnostic>, found: Vec<Diagnostic>| {
+            named_by(list, &mut named);
+            named_by(&found, &mut named);
+            *list = found;
+        };
         for (id, found) in redo(files, &|id| file_findings(ctx, id)) {
-            self.per_file[id] = found;
+            replace(&mut self.per_file[id], found);
         }
         for (i, found) in redo(pipelines, &|i| pipeline_findings(ctx, &graph.pipelines[i])) {
-            self.per_pipeline[i] = found;
+            replace(&mut self.per_pipeline[i], found);
         }
         for (i, found) in redo(elements, &|i| element_findings(ctx, &graph.standalone[i])) {
-            self.per_element[i] = found;
+            replace(&mut self.per_element[i], found);
         }
         let streams = analytics_streams(graph);
         let changed: FastSet<FileId> = changed.iter().copied().collect();
-        self.per_analytics.par_iter_mut().for_each(|(id, n, found)| {
-            let now = streams.get(id).copied().flatten();
-            if changed.contains(id) || now != *n {
-                *n = now;
-                *found = analytics_findings(ctx, *id, now);
-            }
-        });
+        let redone: Vec<(usize, Option<u32>, Vec<Diagnostic>)> = self
+            .per_analytics
+            .par_iter()
+            .enumerate()
+            .filter_map(|(at, (id, n, _))| {
+                let now = streams.get(id).copied().flatten();
+                (changed.contains(id) || now != *n).then(|| (at, now, analytics_findings(ctx, *id, now)))
+            })
+            .collect();
+        for (at, now, found) in redone {
+            let (_, n, list) = &mut self.per_analytics[at];
+            *n = now;
+            replace(list, found);
+        }
+        named
     }
 
     /// Put `found` in place of a file's own findings and give back those it
@@ -258,28 +276,33 @@ impl Findings {
     /// Every list joined, in order, the lists kept.
     pub fn cloned(&self) -> Vec<Diagnostic> {
         let mut out = Vec::with_capacity(self.len());
-        let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
-        for list in self
-            .per_file
-            .iter()
-            .chain(&self.per_pipeline)
-            .chain(&self.per_element)
-            .chain(analytics)
-        {
+        for list in self.lists() {
             out.extend(list.iter().cloned());
         }
         out
     }
 
-    fn len(&self) -> usize {
+    /// Every list, in the order `joined` joins them.
+    pub fn lists(&self) -> impl Iterator<Item = &Vec<Diagnostic>> {
         let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
         self.per_file
             .iter()
             .chain(&self.per_pipeline)
             .chain(&self.per_element)
             .chain(analytics)
-            .map(Vec::len)
-            .sum()
+    }
+
+    fn len(&self) -> usize {
+        self.lists().map(Vec::len).sum()
+    }
+}
+
+/// Add the files findings name to `files`: where each is and the places it
+/// relates (what the report's suppressions and folds look at).
+pub fn named_by(found: &[Diagnostic], files: &mut Vec<FileId>) {
+    for d in found {
+        files.push(d.file);
+        files.extend(d.related.iter().map(|(f, _)| *f));
     }
 }
 
