@@ -215,7 +215,13 @@ impl<'a> Checker<'a> {
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let found = Findings::of(&ctx, &graph);
         let suppressions = Suppressions::of(&ws);
-        let diagnostics = rules::report_with(&ws, &graph.pipelines, found.cloned(), &opts.selection, &suppressions);
+        let diagnostics = rules::report_distinct(
+            &ws,
+            &graph.pipelines,
+            found.distinct(|_| true),
+            &opts.selection,
+            &suppressions,
+        );
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
         let pipeline_files = (0..graph.pipelines.len())
             .map(|i| files_named(&pipeline_reads[i], found.of_pipeline(i)))
@@ -346,10 +352,10 @@ impl Checked {
         let merged = merged.flatten();
         let merged_report = merged.is_some();
         let diagnostics = merged.unwrap_or_else(|| {
-            rules::report_with(
+            rules::report_distinct(
                 &self.ws,
                 &self.graph.pipelines,
-                self.found.cloned(),
+                self.found.distinct(|_| true),
                 &opts.selection,
                 &self.suppressions,
             )

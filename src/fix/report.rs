@@ -75,20 +75,20 @@ pub fn merged(
         return None;
     }
     let touched = closure(ws.files.len(), found, seeds);
-    let mut again: Vec<Diagnostic> = Vec::new();
-    for list in found.lists() {
-        again.extend(list.iter().filter(|d| touched[d.file]).cloned());
-    }
-    let mut again = rules::report_with(ws, pipelines, again, sel, suppressions);
+    let again = found.distinct(|d| touched[d.file]);
+    let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
     // Unused suppressions of the other files: their part is the last one.
     again.retain(|d| touched[d.file]);
-    let kept = std::mem::take(last).into_iter().filter(|d| !touched[d.file]);
+    let (kept, gone): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        std::mem::take(last).into_iter().partition(|d| !touched[d.file]);
+    // The replaced findings' texts are freed off the main thread.
+    rayon::spawn(move || drop(gone));
     let out = merge(kept, again, order);
     debug_assert_eq!(
         format!("{out:?}"),
         format!(
             "{:?}",
-            rules::report_with(ws, pipelines, found.cloned(), sel, suppressions)
+            rules::report_distinct(ws, pipelines, found.distinct(|_| true), sel, suppressions)
         ),
         "the merged report differs from the whole one"
     );
@@ -121,9 +121,9 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
 }
 
 /// Two reports of disjoint files, each in report order, as one.
-fn merge(kept: impl Iterator<Item = Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
-    let mut out = Vec::with_capacity(again.len());
-    let mut kept = kept.peekable();
+fn merge(kept: Vec<Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
+    let mut out = Vec::with_capacity(kept.len() + again.len());
+    let mut kept = kept.into_iter().peekable();
     for d in again {
         while let Some(k) = kept.next_if(|k| order.key(k) < order.key(&d)) {
             out.push(k);

@@ -273,13 +273,18 @@ impl Findings {
         out
     }
 
-    /// Every list joined, in order, the lists kept.
-    pub fn cloned(&self) -> Vec<Diagnostic> {
-        let mut out = Vec::with_capacity(self.len());
-        for list in self.lists() {
-            out.extend(list.iter().cloned());
-        }
-        out
+    /// A copy of each finding that `keep` keeps, once (the first of those
+    /// the report takes as one: [`report_with`]), in order, the lists
+    /// kept: what [`report_distinct`] takes. A file in several pipelines
+    /// gets its findings from each: they are copied once, not once a
+    /// pipeline.
+    pub fn distinct(&self, keep: impl Fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
+        let mut seen = FastSet::default();
+        self.lists()
+            .flatten()
+            .filter(|d| keep(d) && seen.insert(same_finding(d)))
+            .cloned()
+            .collect()
     }
 
     /// Every list, in the order `joined` joins them.
@@ -403,12 +408,27 @@ pub fn report_with(
 ) -> Vec<Diagnostic> {
     let keep: Vec<bool> = {
         let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
-        out.iter()
-            .map(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.as_str())))
-            .collect()
+        out.iter().map(|d| seen.insert(same_finding(d))).collect()
     };
     let mut keep = keep.into_iter();
     out.retain(|_| keep.next().unwrap_or(true));
+    report_distinct(ws, pipelines, out, sel, suppressions)
+}
+
+/// What makes two findings one: the same code, place and message.
+fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str) {
+    (d.code(), d.file, d.span.start, d.span.end, d.message.as_str())
+}
+
+/// `report_with` for findings that are each once already
+/// ([`Findings::distinct`]).
+pub fn report_distinct(
+    ws: &Workspace,
+    pipelines: &[Pipeline],
+    mut out: Vec<Diagnostic>,
+    sel: &Settings,
+    suppressions: &suppress::Suppressions,
+) -> Vec<Diagnostic> {
     fold_removed_key_notes(ws, &mut out);
     let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
     out.retain(|d| {
