@@ -79,8 +79,11 @@ pub fn merged(
     let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
     // Unused suppressions of the other files: their part is the last one.
     again.retain(|d| touched[d.file]);
-    let (kept, gone): (Vec<Diagnostic>, Vec<Diagnostic>) =
-        std::mem::take(last).into_iter().partition(|d| !touched[d.file]);
+    let last = std::mem::take(last);
+    let (mut kept, mut gone) = (Vec::with_capacity(last.len()), Vec::new());
+    for d in last {
+        if touched[d.file] { gone.push(d) } else { kept.push(d) }
+    }
     // The replaced findings' texts are freed off the main thread.
     rayon::spawn(move || drop(gone));
     let out = merge(kept, again, order);
