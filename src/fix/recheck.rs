@@ -215,13 +215,14 @@ impl<'a> Checker<'a> {
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let found = Findings::of(&ctx, &graph);
         let suppressions = Suppressions::of(&ws);
-        let diagnostics = rules::report_distinct(
-            &ws,
-            &graph.pipelines,
-            found.distinct(|_| true),
-            &opts.selection,
-            &suppressions,
-        );
+        let diagnostics = report::Inputs {
+            ws: &ws,
+            pipelines: &graph.pipelines,
+            found: &found,
+            sel: &opts.selection,
+            suppressions: &suppressions,
+        }
+        .whole();
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
         let pipeline_files = (0..graph.pipelines.len())
             .map(|i| files_named(&pipeline_reads[i], found.of_pipeline(i)))
@@ -337,29 +338,20 @@ impl Checked {
         for &i in &pipelines {
             self.pipeline_files[i] = files_named(&self.pipeline_reads[i], self.found.of_pipeline(i));
         }
-        let merged = self.reported.then(|| {
-            report::merged(
-                &self.ws,
-                &self.graph.pipelines,
-                &self.found,
-                &opts.selection,
-                &self.suppressions,
-                &self.order,
-                &mut self.diagnostics,
-                &named,
-            )
-        });
-        let merged = merged.flatten();
+        let inputs = report::Inputs {
+            ws: &self.ws,
+            pipelines: &self.graph.pipelines,
+            found: &self.found,
+            sel: &opts.selection,
+            suppressions: &self.suppressions,
+        };
+        let merged = if self.reported {
+            report::merged(&inputs, &self.order, &mut self.diagnostics, &named)
+        } else {
+            None
+        };
         let merged_report = merged.is_some();
-        let diagnostics = merged.unwrap_or_else(|| {
-            rules::report_distinct(
-                &self.ws,
-                &self.graph.pipelines,
-                self.found.distinct(|_| true),
-                &opts.selection,
-                &self.suppressions,
-            )
-        });
+        let diagnostics = merged.unwrap_or_else(|| inputs.whole());
         self.reported = true;
         drop_aside(std::mem::replace(&mut self.diagnostics, diagnostics));
         Some(Updated {

@@ -2,7 +2,7 @@
 //! report kept where nothing it depends on changed, the rest made again
 //! from the findings located there, and the two merged in report order.
 //!
-//! Why that is the whole report (`rules::report_with` over every list):
+//! Why that is the whole report (`rules::report` over every list):
 //! each of its steps decides a finding from findings located in the same
 //! file (dedup, the folds of notes, batch and shared-config findings, per-file
 //! ignores, the sort within a file), except the inline suppressions: a
@@ -30,6 +30,24 @@ use crate::model::graph::Pipeline;
 use crate::model::workspace::Workspace;
 use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings, Settings};
+
+/// What a report is made from.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    pub ws: &'a Workspace,
+    pub pipelines: &'a [Pipeline],
+    pub found: &'a Findings,
+    pub sel: &'a Settings,
+    pub suppressions: &'a Suppressions,
+}
+
+impl Inputs<'_> {
+    /// The report made whole.
+    pub fn whole(&self) -> Vec<Diagnostic> {
+        let all = self.found.distinct(|_| true);
+        rules::report_distinct(self.ws, self.pipelines, all, self.sel, self.suppressions)
+    }
+}
 
 /// What a report is sorted by, for the files of one workspace: each file's
 /// rank by path (the report sorts by rank, offset and code).
@@ -60,16 +78,14 @@ impl Order {
 /// ones that changed were replaced, taken apart) and `seeds` (the files whose text
 /// changed and those the replaced lists named, before and after); `None`
 /// (and `last` left) where the report must be made whole.
-pub fn merged(
-    ws: &Workspace,
-    pipelines: &[Pipeline],
-    found: &Findings,
-    sel: &Settings,
-    suppressions: &Suppressions,
-    order: &Order,
-    last: &mut Vec<Diagnostic>,
-    seeds: &[FileId],
-) -> Option<Vec<Diagnostic>> {
+pub fn merged(of: &Inputs, order: &Order, last: &mut Vec<Diagnostic>, seeds: &[FileId]) -> Option<Vec<Diagnostic>> {
+    let Inputs {
+        ws,
+        pipelines,
+        found,
+        sel,
+        suppressions,
+    } = *of;
     let outside = ws.follow_outside() || ws.files.iter().any(|f| f.outside);
     if !order.distinct || outside || sel.scope(ws).is_narrowed() || order.rank.len() != ws.files.len() {
         return None;
@@ -89,10 +105,7 @@ pub fn merged(
     let out = merge(kept, again, order);
     debug_assert_eq!(
         format!("{out:?}"),
-        format!(
-            "{:?}",
-            rules::report_distinct(ws, pipelines, found.distinct(|_| true), sel, suppressions)
-        ),
+        format!("{:?}", of.whole()),
         "the merged report differs from the whole one"
     );
     Some(out)

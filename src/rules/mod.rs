@@ -274,7 +274,7 @@ impl Findings {
     }
 
     /// A copy of each finding that `keep` keeps, once (the first of those
-    /// the report takes as one: [`report_with`]), in order, the lists
+    /// the report takes as one: [`report`]), in order, the lists
     /// kept: what [`report_distinct`] takes. A file in several pipelines
     /// gets its findings from each: they are copied once, not once a
     /// pipeline.
@@ -393,26 +393,14 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// inline suppressions applied (and the unused ones reported), sorted by
 /// path, offset and code, and what involves a file outside the root
 /// withheld.
-pub fn report(ws: &Workspace, pipelines: &[Pipeline], out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
-    report_with(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
-}
-
-/// `report`, with the workspace's inline suppressions already collected
-/// (`fix` keeps them between passes).
-pub fn report_with(
-    ws: &Workspace,
-    pipelines: &[Pipeline],
-    mut out: Vec<Diagnostic>,
-    sel: &Settings,
-    suppressions: &suppress::Suppressions,
-) -> Vec<Diagnostic> {
+pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
     let keep: Vec<bool> = {
         let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
         out.iter().map(|d| seen.insert(same_finding(d))).collect()
     };
     let mut keep = keep.into_iter();
     out.retain(|_| keep.next().unwrap_or(true));
-    report_distinct(ws, pipelines, out, sel, suppressions)
+    report_distinct(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
 }
 
 /// What makes two findings one: the same code, place and message.
@@ -420,8 +408,9 @@ fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str) {
     (d.code(), d.file, d.span.start, d.span.end, d.message.as_str())
 }
 
-/// `report_with` for findings that are each once already
-/// ([`Findings::distinct`]).
+/// `report`'s steps after its first, for findings that are each once
+/// already ([`Findings::distinct`]), with the workspace's inline
+/// suppressions already collected (`fix` keeps them between passes).
 pub fn report_distinct(
     ws: &Workspace,
     pipelines: &[Pipeline],
