@@ -523,8 +523,13 @@ fn render_outcome(o: &engine::FixOutcome) -> String {
 fn fix_incremental_equals_full() {
     let mut dirs = rule_cases();
     dirs.push(PathBuf::from("testdata/examples"));
+    // Two projects: the first pass fixes one, the second renames the
+    // other's engine (DS207 waits for the batch fixes), in a file whose
+    // inline suppression silences a cross-file finding; each check again
+    // merges its report around the project it edited, the other's part kept.
+    dirs.push(PathBuf::from("testdata/fix/merged-report"));
     dirs.extend(corpus());
-    let (mut touched, mut as_loaded, mut taken_back) = (0, 0, 0);
+    let (mut touched, mut as_loaded, mut taken_back, mut merged) = (0, 0, 0, 0);
     for dir in &dirs {
         for unsafe_fixes in [false, true] {
             let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
@@ -540,13 +545,18 @@ fn fix_incremental_equals_full() {
             touched += incremental.checks.touched;
             as_loaded += incremental.checks.as_loaded;
             taken_back += incremental.checks.taken_back;
+            merged += incremental.checks.merged_reports;
+            if dir.ends_with("merged-report") {
+                // After the first pass and after the second.
+                assert_eq!(incremental.checks.merged_reports, 2, "{:?}", incremental.checks);
+            }
         }
     }
     assert!(touched > 50, "only {touched} incremental checks");
     // The shortcuts ran: the guard's restarts answered with what the load
     // reported, documents taken back instead of parsed again.
     assert!(
-        as_loaded > 0 && taken_back > 0,
-        "as loaded {as_loaded}, taken back {taken_back}"
+        as_loaded > 0 && taken_back > 0 && merged > 0,
+        "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}"
     );
 }

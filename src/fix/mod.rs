@@ -6,6 +6,7 @@ pub mod diff;
 pub mod engine;
 pub mod guard;
 pub mod recheck;
+pub mod report;
 pub mod shelf;
 pub mod variant;
 pub mod write;

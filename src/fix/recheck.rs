@@ -34,6 +34,7 @@ use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
+use crate::fix::report::{self, Order};
 use crate::fix::shelf::{LOADED, Parsed, Shelf};
 use crate::model::detect::Kind;
 use crate::model::frontend;
@@ -83,6 +84,9 @@ pub struct Checks {
     pub as_loaded: usize,
     /// Documents taken back (`shelf`) instead of parsed again.
     pub taken_back: usize,
+    /// Of the checks again, those whose report was merged around what
+    /// changed (`fix::report`) instead of made whole.
+    pub merged_reports: usize,
 }
 
 /// How a check again was made.
@@ -91,6 +95,8 @@ struct Updated {
     as_loaded: bool,
     /// Documents taken back instead of parsed.
     taken_back: usize,
+    /// The report merged around what changed (`fix::report`).
+    merged_report: bool,
 }
 
 /// A checked workspace and what the rules found in it.
@@ -100,6 +106,12 @@ pub struct Checked {
     found: Findings,
     /// What is reported (selection, suppressions, order applied).
     pub diagnostics: Vec<Diagnostic>,
+    /// `diagnostics` is the report of `found` (not so where the loaded
+    /// texts' report was given back): the next report can be merged
+    /// around what changed (`fix::report`).
+    reported: bool,
+    /// The report's order of the files (their paths do not change).
+    order: Order,
     /// Each file's kind when loaded, before the graph's building gave
     /// referenced configs the kind their reference makes them.
     loaded_kinds: Vec<Option<Kind>>,
@@ -156,6 +168,7 @@ impl<'a> Checker<'a> {
                     self.counts.touched += 1;
                     self.counts.as_loaded += usize::from(u.as_loaded);
                     self.counts.taken_back += u.taken_back;
+                    self.counts.merged_reports += usize::from(u.merged_report);
                     last
                 } else {
                     self.full(overlay, Some(last.ws))
@@ -202,19 +215,29 @@ impl<'a> Checker<'a> {
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let found = Findings::of(&ctx, &graph);
         let suppressions = Suppressions::of(&ws);
-        let diagnostics = rules::report_with(&ws, &graph.pipelines, found.cloned(), &opts.selection, &suppressions);
+        let diagnostics = report::Inputs {
+            ws: &ws,
+            pipelines: &graph.pipelines,
+            found: &found,
+            sel: &opts.selection,
+            suppressions: &suppressions,
+        }
+        .whole();
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
         let pipeline_files = (0..graph.pipelines.len())
-            .map(|i| named(&pipeline_reads[i], found.of_pipeline(i)))
+            .map(|i| files_named(&pipeline_reads[i], found.of_pipeline(i)))
             .collect();
         let keys = (0..ws.files.len()).map(|_| OnceLock::new()).collect();
         let loaded_diagnostics = diagnostics.clone();
         let versions = vec![LOADED; ws.files.len()];
+        let order = Order::of(&ws);
         Checked {
             ws,
             graph,
             found,
             diagnostics,
+            reported: true,
+            order,
             loaded_kinds,
             pipeline_reads,
             pipeline_files,
@@ -254,13 +277,15 @@ impl Checked {
         }
         let replaced = self.ws.replace_texts(parse, &self.loaded_kinds)?;
         let taken_back = back.len();
+        // The files the report may change around (`fix::report`).
+        let mut named: Vec<FileId> = Vec::new();
         let mut texts_changed: Vec<FileId> = Vec::with_capacity(replaced.len() + back.len());
         let mut reparsed: Vec<FileId> = Vec::with_capacity(replaced.len());
         for (id, doc, lines) in replaced {
             let version = self.next_version;
             self.next_version += 1;
             // Its own findings are made again (`Findings::recheck`).
-            self.shelve(id, doc, lines, version, Vec::new());
+            self.shelve(id, doc, lines, version, Vec::new(), &mut named);
             texts_changed.push(id);
             reparsed.push(id);
         }
@@ -268,7 +293,7 @@ impl Checked {
             let file = &mut self.ws.files[id];
             let doc = std::mem::replace(&mut file.doc, p.doc);
             let lines = std::mem::replace(&mut file.lines, p.lines);
-            self.shelve(id, doc, lines, p.version, p.found);
+            self.shelve(id, doc, lines, p.version, p.found, &mut named);
             texts_changed.push(id);
         }
         for &id in &texts_changed {
@@ -292,9 +317,11 @@ impl Checked {
                 &mut self.diagnostics,
                 self.loaded_diagnostics.clone(),
             ));
+            self.reported = false;
             return Some(Updated {
                 as_loaded: true,
                 taken_back,
+                merged_report: false,
             });
         }
         let changed: Vec<FileId> = std::mem::take(&mut self.stale).into_iter().collect();
@@ -303,30 +330,53 @@ impl Checked {
         }
         let (pipelines, elements) = self.rebuild(&changed)?;
         let ctx = Ctx::new(&self.ws, opts.facts, opts.profile, &opts.selection);
-        self.found
-            .recheck(&ctx, &self.graph, &changed, &reparsed, &pipelines, &elements);
-        for &i in &pipelines {
-            self.pipeline_files[i] = named(&self.pipeline_reads[i], self.found.of_pipeline(i));
-        }
-        let diagnostics = rules::report_with(
-            &self.ws,
-            &self.graph.pipelines,
-            self.found.cloned(),
-            &opts.selection,
-            &self.suppressions,
+        named.extend(
+            self.found
+                .recheck(&ctx, &self.graph, &changed, &reparsed, &pipelines, &elements),
         );
+        named.extend(&texts_changed);
+        for &i in &pipelines {
+            self.pipeline_files[i] = files_named(&self.pipeline_reads[i], self.found.of_pipeline(i));
+        }
+        let inputs = report::Inputs {
+            ws: &self.ws,
+            pipelines: &self.graph.pipelines,
+            found: &self.found,
+            sel: &opts.selection,
+            suppressions: &self.suppressions,
+        };
+        let merged = if self.reported {
+            report::merged(&inputs, &self.order, &mut self.diagnostics, &named)
+        } else {
+            None
+        };
+        let merged_report = merged.is_some();
+        let diagnostics = merged.unwrap_or_else(|| inputs.whole());
+        self.reported = true;
         drop_aside(std::mem::replace(&mut self.diagnostics, diagnostics));
         Some(Updated {
             as_loaded: false,
             taken_back,
+            merged_report,
         })
     }
 
     /// Keep what a file had (the document given, its version and own
-    /// findings) to take back later, giving it `version` and `found`.
-    fn shelve(&mut self, id: FileId, doc: Document, lines: LineIndex, version: u64, found: Vec<Diagnostic>) {
+    /// findings) to take back later, giving it `version` and `found`; the
+    /// files both lists name are added to `named`.
+    fn shelve(
+        &mut self,
+        id: FileId,
+        doc: Document,
+        lines: LineIndex,
+        version: u64,
+        found: Vec<Diagnostic>,
+        named: &mut Vec<FileId>,
+    ) {
         let version = std::mem::replace(&mut self.versions[id], version);
+        rules::named_by(&found, named);
         let found = self.found.swap_file(id, found);
+        rules::named_by(&found, named);
         self.parsed.put(
             id,
             Parsed {
@@ -481,7 +531,7 @@ fn element_reads(e: &Element, files: &mut Vec<FileId>) {
 
 /// The files a pipeline reads and those its findings name (where they
 /// are, what they relate, what their fixes edit), sorted.
-fn named(reads: &[FileId], found: &[Diagnostic]) -> Vec<FileId> {
+fn files_named(reads: &[FileId], found: &[Diagnostic]) -> Vec<FileId> {
     let mut files = reads.to_vec();
     for d in found {
         files.push(d.file);

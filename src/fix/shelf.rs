@@ -9,7 +9,7 @@
 //! with, a new number for each text parsed since (the same text parsed
 //! twice gets two numbers: a miss, never a wrong hit). A pipeline's build
 //! and findings are kept with the versions of the files it reads or its
-//! findings name (`recheck::named`): the files whose change makes the
+//! findings name (`recheck::files_named`): the files whose change makes the
 //! incremental check build it again. Where those files have those versions
 //! again, the kept build is the one a build would make.
 //!

@@ -240,6 +240,10 @@ impl Findings {
     /// `changed` are the files whose text changed (their nvdsanalytics
     /// checks are made again); `files` those of them whose own checks are
     /// made again (the others' lists were put back: [`Findings::swap_file`]).
+    ///
+    /// Returns the files the replaced lists name, before or after (where
+    /// their findings are and what they relate: [`named_by`]), unsorted:
+    /// the report changes only around them (`fix::report`).
     pub fn recheck(
         &mut self,
         ctx: &Ctx,
@@ -248,28 +252,42 @@ impl Findings {
         files: &[FileId],
         pipelines: &[usize],
         elements: &[usize],
-    ) {
+    ) -> Vec<FileId> {
         let redo = |ids: &[usize], f: &(dyn Fn(usize) -> Vec<Diagnostic> + Sync)| -> Vec<(usize, Vec<Diagnostic>)> {
             ids.par_iter().map(|&i| (i, f(i))).collect()
         };
+        let mut named = Vec::new();
+        let mut replace = |list: &mut Vec<Diagnostic>, found: Vec<Diagnostic>| {
+            named_by(list, &mut named);
+            named_by(&found, &mut named);
+            *list = found;
+        };
         for (id, found) in redo(files, &|id| file_findings(ctx, id)) {
-            self.per_file[id] = found;
+            replace(&mut self.per_file[id], found);
         }
         for (i, found) in redo(pipelines, &|i| pipeline_findings(ctx, &graph.pipelines[i])) {
-            self.per_pipeline[i] = found;
+            replace(&mut self.per_pipeline[i], found);
         }
         for (i, found) in redo(elements, &|i| element_findings(ctx, &graph.standalone[i])) {
-            self.per_element[i] = found;
+            replace(&mut self.per_element[i], found);
         }
         let streams = analytics_streams(graph);
         let changed: FastSet<FileId> = changed.iter().copied().collect();
-        self.per_analytics.par_iter_mut().for_each(|(id, n, found)| {
-            let now = streams.get(id).copied().flatten();
-            if changed.contains(id) || now != *n {
-                *n = now;
-                *found = analytics_findings(ctx, *id, now);
-            }
-        });
+        let redone: Vec<(usize, Option<u32>, Vec<Diagnostic>)> = self
+            .per_analytics
+            .par_iter()
+            .enumerate()
+            .filter_map(|(at, (id, n, _))| {
+                let now = streams.get(id).copied().flatten();
+                (changed.contains(id) || now != *n).then(|| (at, now, analytics_findings(ctx, *id, now)))
+            })
+            .collect();
+        for (at, now, found) in redone {
+            let (_, n, list) = &mut self.per_analytics[at];
+            *n = now;
+            replace(list, found);
+        }
+        named
     }
 
     /// Put `found` in place of a file's own findings and give back those it
@@ -305,31 +323,41 @@ impl Findings {
         out
     }
 
-    /// Every list joined, in order, the lists kept.
-    pub fn cloned(&self) -> Vec<Diagnostic> {
-        let mut out = Vec::with_capacity(self.len());
-        let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
-        for list in self
-            .per_file
-            .iter()
-            .chain(&self.per_pipeline)
-            .chain(&self.per_element)
-            .chain(analytics)
-        {
-            out.extend(list.iter().cloned());
-        }
-        out
+    /// A copy of each finding that `keep` keeps, once (the first of those
+    /// the report takes as one: [`report`]), in order, the lists
+    /// kept: what [`report_distinct`] takes. A file in several pipelines
+    /// gets its findings from each: they are copied once, not once a
+    /// pipeline.
+    pub fn distinct(&self, keep: impl Fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
+        let mut seen = FastSet::default();
+        self.lists()
+            .flatten()
+            .filter(|d| keep(d) && seen.insert(same_finding(d)))
+            .cloned()
+            .collect()
     }
 
-    fn len(&self) -> usize {
+    /// Every list, in the order `joined` joins them.
+    pub fn lists(&self) -> impl Iterator<Item = &Vec<Diagnostic>> {
         let analytics = self.per_analytics.iter().map(|(_, _, found)| found);
         self.per_file
             .iter()
             .chain(&self.per_pipeline)
             .chain(&self.per_element)
             .chain(analytics)
-            .map(Vec::len)
-            .sum()
+    }
+
+    fn len(&self) -> usize {
+        self.lists().map(Vec::len).sum()
+    }
+}
+
+/// Add the files findings name to `files`: where each is and the places it
+/// relates (what the report's suppressions and folds look at).
+pub fn named_by(found: &[Diagnostic], files: &mut Vec<FileId>) {
+    for d in found {
+        files.push(d.file);
+        files.extend(d.related.iter().map(|(f, _)| *f));
     }
 }
 
@@ -415,27 +443,31 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// inline suppressions applied (and the unused ones reported), sorted by
 /// path, offset and code, and what involves a file outside the root
 /// withheld.
-pub fn report(ws: &Workspace, pipelines: &[Pipeline], out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
-    report_with(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
+pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
+    let keep: Vec<bool> = {
+        let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
+        out.iter().map(|d| seen.insert(same_finding(d))).collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(true));
+    report_distinct(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
 }
 
-/// `report`, with the workspace's inline suppressions already collected
-/// (`fix` keeps them between passes).
-pub fn report_with(
+/// What makes two findings one: the same code, place and message.
+fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str) {
+    (d.code(), d.file, d.span.start, d.span.end, d.message.as_str())
+}
+
+/// `report`'s steps after its first, for findings that are each once
+/// already ([`Findings::distinct`]), with the workspace's inline
+/// suppressions already collected (`fix` keeps them between passes).
+pub fn report_distinct(
     ws: &Workspace,
     pipelines: &[Pipeline],
     mut out: Vec<Diagnostic>,
     sel: &Settings,
     suppressions: &suppress::Suppressions,
 ) -> Vec<Diagnostic> {
-    let keep: Vec<bool> = {
-        let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
-        out.iter()
-            .map(|d| seen.insert((d.code(), d.file, d.span.start, d.span.end, d.message.as_str())))
-            .collect()
-    };
-    let mut keep = keep.into_iter();
-    out.retain(|_| keep.next().unwrap_or(true));
     fold_removed_key_notes(ws, &mut out);
     let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
     out.retain(|d| {

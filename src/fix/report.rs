@@ -1,0 +1,151 @@
+//! The report of a check again, made only around what changed: the last
+//! report kept where nothing it depends on changed, the rest made again
+//! from the findings located there, and the two merged in report order.
+//!
+//! Why that is the whole report (`rules::report` over every list):
+//! each of its steps decides a finding from findings located in the same
+//! file (dedup, the folds of notes, batch and shared-config findings, per-file
+//! ignores, the sort within a file), except the inline suppressions: a
+//! finding is silenced by a suppression at its place or at one of its
+//! related places, and a suppression is reported unused (DS009, in its own
+//! file) when no finding touching its file used it. So the files are split
+//! in two: `touched`, closed under "a finding names a touched file, so all
+//! the files it names are touched", seeded with the files whose text changed
+//! (suppressions, lines) and every file a replaced list named before or
+//! after. A file left out is named only by findings that name no touched
+//! file, in lists that did not change, against suppressions and lines that
+//! did not change: its part of the report is the last report's. A touched
+//! file's part is what the report makes from the findings located in
+//! touched files (every finding naming one of them is among those), in
+//! the lists' order.
+//!
+//! Where the report may move or rewrite findings across files (files named
+//! on the command line move findings to their side; files outside the root
+//! withhold other files' findings) or two files share a path (their order
+//! is the order of the lists), the report is made whole.
+
+use crate::base::FileId;
+use crate::base::diagnostic::Diagnostic;
+use crate::model::graph::Pipeline;
+use crate::model::workspace::Workspace;
+use crate::rules::suppress::Suppressions;
+use crate::rules::{self, Findings, Settings};
+
+/// What a report is made from.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    pub ws: &'a Workspace,
+    pub pipelines: &'a [Pipeline],
+    pub found: &'a Findings,
+    pub sel: &'a Settings,
+    pub suppressions: &'a Suppressions,
+}
+
+impl Inputs<'_> {
+    /// The report made whole.
+    pub fn whole(&self) -> Vec<Diagnostic> {
+        let all = self.found.distinct(|_| true);
+        rules::report_distinct(self.ws, self.pipelines, all, self.sel, self.suppressions)
+    }
+}
+
+/// What a report is sorted by, for the files of one workspace: each file's
+/// rank by path (the report sorts by rank, offset and code).
+pub struct Order {
+    rank: Vec<usize>,
+    /// Every file has its own path (no two share a rank).
+    distinct: bool,
+}
+
+impl Order {
+    pub fn of(ws: &Workspace) -> Order {
+        let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
+        by_path.sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
+        let distinct = by_path.windows(2).all(|w| ws.files[w[0]].path != ws.files[w[1]].path);
+        let mut rank = vec![0; ws.files.len()];
+        for (i, &f) in by_path.iter().enumerate() {
+            rank[f] = i;
+        }
+        Order { rank, distinct }
+    }
+
+    fn key(&self, d: &Diagnostic) -> (usize, usize, &'static str) {
+        (self.rank[d.file], d.span.start, d.code())
+    }
+}
+
+/// The report of `found`, given `last` (the report of the lists before the
+/// ones that changed were replaced, taken apart) and `seeds` (the files whose text
+/// changed and those the replaced lists named, before and after); `None`
+/// (and `last` left) where the report must be made whole.
+pub fn merged(of: &Inputs, order: &Order, last: &mut Vec<Diagnostic>, seeds: &[FileId]) -> Option<Vec<Diagnostic>> {
+    let Inputs {
+        ws,
+        pipelines,
+        found,
+        sel,
+        suppressions,
+    } = *of;
+    let outside = ws.follow_outside() || ws.files.iter().any(|f| f.outside);
+    if !order.distinct || outside || sel.scope(ws).is_narrowed() || order.rank.len() != ws.files.len() {
+        return None;
+    }
+    let touched = closure(ws.files.len(), found, seeds);
+    let again = found.distinct(|d| touched[d.file]);
+    let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
+    // Unused suppressions of the other files: their part is the last one.
+    again.retain(|d| touched[d.file]);
+    let last = std::mem::take(last);
+    let (mut kept, mut gone) = (Vec::with_capacity(last.len()), Vec::new());
+    for d in last {
+        if touched[d.file] { gone.push(d) } else { kept.push(d) }
+    }
+    // The replaced findings' texts are freed off the main thread.
+    rayon::spawn(move || drop(gone));
+    let out = merge(kept, again, order);
+    debug_assert_eq!(
+        format!("{out:?}"),
+        format!("{:?}", of.whole()),
+        "the merged report differs from the whole one"
+    );
+    Some(out)
+}
+
+/// The touched files: `seeds`, and every file named by a finding that
+/// names a touched file, until none is added.
+fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
+    let mut touched = vec![false; files];
+    for &f in seeds {
+        touched[f] = true;
+    }
+    loop {
+        let mut added = false;
+        for d in found.lists().flatten() {
+            let mut names = std::iter::once(d.file).chain(d.related.iter().map(|(f, _)| *f));
+            if names.clone().any(|f| touched[f]) && !names.all(|f| touched[f]) {
+                touched[d.file] = true;
+                for (f, _) in &d.related {
+                    touched[*f] = true;
+                }
+                added = true;
+            }
+        }
+        if !added {
+            return touched;
+        }
+    }
+}
+
+/// Two reports of disjoint files, each in report order, as one.
+fn merge(kept: Vec<Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
+    let mut out = Vec::with_capacity(kept.len() + again.len());
+    let mut kept = kept.into_iter().peekable();
+    for d in again {
+        while let Some(k) = kept.next_if(|k| order.key(k) < order.key(&d)) {
+            out.push(k);
+        }
+        out.push(d);
+    }
+    out.extend(kept);
+    out
+}
