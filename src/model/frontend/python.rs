@@ -37,29 +37,45 @@ use crate::model::frontend::launch;
 use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::launch::Mapped;
-use crate::syntax::python::{self, text};
+use crate::syntax::python::{self, View, text};
 
-/// Every pipeline a module builds, from its syntax tree
-/// (`syntax::python::parse_tree` of its text; `None`: not read).
-pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) -> Vec<Pipeline> {
-    let Some(tree) = tree else {
+/// Every pipeline a module builds, from its syntax trees
+/// (`syntax::python::parse` of its text; `None`: not read).
+pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -> Vec<Pipeline> {
+    let Some(first) = &parsed else {
         return Vec::new();
     };
     let src = ws.files[file].doc.text.clone();
-    let module = Module::new(tree.root_node(), &src);
-    let mut scopes = Vec::new();
-    collect_scopes(tree.root_node(), &mut scopes);
+    // Pieces that do not join as their cuts say (never seen): the whole
+    // module, parsed here.
+    let whole;
+    let view = match first.view() {
+        Some(view) => view,
+        None => {
+            whole = python::parse_by(&src, usize::MAX);
+            match whole.as_ref().and_then(|w| w.view()) {
+                Some(view) => view,
+                None => return Vec::new(),
+            }
+        }
+    };
+    let (module, scopes) = Module::new(&view, &src);
     let mut out = Vec::new();
     let mut strings = Vec::new();
     for (body, function) in scopes {
         let mut s = Scope::new(&module, file, body, function);
         s.block(body, Cond::default());
-        s.find_launches(body);
+        s.find_launches();
         work(s.env.steps as u64);
         strings.append(&mut s.launches);
         if s.elements.iter().any(|e| e.certain) {
             out.push(s.finish(ws));
         }
+    }
+    drop(module);
+    drop(view);
+    if let Some(p) = parsed {
+        p.free();
     }
     for m in strings {
         out.extend(launch::build(ws, file, &src, &m));
@@ -82,34 +98,13 @@ pub fn work_done() -> u64 {
     WORK.with(|w| w.get())
 }
 
-/// The module's top level, every function body and every method body, in
-/// file order, each with its function's definition.
-fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
-    // Each node with its parent: `Node::parent` walks down from the root
-    // past every sibling, quadratic in a module of many functions.
-    // One cursor for the walk (each `walk()` allocates).
-    let mut c = root.walk();
-    let mut stack = vec![(root, None)];
-    while let Some((n, parent)) = stack.pop() {
-        work(1);
-        if n.kind() == "module" {
-            out.push((n, None));
-        } else if n.kind() == "block" {
-            if let Some(f) = parent.filter(|p: &Node| p.kind() == "function_definition") {
-                out.push((n, Some(f)));
-            }
-        }
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev().map(|child| (child, Some(n))));
-    }
-}
-
 /// A `set_property` call on an attribute: its key (`None`: not a
 /// literal), where it starts, its line (from 0).
 type AttributeSet = (Option<String>, usize, usize);
 
 /// What the module says once for all its scopes: its top-level constants.
-struct Module<'t> {
+struct Module<'v, 't> {
+    view: &'v View<'t>,
     src: &'t str,
     /// Names assigned once in the whole module, at the top level: their
     /// value expression.
@@ -125,41 +120,70 @@ struct Module<'t> {
     quote: char,
 }
 
-impl<'t> Module<'t> {
-    fn new(root: Node<'t>, src: &'t str) -> Self {
+impl<'v, 't> Module<'v, 't> {
+    /// The module's facts, and its scopes: its top level, every function
+    /// body and every method body, in file order, each with its function's
+    /// definition.
+    fn new(view: &'v View<'t>, src: &'t str) -> (Self, Vec<(Node<'t>, Option<Node<'t>>)>) {
+        let root = view.root();
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
-        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        let mut scopes = Vec::new();
+        // The module's `set_property` calls on attributes, in the order a
+        // walk from the root that takes a node's last child first meets
+        // them: the reverse of this walk's (children in order) post-order.
+        let mut sets_after = Vec::new();
+        // One walk, children in order, each node with its parent (and
+        // `true` once its children are done: only calls come back).
+        // `Node::parent` walks down from the root past every sibling,
+        // quadratic in a module of many functions. One cursor for the walk
+        // (each `walk()` allocates).
+        let k = python::kinds();
         let mut c = root.walk();
-        let mut stack = vec![root];
-        while let Some(n) = stack.pop() {
+        let mut stack = vec![(root, None, false)];
+        while let Some((n, parent, after)) = stack.pop() {
+            if after {
+                if let Some((attr, key)) = attribute_set_property(n, src) {
+                    sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+                }
+                continue;
+            }
             work(1);
-            if n.kind() == "identifier" {
+            let kind = n.kind_id();
+            if kind == k.module {
+                scopes.push((n, None));
+            } else if kind == k.block {
+                if let Some(f) = parent.filter(|p: &Node| p.kind_id() == k.function_definition) {
+                    scopes.push((n, Some(f)));
+                }
+            } else if kind == k.identifier {
                 *uses.entry(text(n, src)).or_default() += 1;
+            } else if kind == k.call {
+                stack.push((n, parent, true));
             }
-            if let Some((attr, key)) = attribute_set_property(n, src) {
-                attribute_sets
-                    .entry(attr)
-                    .or_default()
-                    .push((key, n.start_byte(), n.start_position().row));
-            }
-            if matches!(n.kind(), "assignment" | "augmented_assignment" | "for_statement") {
+            if kind == k.assignment || kind == k.augmented_assignment || kind == k.for_statement {
                 if let Some(left) = n.child_by_field_name("left") {
                     let mut ids = vec![left];
                     while let Some(t) = ids.pop() {
                         work(1);
-                        if t.kind() == "identifier" {
+                        if t.kind_id() == k.identifier {
                             *assigned.entry(text(t, src)).or_default() += 1;
                         }
                         ids.extend(t.named_children(&mut c));
                     }
                 }
             }
-            stack.extend(n.named_children(&mut c));
+            let at = stack.len();
+            stack.extend(view.children(n, &mut c).map(|child| (child, Some(n), false)));
+            stack[at..].reverse();
+        }
+        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        for (attr, set) in sets_after.into_iter().rev() {
+            attribute_sets.entry(attr).or_default().push(set);
         }
         let mut constants = HashMap::new();
         let mut c = root.walk();
-        for stmt in root.named_children(&mut c) {
+        for stmt in view.children(root, &mut c) {
             let Some(a) = stmt
                 .named_child(0)
                 .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
@@ -174,13 +198,15 @@ impl<'t> Module<'t> {
                 constants.insert(name, right);
             }
         }
-        Module {
+        let module = Module {
+            view,
             src,
             constants,
             uses,
             attribute_sets,
             quote: if src.contains("set_property('") { '\'' } else { '"' },
-        }
+        };
+        (module, scopes)
     }
 }
 
@@ -230,8 +256,8 @@ struct Made {
     pads: Option<u32>,
 }
 
-struct Scope<'m, 't> {
-    m: &'m Module<'t>,
+struct Scope<'m, 'v, 't> {
+    m: &'m Module<'v, 't>,
     file: FileId,
     /// The scope's own bytes (a function body, or the whole module).
     body: Span,
@@ -242,6 +268,9 @@ struct Scope<'m, 't> {
     env: Bindings<Bind>,
     elements: Vec<Made>,
     links: Vec<(usize, usize)>,
+    /// The scope's `parse_launch` calls (not its functions'), in the order
+    /// of a walk that takes a node's last child first.
+    launch_calls: Vec<Node<'t>>,
     launches: Vec<Mapped>,
     /// The quote the file's `set_property` keys use.
     quote: char,
@@ -251,45 +280,57 @@ struct Scope<'m, 't> {
     by_name: HashMap<String, usize>,
 }
 
-impl<'m, 't> Scope<'m, 't> {
+impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     /// `function`: the definition whose body `body` is (`None`: the
     /// module's top level).
-    fn new(m: &'m Module<'t>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
+    fn new(m: &'m Module<'v, 't>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
         let mut locals = Vec::new();
         let mut assigned_once = Vec::new();
+        let mut launch_calls = Vec::new();
         if let Some(function) = function {
-            // Each node with its parent, and whether it is the parent's
-            // `left`: `Node::parent` walks down from the root, and
+            // Each node with its parent, whether it is the parent's `left`,
+            // and whether it is in the body (not the parameters):
+            // `Node::parent` walks down from the root, and
             // `child_by_field_name` scans the parent's children, so asking
             // either of every identifier would be quadratic (in the nesting,
-            // in a long list).
+            // in a long list). The same walk finds the body's
+            // `parse_launch` calls.
             let mut c = body.walk();
-            let mut stack = vec![(body, Some(function), false)];
+            let mut stack = vec![(body, Some(function), false, true)];
             if let Some(params) = function.child_by_field_name("parameters") {
-                stack.push((params, Some(function), false));
+                stack.push((params, Some(function), false, false));
             }
-            while let Some((n, parent, is_left)) = stack.pop() {
+            let k = python::kinds();
+            while let Some((n, parent, is_left, in_body)) = stack.pop() {
                 work(1);
-                if n.kind() == "identifier" {
-                    let kind = parent.map(|p| p.kind()).unwrap_or("");
-                    if matches!(kind, "parameters" | "default_parameter" | "typed_parameter") || is_left {
+                let kind = n.kind_id();
+                if kind == k.identifier {
+                    let kind = parent.map_or(0, |p| p.kind_id());
+                    let parameter = kind == k.parameters || kind == k.default_parameter || kind == k.typed_parameter;
+                    if parameter || is_left {
                         locals.push(text(n, m.src));
-                        if kind == "assignment" {
+                        if kind == k.assignment {
                             if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
                                 assigned_once.push((text(n, m.src), right));
                             }
                         }
                     }
                 }
-                if n.kind() == "function_definition" && n.id() != body.id() {
+                if kind == k.function_definition && n.id() != body.id() {
                     continue;
                 }
-                let left = n.child_by_field_name("left");
+                if in_body && is_launch_call(n, m.src) {
+                    launch_calls.push(n);
+                }
+                let left = k.with_left.contains(&kind).then(|| n.child_by_field_name("left")).flatten();
                 stack.extend(
-                    n.named_children(&mut c)
-                        .map(|child| (child, Some(n), Some(child) == left)),
+                    m.view
+                        .children(n, &mut c)
+                        .map(|child| (child, Some(n), Some(child) == left, in_body)),
                 );
             }
+        } else {
+            launch_calls = module_launch_calls(m.view, body, m.src);
         }
         let mut bound: HashMap<&str, usize> = HashMap::new();
         for l in locals {
@@ -302,12 +343,13 @@ impl<'m, 't> Scope<'m, 't> {
         Scope {
             m,
             file,
-            body: body.byte_range(),
+            body: m.view.byte_range(body),
             locals: bound,
             local_constants,
             env: Bindings::default(),
             elements: Vec::new(),
             links: Vec::new(),
+            launch_calls,
             launches: Vec::new(),
             quote: m.quote,
             made_per_factory: HashMap::new(),
@@ -339,7 +381,7 @@ impl<'m, 't> Scope<'m, 't> {
             ..cond
         };
         let mut c = block.walk();
-        let stmts: Vec<Node> = block.named_children(&mut c).collect();
+        let stmts: Vec<Node> = self.m.view.children(block, &mut c).collect();
         for s in stmts {
             work(1);
             self.statement(s, block, cond);
@@ -634,29 +676,14 @@ impl<'m, 't> Scope<'m, 't> {
         }
     }
 
-    /// `Gst.parse_launch("…")` / `parse_bin_from_description("…")` calls
-    /// of this scope (not of the functions it defines).
-    fn find_launches(&mut self, n: Node<'t>) {
-        let mut c = n.walk();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
-            work(1);
-            if x.kind() == "function_definition" && x.id() != n.id() {
-                continue;
+    /// The descriptions the scope's `Gst.parse_launch("…")` /
+    /// `parse_bin_from_description("…")` calls spell out.
+    fn find_launches(&mut self) {
+        for x in std::mem::take(&mut self.launch_calls) {
+            let arg = x.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+            if let Some(m) = arg.and_then(|a| python::string(a, self.src(), &|c| self.constant(c))) {
+                self.launches.push(m);
             }
-            if x.kind() == "call" {
-                let name = x
-                    .child_by_field_name("function")
-                    .map(|f| text(f, self.src()))
-                    .unwrap_or("");
-                if name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description") {
-                    let arg = x.child_by_field_name("arguments").and_then(|a| a.named_child(0));
-                    if let Some(m) = arg.and_then(|a| python::string(a, self.src(), &|c| self.constant(c))) {
-                        self.launches.push(m);
-                    }
-                }
-            }
-            stack.extend(x.named_children(&mut c));
         }
     }
 
@@ -938,6 +965,34 @@ impl<'m, 't> Scope<'m, 't> {
     }
 }
 
+/// A `…parse_launch(…)` or `…parse_bin_from_description(…)` call.
+fn is_launch_call(x: Node, src: &str) -> bool {
+    if x.kind_id() != python::kinds().call {
+        return false;
+    }
+    let name = x.child_by_field_name("function").map(|f| text(f, src)).unwrap_or("");
+    name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description")
+}
+
+/// The `parse_launch` calls of the module's top level (not of its
+/// functions), in the order of a walk that takes a node's last child first.
+fn module_launch_calls<'t>(view: &View<'t>, root: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut c = root.walk();
+    let mut stack = vec![root];
+    while let Some(x) = stack.pop() {
+        work(1);
+        if x.kind_id() == python::kinds().function_definition && x.id() != root.id() {
+            continue;
+        }
+        if is_launch_call(x, src) {
+            out.push(x);
+        }
+        stack.extend(view.children(x, &mut c));
+    }
+    out
+}
+
 /// What an assignment target or a receiver names, as the bindings key it:
 /// a name (`mux`) or an attribute path of names (`self.mux`, `app.sink`),
 /// without spaces; `None` for anything else (a subscript, a call).
@@ -956,7 +1011,7 @@ fn target(n: Node, src: &str) -> Option<String> {
 /// `<obj>.<attr>.set_property(<key>, …)`: `attr` and the key when it is a
 /// plain string literal.
 fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Option<String>)> {
-    if n.kind() != "call" {
+    if n.kind_id() != python::kinds().call {
         return None;
     }
     let f = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
