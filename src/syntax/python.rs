@@ -133,7 +133,11 @@ fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
     }
     let mut at: Vec<usize> = pieces
         .iter()
-        .flat_map(|(cut, end)| [cut.at, *end].into_iter().chain(cut.header.iter().flat_map(|h| [h.start, h.end])))
+        .flat_map(|(cut, end)| {
+            [cut.at, *end]
+                .into_iter()
+                .chain(cut.header.iter().flat_map(|h| [h.start, h.end]))
+        })
         .collect();
     at.sort_unstable();
     at.dedup();
@@ -191,7 +195,13 @@ fn points(text: &str, at: &[usize]) -> HashMap<usize, Point> {
             }
         }
         counted = a;
-        out.insert(a, Point { row, column: a - line_start });
+        out.insert(
+            a,
+            Point {
+                row,
+                column: a - line_start,
+            },
+        );
     }
     out
 }
@@ -241,9 +251,14 @@ impl Parsed {
             if k > 0 {
                 if let Some(h) = &cut.header {
                     // A copy of the header, then the body's next statements.
-                    let def = top.first().filter(|d| d.kind() == "function_definition" && d.start_byte() == h.start)?;
+                    let def = top
+                        .first()
+                        .filter(|d| d.kind() == "function_definition" && d.start_byte() == h.start)?;
                     let body = def.child_by_field_name("body")?;
-                    let stmts: Vec<Node> = body.named_children(&mut c).filter(|s| s.start_byte() >= cut.at).collect();
+                    let stmts: Vec<Node> = body
+                        .named_children(&mut c)
+                        .filter(|s| s.start_byte() >= cut.at)
+                        .collect();
                     if stmts.first()?.start_byte() != *first {
                         return None;
                     }

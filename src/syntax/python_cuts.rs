@@ -226,9 +226,7 @@ impl Scan<'_> {
         let q = b[i];
         let p = b[..i].iter().rev().take_while(|&&c| ident_byte(c)).count();
         let prefix = b[i - p..i].to_ascii_lowercase();
-        let known = [
-            "", "r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt",
-        ];
+        let known = ["", "r", "u", "b", "f", "t", "br", "rb", "fr", "rf", "tr", "rt"];
         if !known.iter().any(|k| k.as_bytes() == prefix.as_slice()) {
             return None;
         }
@@ -329,7 +327,10 @@ mod tests {
             [
                 (None, "import gi\n"),
                 (None, "s = '''a\nb = 1\n'''\n"),
-                (None, "@dec\ndef main(a,\n         b):  # the app\n    x = (1,\n2)\n\n    # c\n"),
+                (
+                    None,
+                    "@dec\ndef main(a,\n         b):  # the app\n    x = (1,\n2)\n\n    # c\n"
+                ),
                 (Some(main), "    if x:\n        y\n    else:\n        z\n"),
                 (Some(main), "    t = f\"{x} {{\" + r'\\'' \\\n  + 'q'\n"),
                 (Some(main), "    u = 1\n"),

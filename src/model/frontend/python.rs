@@ -116,8 +116,40 @@ struct Module<'v, 't> {
     /// its line (from 0).
     /// An element bound to an attribute may be set from another method.
     attribute_sets: HashMap<&'t str, Vec<AttributeSet>>,
+    /// What each scope's walk found, by the node it starts at (a
+    /// function's for its parameters, its body's for the body; the
+    /// module's for the top level), taken by the scope.
+    walks: std::cell::RefCell<HashMap<usize, Walked<'t>>>,
     /// The quote the file's `set_property` keys use.
     quote: char,
+}
+
+/// Which scope's walk a node belongs to: a scope reads its function's
+/// parameters and its body, not the functions it defines (nor their
+/// names, return types, …).
+#[derive(Clone, Copy)]
+enum Owner {
+    /// The module's top level: its `parse_launch` calls.
+    Module,
+    /// A function's parameters (keyed by the function): its locals.
+    Params(usize),
+    /// A function's body (keyed by the body): its locals and its
+    /// `parse_launch` calls.
+    Body(usize),
+    Nowhere,
+}
+
+/// What a scope's walk finds.
+#[derive(Default)]
+struct Walked<'t> {
+    /// Names of parameters and of the targets of assignments, `for`s, …
+    /// (once for each time they are bound).
+    locals: Vec<&'t str>,
+    /// Names assigned with `=`, with the value.
+    assigned_once: Vec<(&'t str, Node<'t>)>,
+    /// `parse_launch` calls, in the order of a walk from the scope that
+    /// takes a node's last child first.
+    launch_calls: Vec<Node<'t>>,
 }
 
 impl<'v, 't> Module<'v, 't> {
@@ -133,18 +165,30 @@ impl<'v, 't> Module<'v, 't> {
         // walk from the root that takes a node's last child first meets
         // them: the reverse of this walk's (children in order) post-order.
         let mut sets_after = Vec::new();
-        // One walk, children in order, each node with its parent (and
-        // `true` once its children are done: only calls come back).
-        // `Node::parent` walks down from the root past every sibling,
-        // quadratic in a module of many functions. One cursor for the walk
-        // (each `walk()` allocates).
+        let mut walks: HashMap<usize, Walked> = HashMap::new();
+        // One walk, children in order, each node with its parent, whether
+        // it is the parent's `left`, which scope's walk it belongs to (see
+        // `Owner`), and `true` once its children are done (only calls come
+        // back). `Node::parent` walks down from the root past every
+        // sibling, and `child_by_field_name` scans the parent's children:
+        // asking either of every node would be quadratic (in a module of
+        // many functions, in a long list). One cursor for the walk (each
+        // `walk()` allocates).
         let k = python::kinds();
         let mut c = root.walk();
-        let mut stack = vec![(root, None, false)];
-        while let Some((n, parent, after)) = stack.pop() {
+        let mut stack = vec![(root, None, false, Owner::Module, false)];
+        while let Some((n, parent, is_left, owner, after)) = stack.pop() {
             if after {
                 if let Some((attr, key)) = attribute_set_property(n, src) {
                     sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+                }
+                let calls_of = match owner {
+                    Owner::Module => Some(root.id()),
+                    Owner::Body(key) => Some(key),
+                    Owner::Params(_) | Owner::Nowhere => None,
+                };
+                if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
+                    walks.entry(key).or_default().launch_calls.push(n);
                 }
                 continue;
             }
@@ -158,8 +202,22 @@ impl<'v, 't> Module<'v, 't> {
                 }
             } else if kind == k.identifier {
                 *uses.entry(text(n, src)).or_default() += 1;
+                if let Owner::Params(key) | Owner::Body(key) = owner {
+                    // A parameter or a name bound here is local.
+                    let of = parent.map_or(0, |p| p.kind_id());
+                    let parameter = of == k.parameters || of == k.default_parameter || of == k.typed_parameter;
+                    if parameter || is_left {
+                        let w = walks.entry(key).or_default();
+                        w.locals.push(text(n, src));
+                        if of == k.assignment {
+                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                                w.assigned_once.push((text(n, src), right));
+                            }
+                        }
+                    }
+                }
             } else if kind == k.call {
-                stack.push((n, parent, true));
+                stack.push((n, parent, is_left, owner, true));
             }
             if kind == k.assignment || kind == k.augmented_assignment || kind == k.for_statement {
                 if let Some(left) = n.child_by_field_name("left") {
@@ -173,13 +231,39 @@ impl<'v, 't> Module<'v, 't> {
                     }
                 }
             }
+            let left = k
+                .with_left
+                .contains(&kind)
+                .then(|| n.child_by_field_name("left"))
+                .flatten();
+            // A function's parameters and body are its scope's walk; the
+            // rest of its definition is no scope's.
+            let params = (kind == k.function_definition)
+                .then(|| n.child_by_field_name("parameters"))
+                .flatten();
             let at = stack.len();
-            stack.extend(view.children(n, &mut c).map(|child| (child, Some(n), false)));
+            stack.extend(view.children(n, &mut c).map(|child| {
+                let owner = if kind != k.function_definition {
+                    owner
+                } else if Some(child) == params {
+                    Owner::Params(n.id())
+                } else if child.kind_id() == k.block {
+                    Owner::Body(child.id())
+                } else {
+                    Owner::Nowhere
+                };
+                (child, Some(n), Some(child) == left, owner, false)
+            }));
             stack[at..].reverse();
         }
         let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
         for (attr, set) in sets_after.into_iter().rev() {
             attribute_sets.entry(attr).or_default().push(set);
+        }
+        for w in walks.values_mut() {
+            // As a walk from the scope that takes a node's last child
+            // first meets them.
+            w.launch_calls.reverse();
         }
         let mut constants = HashMap::new();
         let mut c = root.walk();
@@ -204,6 +288,7 @@ impl<'v, 't> Module<'v, 't> {
             constants,
             uses,
             attribute_sets,
+            walks: std::cell::RefCell::new(walks),
             quote: if src.contains("set_property('") { '\'' } else { '"' },
         };
         (module, scopes)
@@ -284,54 +369,22 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     /// `function`: the definition whose body `body` is (`None`: the
     /// module's top level).
     fn new(m: &'m Module<'v, 't>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
-        let mut locals = Vec::new();
-        let mut assigned_once = Vec::new();
-        let mut launch_calls = Vec::new();
-        if let Some(function) = function {
-            // Each node with its parent, whether it is the parent's `left`,
-            // and whether it is in the body (not the parameters):
-            // `Node::parent` walks down from the root, and
-            // `child_by_field_name` scans the parent's children, so asking
-            // either of every identifier would be quadratic (in the nesting,
-            // in a long list). The same walk finds the body's
-            // `parse_launch` calls.
-            let mut c = body.walk();
-            let mut stack = vec![(body, Some(function), false, true)];
-            if let Some(params) = function.child_by_field_name("parameters") {
-                stack.push((params, Some(function), false, false));
+        // What the module's walk found for this scope: a function's
+        // parameters and body, or the top level's calls.
+        let mut walks = m.walks.borrow_mut();
+        let mut found = walks.remove(&body.id()).unwrap_or_default();
+        let (locals, assigned_once, launch_calls) = match function {
+            Some(f) => {
+                let params = walks.get(&f.id());
+                let mut locals = found.locals;
+                locals.extend(params.into_iter().flat_map(|p| p.locals.iter().copied()));
+                let mut assigned_once = found.assigned_once;
+                assigned_once.extend(params.into_iter().flat_map(|p| p.assigned_once.iter().copied()));
+                (locals, assigned_once, found.launch_calls)
             }
-            let k = python::kinds();
-            while let Some((n, parent, is_left, in_body)) = stack.pop() {
-                work(1);
-                let kind = n.kind_id();
-                if kind == k.identifier {
-                    let kind = parent.map_or(0, |p| p.kind_id());
-                    let parameter = kind == k.parameters || kind == k.default_parameter || kind == k.typed_parameter;
-                    if parameter || is_left {
-                        locals.push(text(n, m.src));
-                        if kind == k.assignment {
-                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
-                                assigned_once.push((text(n, m.src), right));
-                            }
-                        }
-                    }
-                }
-                if kind == k.function_definition && n.id() != body.id() {
-                    continue;
-                }
-                if in_body && is_launch_call(n, m.src) {
-                    launch_calls.push(n);
-                }
-                let left = k.with_left.contains(&kind).then(|| n.child_by_field_name("left")).flatten();
-                stack.extend(
-                    m.view
-                        .children(n, &mut c)
-                        .map(|child| (child, Some(n), Some(child) == left, in_body)),
-                );
-            }
-        } else {
-            launch_calls = module_launch_calls(m.view, body, m.src);
-        }
+            None => (Vec::new(), Vec::new(), std::mem::take(&mut found.launch_calls)),
+        };
+        drop(walks);
         let mut bound: HashMap<&str, usize> = HashMap::new();
         for l in locals {
             *bound.entry(l).or_default() += 1;
@@ -972,25 +1025,6 @@ fn is_launch_call(x: Node, src: &str) -> bool {
     }
     let name = x.child_by_field_name("function").map(|f| text(f, src)).unwrap_or("");
     name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description")
-}
-
-/// The `parse_launch` calls of the module's top level (not of its
-/// functions), in the order of a walk that takes a node's last child first.
-fn module_launch_calls<'t>(view: &View<'t>, root: Node<'t>, src: &str) -> Vec<Node<'t>> {
-    let mut out = Vec::new();
-    let mut c = root.walk();
-    let mut stack = vec![root];
-    while let Some(x) = stack.pop() {
-        work(1);
-        if x.kind_id() == python::kinds().function_definition && x.id() != root.id() {
-            continue;
-        }
-        if is_launch_call(x, src) {
-            out.push(x);
-        }
-        stack.extend(view.children(x, &mut c));
-    }
-    out
 }
 
 /// What an assignment target or a receiver names, as the bindings key it:
