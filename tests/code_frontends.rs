@@ -244,17 +244,23 @@ fn indentation_limit_is_pythons() {
     }
 }
 
+/// The files under testdata and the shared corpus named `*.{ext}`.
+fn test_files(ext: &str) -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::from("testdata")];
+    roots.extend(corpus());
+    roots
+        .iter()
+        .flat_map(|r| files_under(r))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect()
+}
+
 /// Every script under testdata and the shared corpus reads the same in
 /// pieces (cut at its top level, each parsed apart) as whole.
 #[test]
 fn scripts_read_the_same_in_pieces() {
-    let mut roots = vec![PathBuf::from("testdata")];
-    roots.extend(corpus());
     let (mut scripts, mut in_pieces) = (0, 0);
-    for path in roots.iter().flat_map(|r| files_under(r)) {
-        if path.extension().is_none_or(|e| e != "sh") {
-            continue;
-        }
+    for path in test_files("sh") {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
@@ -290,13 +296,8 @@ fn python_pipelines(path: &Path, piece: usize) -> Option<(String, usize)> {
 /// at its statements and each parsed apart, as from the whole module.
 #[test]
 fn python_apps_read_the_same_in_pieces() {
-    let mut roots = vec![PathBuf::from("testdata")];
-    roots.extend(corpus());
     let (mut apps, mut in_pieces) = (0, 0);
-    for path in roots.iter().flat_map(|r| files_under(r)) {
-        if path.extension().is_none_or(|e| e != "py") {
-            continue;
-        }
+    for path in test_files("py") {
         let Some((whole, one)) = python_pipelines(&path, usize::MAX) else {
             continue;
         };
