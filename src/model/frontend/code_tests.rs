@@ -306,6 +306,44 @@ proptest::proptest! {
     }
 }
 
+/// Units that keep a module valid after a function body: statements of
+/// that body, top-level statements, new functions.
+const PY_UNITS: &[&str] = &[
+    "    q = Gst.ElementFactory.make('queue', 'q')\n",
+    "    q.set_property('leaky', 2)\n",
+    "    m = Gst.ElementFactory.make(\"nvstreammux\", \"m\")\n",
+    "    m.set_property(\"batch-size\", N)\n",
+    "    if x:\n        m.set_property('width', 1)\n    else:\n        m = None\n",
+    "    for i in range(2):\n        m.get_request_pad('sink_%u' % i)\n",
+    "    src.link(m)\n    m.link(q)\n",
+    "    s = '''\n    x = 1\n'''\n",
+    "    self.sink.set_property('sync', 1)\n",
+    "    # comment\n",
+    "# top comment\n",
+    "    p = Gst.parse_launch('nvstreammux name=m batch-size=2 ! fakesink')\n",
+    "    y = 1 + \\\n  2\n",
+    "    def inner():\n        pass\n",
+    "N = 4\n",
+    "def g(a=1):\n    pass\n",
+    "async def h(a,\n        b=2):  # c\n    k = Gst.ElementFactory.make('queue', 'k')\n",
+    "@dec\ndef main():\n    self.sink = Gst.ElementFactory.make('fakesink', 's')\n",
+    "class A:\n    def run(self):\n        pass\n",
+];
+
+proptest::proptest! {
+    /// Mostly valid modules (so that most are read in pieces): a body,
+    /// then units in any order.
+    #[test]
+    fn python_valid_pieces_build_what_the_whole_builds(
+        parts in proptest::collection::vec(proptest::sample::select(PY_UNITS), 0..32)
+    ) {
+        let text = format!("{PY_IMPORT}def main():\n    pass\n{}", parts.concat());
+        let (whole, _) = python_pipelines(&text, usize::MAX);
+        let (pieces, _) = python_pipelines(&text, 1);
+        proptest::prop_assert_eq!(whole, pieces, "{}", text);
+    }
+}
+
 #[test]
 fn a_long_python_module_is_read_in_pieces() {
     // Top-level code, two function bodies of every statement snippet (but
