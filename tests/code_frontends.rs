@@ -60,7 +60,7 @@ fn sites_are_the_values_bytes() {
                     let (Some(site), dslint::model::graph::Value::Known(v)) = (&s.site, &s.value) else {
                         continue;
                     };
-                    let text = &ws.files[site.file].doc.text[site.value_span.clone()];
+                    let text = &ws.files[site.file].doc.text[site.value_span()];
                     // A Python `True` reads as `true`.
                     assert!(
                         text == v || text.eq_ignore_ascii_case(v) || text.replace('_', "") == *v,

@@ -130,3 +130,39 @@ fn fixing_the_corpus_introduces_no_finding_at_warning_or_above() {
         warned(&after, &copy).len()
     );
 }
+
+/// `check` drops each pipeline's element properties once its rules have run
+/// (`rules::check_for_report`): its findings are exactly those `check_with`
+/// makes with the graph kept whole, over the corpus and every rule case (on
+/// both profiles), and it still finds some.
+#[test]
+fn check_for_report_finds_what_check_with_finds() {
+    use dslint::model::workspace::Workspace;
+    use dslint::rules::context::Profile;
+    let mut dirs = vec![std::path::PathBuf::from("testdata/rules")];
+    dirs.extend(corpus());
+    for dir in &dirs {
+        for profile in [Profile::Display, Profile::Bench] {
+            let settings = dslint::rules::Settings::default();
+            let mut kept = Workspace::load(std::slice::from_ref(dir));
+            let whole = dslint::rules::check_with(&mut kept, None, profile, &settings);
+            let mut dropped = Workspace::load(std::slice::from_ref(dir));
+            let lean = dslint::rules::check_for_report(&mut dropped, None, profile, &settings);
+            assert!(!whole.diagnostics.is_empty(), "{}", dir.display());
+            assert_eq!(whole.pipelines.len(), lean.pipelines.len(), "{}", dir.display());
+            assert_eq!(
+                format!("{:?}", whole.diagnostics),
+                format!("{:?}", lean.diagnostics),
+                "{}",
+                dir.display()
+            );
+            assert!(
+                lean.pipelines
+                    .iter()
+                    .flat_map(|p| &p.elements)
+                    .all(|e| e.props.is_empty()),
+                "the properties are dropped"
+            );
+        }
+    }
+}

@@ -108,17 +108,18 @@ fn untouched_entries_survive(text: &str, fixed: &str, ranges: &[std::ops::Range<
     for g in &before.groups {
         for e in &g.entries {
             let touched = ranges.iter().any(|r| {
-                r.start < e.line_span.end && e.line_span.start < r.end || (r.is_empty() && r.start == e.line_span.start)
+                r.start < e.line_span().end && e.line_span().start < r.end
+                    || (r.is_empty() && r.start == e.line_span().start)
             });
             if touched {
                 continue;
             }
-            let line = &text[e.line_span.clone()];
+            let line = &text[e.line_span()];
             assert!(
                 fixed.contains(line.trim_end_matches(['\r', '\n'])),
                 "untouched line `{line}` changed:\n{fixed}"
             );
-            let winner = before.get(&g.name, &e.key).map(|w| w.key_span.start) == Some(e.key_span.start);
+            let winner = before.get(&g.name, &e.key).map(|w| w.key_span().start) == Some(e.key_span().start);
             if winner {
                 let now = after.get(&g.name, &e.key).and_then(|x| x.value.clone());
                 assert_eq!(now, e.value, "value of untouched `{}` changed", e.key);

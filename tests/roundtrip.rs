@@ -22,7 +22,7 @@ fn check_file(path: &Path) -> Option<()> {
     let mut last_end = 0;
     for g in &doc.groups {
         for e in &g.entries {
-            for span in [&e.key_span, &e.value_span, &e.line_span] {
+            for span in [&e.key_span(), &e.value_span(), &e.line_span()] {
                 assert!(
                     span.start <= span.end && span.end <= text.len(),
                     "{}: span {span:?}",
@@ -31,15 +31,15 @@ fn check_file(path: &Path) -> Option<()> {
                 assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
             }
             assert!(
-                e.line_span.start <= e.key_span.start && e.value_span.end <= e.line_span.end,
+                e.line_span().start <= e.key_span().start && e.value_span().end <= e.line_span().end,
                 "{}: `{}`'s line {:?} does not hold its key and value",
                 path.display(),
                 e.key,
-                e.line_span
+                e.line_span()
             );
             if format == Format::KeyFile {
-                assert!(e.line_span.start >= last_end, "{}: entries overlap", path.display());
-                last_end = e.line_span.end;
+                assert!(e.line_span().start >= last_end, "{}: entries overlap", path.display());
+                last_end = e.line_span().end;
             }
         }
     }

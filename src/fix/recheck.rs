@@ -474,7 +474,7 @@ fn element_reads(e: &Element, files: &mut Vec<FileId>) {
     files.extend(e.config.iter().filter_map(|c| c.home.as_ref()).map(|h| h.file()));
     files.extend(e.home.iter().chain(&e.declared).map(|h| h.file()));
     for s in e.props.iter().flat_map(|p| &p.settings) {
-        files.push(s.at.0);
+        files.push(s.at.get().0);
         files.extend(s.site.iter().map(|site| site.file));
     }
 }

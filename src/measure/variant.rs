@@ -86,9 +86,9 @@ fn repoint(ws: &Workspace, root: usize, app_text: &str, from: &Path, to: &Path) 
             crate::model::workspace::Target::Exists(p) => canonical(&p) == canonical(from),
             _ => false,
         });
-        let raw = &app_text[e.value_span.clone()];
+        let raw = &app_text[e.value_span()];
         if let (true, Some(at)) = (resolves, raw.rfind(name)) {
-            let start = e.value_span.start + at;
+            let start = e.value_span().start + at;
             edits.push(Edit {
                 file: 0,
                 range: start..start + name.len(),
@@ -136,10 +136,10 @@ fn name_engine_for_batch(
     };
     let renamed = format!("{}_b{batch}{}", &base[..model_len], &base[model_len + gpu_at..]);
     let text = &ws.files[site.file].doc.text;
-    let Some(at) = text[site.value_span.clone()].rfind(base) else {
+    let Some(at) = text[site.value_span()].rfind(base) else {
         return;
     };
-    let start = site.value_span.start + at;
+    let start = site.value_span().start + at;
     let edit = Edit {
         file: 0,
         range: start..start + base.len(),

@@ -56,7 +56,7 @@
 //!    and teaches `edit::insert` to write there.
 
 use crate::base::shared::Shared;
-use crate::base::{FileId, Span};
+use crate::base::{FileId, Span, Span32};
 use crate::model::detect::Kind;
 use crate::model::workspace::Target;
 use crate::syntax::glib;
@@ -295,13 +295,36 @@ pub struct Setting {
     pub site: Option<Site>,
     /// Where a finding about this value points: the value's bytes, or what
     /// it is derived from.
-    pub at: (FileId, Span),
+    pub at: At,
     pub layer: Layer,
     /// How the value comes about when no line of its own writes it: the
     /// app derives it from another setting ("[source-list] sets it to the
     /// number of sources (2)"), or it is the element's default ("unset,
     /// nvinfer's default 1").
-    pub derived: Option<String>,
+    pub derived: Option<Box<str>>,
+}
+
+/// Where a finding about a setting points, a file and a span, in 12 bytes
+/// (the graph holds one per setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    file: u32,
+    span: Span32,
+}
+
+impl At {
+    pub fn get(self) -> (FileId, Span) {
+        (self.file as FileId, self.span.get())
+    }
+}
+
+impl From<(FileId, Span)> for At {
+    fn from((file, span): (FileId, Span)) -> At {
+        At {
+            file: u32::try_from(file).expect("fewer than 2^32 files are loaded"),
+            span: span.into(),
+        }
+    }
 }
 
 /// Where a setting comes from, weakest first.
@@ -330,7 +353,9 @@ pub enum Value {
     Unknown(String),
 }
 
-/// The bytes that write one setting.
+/// The bytes that write one setting. The graph holds one per line each
+/// pipeline reads (a shared primary's lines once per pipeline), so its
+/// spans are 32-bit ([`Span32`]) and read through methods.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     pub file: FileId,
@@ -338,24 +363,56 @@ pub struct Site {
     pub group: Shared,
     /// The key as written.
     pub key: Shared,
-    pub key_span: Span,
-    /// The value's bytes (a quoted YAML scalar includes its quotes).
-    pub value_span: Span,
-    /// The whole line(s), with the line end.
-    pub line_span: Span,
+    key_span: Span32,
+    value_span: Span32,
+    line_span: Span32,
 }
 
 impl Site {
-    /// The site of one entry of a document.
-    pub fn of(file: FileId, group: &Shared, e: &crate::syntax::Entry) -> Site {
+    pub fn new(file: FileId, group: Shared, key: Shared, key_span: Span, value_span: Span, line_span: Span) -> Site {
         Site {
             file,
-            group: group.clone(),
-            key: e.key.clone(),
-            key_span: e.key_span.clone(),
-            value_span: e.value_span.clone(),
-            line_span: e.line_span.clone(),
+            group,
+            key,
+            key_span: key_span.into(),
+            value_span: value_span.into(),
+            line_span: line_span.into(),
         }
+    }
+
+    /// The site of one entry of a document.
+    pub fn of(file: FileId, group: &Shared, e: &crate::syntax::Entry) -> Site {
+        Site::new(
+            file,
+            group.clone(),
+            e.key.clone(),
+            e.key_span(),
+            e.value_span(),
+            e.line_span(),
+        )
+    }
+
+    /// The key's bytes.
+    pub fn key_span(&self) -> Span {
+        self.key_span.get()
+    }
+
+    /// The value's bytes (a quoted YAML scalar includes its quotes).
+    pub fn value_span(&self) -> Span {
+        self.value_span.get()
+    }
+
+    /// The whole line(s), with the line end.
+    pub fn line_span(&self) -> Span {
+        self.line_span.get()
+    }
+
+    pub fn set_value_span(&mut self, span: Span) {
+        self.value_span = span.into();
+    }
+
+    pub fn set_line_span(&mut self, span: Span) {
+        self.line_span = span.into();
     }
 }
 
@@ -384,7 +441,7 @@ impl<'g, T> Effective<'g, T> {
     }
     /// Where a finding about it points.
     pub fn at(&self) -> (FileId, Span) {
-        self.setting.at.clone()
+        self.setting.at.get()
     }
 }
 
@@ -403,7 +460,7 @@ impl Setting {
         Setting {
             value: Value::Unknown(why.into()),
             site: None,
-            at,
+            at: at.into(),
             layer: Layer::Element,
             derived: None,
         }
@@ -590,11 +647,34 @@ impl Pipeline {
 mod tests {
     use super::*;
 
+    /// The graph holds a setting per line each pipeline reads: these sizes
+    /// are what its memory is made of (a site was 88 bytes and a setting
+    /// 176 with 64-bit spans and an owned `derived`).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn settings_and_sites_keep_their_compact_size() {
+        assert_eq!(std::mem::size_of::<Site>(), 64);
+        assert_eq!(std::mem::size_of::<At>(), 12);
+        assert_eq!(std::mem::size_of::<Setting>(), 120);
+    }
+
+    /// A span and a setting's place read back as they were given.
+    #[test]
+    fn compact_spans_read_back_what_was_given() {
+        let site = Site::new(3, "g".into(), "k".into(), 10..13, 14..20, 10..21);
+        assert_eq!(
+            (site.key_span(), site.value_span(), site.line_span()),
+            (10..13, 14..20, 10..21)
+        );
+        let at: At = (7, 5_000_000..10_485_760).into();
+        assert_eq!(at.get(), (7, 5_000_000..10_485_760));
+    }
+
     fn setting(v: &str, layer: Layer) -> Setting {
         Setting {
             value: Value::Known(v.into()),
             site: None,
-            at: (0, 0..0),
+            at: (0, 0..0).into(),
             layer,
             derived: None,
         }

@@ -838,7 +838,7 @@ fn fragment_refs(doc: &Document) -> Vec<(String, usize)> {
         .filter(|g| is_fragment_group(&g.name) && seen.insert(g.name.as_str()))
         .filter_map(|g| g.entries.iter().find(|e| e.key == "cfg-file-path"))
         .filter_map(|e| {
-            let line = doc.text[..e.key_span.start].matches('\n').count() + 1;
+            let line = doc.text[..e.key_span().start].matches('\n').count() + 1;
             Some((e.value.as_deref()?.to_string(), line))
         })
         .collect()

@@ -380,8 +380,8 @@ impl<'a> LogicalKeys<'a> {
             spans.push((g.name_span.start, g.name_span.end + 1, gi, None));
             for (ei, e) in g.entries.iter().enumerate() {
                 spans.push((
-                    e.line_span.start,
-                    e.line_span.end.max(e.line_span.start + 1),
+                    e.line_span().start,
+                    e.line_span().end.max(e.line_span().start + 1),
                     gi,
                     Some(ei),
                 ));
@@ -415,7 +415,7 @@ impl<'a> LogicalKeys<'a> {
     fn scan(&self, at: usize) -> Option<String> {
         for g in &self.doc.groups {
             for e in &g.entries {
-                if e.line_span.start <= at && at < e.line_span.end.max(e.line_span.start + 1) {
+                if e.line_span().start <= at && at < e.line_span().end.max(e.line_span().start + 1) {
                     return Some(format!("{}/{}", g.name, e.key));
                 }
             }

@@ -115,14 +115,14 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                 continue;
             };
             // Only the line GLib keeps (a repeated key's last).
-            if doc.get(&g.name, &e.key).is_none_or(|w| w.key_span != e.key_span) {
+            if doc.get(&g.name, &e.key).is_none_or(|w| w.key_span() != e.key_span()) {
                 continue;
             }
             let Some(raw) = e.value.as_deref() else { continue };
             let Ok(items) = glib::split_list(raw) else { continue };
             let values: Vec<Option<i64>> = items.iter().map(|i| glib::parse_int(i)).collect();
             let bad = |msg: String, why: &str| {
-                Diagnostic::new(Rule::AnalyticsCoordinates, file, e.value_span.clone(), msg)
+                Diagnostic::new(Rule::AnalyticsCoordinates, file, e.value_span(), msg)
                     .why(format!("{why} (nvdsanalytics_property_parser.cpp)"))
             };
             if let Some(i) = values.iter().position(Option::is_none) {
@@ -187,7 +187,7 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                         Diagnostic::new(
                             Rule::AnalyticsPointOutside,
                             file,
-                            e.value_span.clone(),
+                            e.value_span(),
                             format!("{} has the point {}{y} outside config-width × config-height ({w}×{h})", e.key, p[0]),
                         )
                         .expected(format!("0 ≤ x ≤ {w}, 0 ≤ y ≤ {h}"))
@@ -278,7 +278,7 @@ fn check_yaml(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagn
                     Diagnostic::new(
                         Rule::AnalyticsPointOutside,
                         file,
-                        e.value_span.clone(),
+                        e.value_span(),
                         format!(
                             "{} has the point {};{} outside config-width × config-height ({w}×{h})",
                             e.key, p[0], p[1]

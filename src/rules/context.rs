@@ -31,7 +31,7 @@ pub struct Ctx<'a> {
 /// or `[group] key`.
 pub fn origin(s: &Setting) -> String {
     match (&s.derived, &s.site) {
-        (Some(how), _) => how.clone(),
+        (Some(how), _) => how.to_string(),
         (None, Some(site)) => format!("[{}] {}", site.group, site.key),
         (None, None) => String::new(),
     }

@@ -124,9 +124,9 @@ fn batch_mismatch(
             Fix::unsafe_(title, edits)
         }
     });
-    let (gfile, gspan) = g.site().map_or_else(|| g.at(), |gl| (gl.file, gl.value_span.clone()));
+    let (gfile, gspan) = g.site().map_or_else(|| g.at(), |gl| (gl.file, gl.value_span()));
     let (line, _) = ws.files[gfile].position(gspan.start);
-    let (mux_line, _) = ws.files[ml.file].position(ml.value_span.start);
+    let (mux_line, _) = ws.files[ml.file].position(ml.value_span().start);
     let place = format!("{}:{line}", ws.files[gfile].path.display());
     let (gval, place) = if unset {
         (
@@ -141,7 +141,7 @@ fn batch_mismatch(
         Diagnostic::new(
             Rule::BatchMismatch,
             ml.file,
-            ml.value_span.clone(),
+            ml.value_span(),
             format!(
                 "BATCH_MISMATCH: streammux batch-size {} != primary {factory} {pkey} {gval} ({place})",
                 m.value
@@ -194,7 +194,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         Diagnostic::new(
                             Rule::PreprocessBatchMismatch,
                             gl.file,
-                            gl.value_span.clone(),
+                            gl.value_span(),
                             format!(
                                 "primary nvinfer batch-size {} < nvdspreprocess network-input-shape batch {first}",
                                 g.value
@@ -209,7 +209,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                             "nvdspreprocess network-input-shape batch {first} > primary nvinfer batch-size {} ({}:{})",
                             g.value,
                             ws.files[gl.file].path.display(),
-                            ws.files[gl.file].position(gl.value_span.start).0
+                            ws.files[gl.file].position(gl.value_span().start).0
                         ))
                         .fix(Some(Fix::safe(
                             format!("set batch-size={first}"),
@@ -230,7 +230,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::BatchBelowStreams,
                         ml.file,
-                        ml.value_span.clone(),
+                        ml.value_span(),
                         format!("streammux batch-size {} < {n} streams ({from})", m.value),
                     )
                     .expected(n.to_string())
@@ -258,7 +258,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::MemoryTypeMismatch,
                         loc.file,
-                        loc.value_span.clone(),
+                        loc.value_span(),
                         format!(
                             "[{}] nvbuf-memory-type {v} differs from [{}] ({first})",
                             at.name, first_at.name
@@ -340,7 +340,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::DuplicateGieId,
                         loc.file,
-                        loc.value_span.clone(),
+                        loc.value_span(),
                         format!("gie-unique-id {id} is also used by [{other}]"),
                     )
                     .expected("a unique id per inference element")
@@ -374,7 +374,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::OperateOnUnknownGie,
                         loc.file,
-                        loc.value_span.clone(),
+                        loc.value_span(),
                         format!("operate-on-gie-id {id} names no inference element"),
                     )
                     .expected(format!("one of {}", known.join(", ")))

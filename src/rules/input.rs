@@ -115,7 +115,7 @@ fn check_group(
                 Diagnostic::new(
                     Rule::InvalidValue,
                     file,
-                    e.value_span.clone(),
+                    e.value_span(),
                     format!(
                         "`enable`: `{}` cannot be read as an integer: [{}] is skipped",
                         e.value.as_deref().unwrap_or(""),
@@ -161,10 +161,10 @@ fn check_group(
         // repeated message another item of it.
         let winner = doc
             .overridden_by(gi, i)
-            .filter(|w| w.key_span.start != e.key_span.start && doc.format != Format::Protobuf);
+            .filter(|w| w.key_span().start != e.key_span().start && doc.format != Format::Protobuf);
         if let Some(winner) = winner {
-            let (line, _) = f.position(winner.key_span.start);
-            let (message, why) = if winner.key_span.start > e.key_span.start {
+            let (line, _) = f.position(winner.key_span().start);
+            let (message, why) = if winner.key_span().start > e.key_span().start {
                 (
                     format!("`{}` is set again on line {line}; this line is ignored", e.key),
                     "the key-file reader keeps the last value of a repeated key",
@@ -179,9 +179,9 @@ fn check_group(
                 )
             };
             out.push(
-                Diagnostic::new(Rule::DuplicateKey, file, e.key_span.clone(), message)
+                Diagnostic::new(Rule::DuplicateKey, file, e.key_span(), message)
                     .why(why)
-                    .related(file, winner.key_span.clone()),
+                    .related(file, winner.key_span()),
             );
         }
         let Some(value) = e.value.as_deref() else { continue };
@@ -201,7 +201,7 @@ fn check_group(
             let mut d = Diagnostic::new(
                 Rule::UnknownKey,
                 file,
-                e.key_span.clone(),
+                e.key_span(),
                 format!("`{}` in [{}]: {removal}", e.key, group.name),
             )
             .when(When::RemovedKey, true)
@@ -216,7 +216,7 @@ fn check_group(
             let d = Diagnostic::new(
                 Rule::UnknownKey,
                 file,
-                e.key_span.clone(),
+                e.key_span(),
                 format!("unknown key `{}` in [{}]", e.key, group.name),
             )
             .why(unknown_key_why(schema, &group.name));
@@ -269,7 +269,7 @@ fn check_type(
         let mut d = Diagnostic::new(
             Rule::InvalidValue,
             file,
-            e.value_span.clone(),
+            e.value_span(),
             format!("`{}`: {msg}", e.key),
         )
         .expected(spec.ty.describe())
@@ -292,7 +292,7 @@ fn check_type(
                     Diagnostic::new(
                         Rule::InvalidValue,
                         file,
-                        e.value_span.clone(),
+                        e.value_span(),
                         format!("`{}={n}` is out of range", e.key),
                     )
                     .expected(spec.describe_range())
@@ -326,7 +326,7 @@ fn check_trailing_comment(
         Diagnostic::new(
             Rule::TrailingCommentInValue,
             file,
-            e.value_span.start + hash..e.value_span.end,
+            e.value_span().start + hash..e.value_span().end,
             format!("`{}` reads as `{}`: GLib has no trailing comments", e.key, value),
         )
         .expected(format!("`{}={}` with the comment on its own line above", e.key, kept))
@@ -460,8 +460,8 @@ fn comment_moved_above<'v>(
     let edits = comment_to_own_line(
         doc,
         file,
-        e.key_span.start,
-        e.value_span.start + kept.len()..e.value_span.end,
+        e.key_span().start,
+        e.value_span().start + kept.len()..e.value_span().end,
         value[hash..].trim(),
     );
     Some((hash, kept, edits))
@@ -481,7 +481,7 @@ fn top_level_nvinfer_keys(file: FileId, group: &crate::syntax::Group, out: &mut 
             Diagnostic::new(
                 Rule::UnknownKey,
                 file,
-                e.key_span.clone(),
+                e.key_span(),
                 format!("`{}` is at the top level, where nvinfer does not read it", e.key),
             )
             .expected(format!("`{}` under `property:`", e.key))

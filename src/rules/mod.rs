@@ -137,6 +137,25 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     }
 }
 
+/// `check_with` for a run that reports its findings and ends (the `check`
+/// command): each pipeline's element properties are dropped as soon as its
+/// rules have run, so that the findings made after them take the memory
+/// the properties held instead of adding to it (the graph's properties
+/// were the largest share of a check's peak, with every document and
+/// finding alive beside them). The findings are the same; the pipelines
+/// returned keep their roots, elements, config files and references, not
+/// their properties.
+pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
+    let mut graph = frontend::build(ws);
+    let ctx = Ctx::new(ws, facts, profile, sel);
+    let found = Findings::of_dropping_properties(&ctx, &mut graph).joined();
+    let out = report(ctx.ws, &graph.pipelines, found, sel);
+    CheckResult {
+        pipelines: graph.pipelines,
+        diagnostics: out,
+    }
+}
+
 /// Every rule's findings, before selection and suppressions, kept by what
 /// made them: the files' own checks (DS001–DS006), then each pipeline's
 /// rules, then the standalone elements', then the nvdsanalytics configs'.
@@ -155,14 +174,45 @@ pub struct Findings {
 impl Findings {
     /// Run every rule over a workspace and its graph.
     pub fn of(ctx: &Ctx, graph: &Graph) -> Findings {
+        let streams = analytics_streams(graph);
+        let per_pipeline = graph.pipelines.par_iter().map(|p| pipeline_findings(ctx, p)).collect();
+        Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
+    }
+
+    /// `of`, each pipeline's element properties dropped once its rules
+    /// have run ([`check_for_report`]). The pipelines' rules run first, so
+    /// that the files' checks and the rest reuse the memory they free;
+    /// each list still lands in its place.
+    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph) -> Findings {
+        // Before any property is dropped: the stream counts read them.
+        let streams = analytics_streams(graph);
+        let per_pipeline = graph
+            .pipelines
+            .par_iter_mut()
+            .map(|p| {
+                let found = pipeline_findings(ctx, p);
+                for e in &mut p.elements {
+                    e.props = Vec::new();
+                }
+                found
+            })
+            .collect();
+        Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
+    }
+
+    /// The other lists, beside the pipelines' (`per_pipeline`).
+    fn with(
+        ctx: &Ctx,
+        per_pipeline: Vec<Vec<Diagnostic>>,
+        standalone: &[Element],
+        streams: &std::collections::BTreeMap<FileId, Option<u32>>,
+    ) -> Findings {
         let per_file = (0..ctx.ws.files.len())
             .into_par_iter()
             .map(|id| file_findings(ctx, id))
             .collect();
-        let per_pipeline = graph.pipelines.par_iter().map(|p| pipeline_findings(ctx, p)).collect();
         // Configs nothing references are checked on their own.
-        let per_element = graph.standalone.par_iter().map(|e| element_findings(ctx, e)).collect();
-        let streams = analytics_streams(graph);
+        let per_element = standalone.par_iter().map(|e| element_findings(ctx, e)).collect();
         let per_analytics = (0..ctx.ws.files.len())
             .into_par_iter()
             .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))

@@ -114,7 +114,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             if has_calib == Some(false) && !engine_used {
                 let (file, span) = mode_loc
                     .as_ref()
-                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
+                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span()));
                 let what = match &calib_target {
                     Some(Target::Missing(p)) => format!(
                         "network-mode=1 (INT8) but int8-calib-file {} does not exist",
@@ -156,7 +156,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 };
                 let (file, span) = mode_loc
                     .as_ref()
-                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span.clone()));
+                    .map_or((prop_file, prop_span.clone()), |l| (l.file, l.value_span()));
                 let msg = if mode.is_none() {
                     "network-mode is not set: nvinfer defaults to 0 (FP32)".to_string()
                 } else {
@@ -194,7 +194,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
             if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
                 out.push(
-                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.value_span.clone(), format!("model-engine-file {} does not exist", p.display()))
+                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.value_span(), format!("model-engine-file {} does not exist", p.display()))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
                         .why("nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"),
@@ -255,7 +255,7 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
     }
     let (file, span) = eff.at();
     let how = match (eff.setting.layer, &eff.setting.derived) {
-        (_, Some(how)) => how.clone(),
+        (_, Some(how)) => how.to_string(),
         (Layer::ConfigFile, None) => format!("{} {}", factory(inf), origin(eff.setting)),
         _ => format!(
             "{} (set on the element, overrides the config file)",
@@ -325,7 +325,7 @@ fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<
             Diagnostic::new(
                 Rule::InferenceInterval,
                 l.file,
-                l.value_span.clone(),
+                l.value_span(),
                 format!(
                     "primary {} interval is {} ({})",
                     factory(inf),
@@ -354,13 +354,13 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
         let (Some(over), Some(inner)) = (last(Layer::Element), last(Layer::ConfigFile)) else {
             continue;
         };
-        let (line, _) = ws.files[over.file].position(over.key_span.start);
-        let (inner_line, _) = ws.files[inner.file].position(inner.key_span.start);
+        let (line, _) = ws.files[over.file].position(over.key_span().start);
+        let (inner_line, _) = ws.files[inner.file].position(inner.key_span().start);
         out.push(
             Diagnostic::new(
                 Rule::DuplicateSourceOfTruth,
                 inner.file,
-                inner.key_span.clone(),
+                inner.key_span(),
                 format!(
                     "`{}` is also set in [{}] ({}:{line}), which wins",
                     inner.key,
@@ -370,7 +370,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
             )
             .expected("one source of truth: remove one of the two")
             .why("the app sets the key on the element after loading this file, so this line is silently ignored")
-            .related(over.file, over.key_span.clone())
+            .related(over.file, over.key_span())
             .message_at_related(format!(
                 "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
                 prop.name,
@@ -427,7 +427,7 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
             let have = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(";");
             if let Some(want) = want.filter(|w| *w != have) {
                 out.push(
-                    Diagnostic::new(Rule::InferDims, site.file, site.value_span.clone(), format!("{key} is {have}"))
+                    Diagnostic::new(Rule::InferDims, site.file, site.value_span(), format!("{key} is {have}"))
                         .expected(want.clone())
                         .why("the input must be C;H;W with the channels the color format implies and the model's own H and W")
                         .fix(Some(Fix::safe(format!("set {key}={want}"), vec![ctx.set_value(site, &want)]))),
@@ -516,9 +516,9 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         gpu,
         want.precision.unwrap_or(prec)
     );
-    let text = ctx.text(loc.file, &loc.value_span);
+    let text = ctx.text(loc.file, &loc.value_span());
     let fix = text.find(base.trim_end()).map(|off| {
-        let start = loc.value_span.start + off;
+        let start = loc.value_span().start + off;
         crate::base::edit::Edit {
             file: loc.file,
             range: start..start + base.trim_end().len(),
@@ -526,7 +526,7 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         }
     });
     out.push(
-        Diagnostic::new(Rule::EngineNameMismatch, loc.file, loc.value_span.clone(), format!("engine name says {}", problems.join(", ")))
+        Diagnostic::new(Rule::EngineNameMismatch, loc.file, loc.value_span(), format!("engine name says {}", problems.join(", ")))
             .expected(new_name.clone())
             .why("the configured engine cannot be used here, so nvinfer builds one and saves it under the name it derives; the next start looks for this name again and rebuilds. The rename points at the engine it will build (the file itself is not touched)")
             .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),

@@ -22,7 +22,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         let Some(at) = p.first(&role) else { continue };
         let Some(loc) = site(at, "enable") else { continue };
         out.push(
-            Diagnostic::new(rule, loc.file, loc.value_span.clone(), format!("{what} is enabled"))
+            Diagnostic::new(rule, loc.file, loc.value_span(), format!("{what} is enabled"))
                 .when(When::BenchProfile, bench)
                 .expected("enable=0 in the bench profile")
                 .why(format!(
@@ -66,15 +66,15 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         };
         let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
         if i > 0 {
-            let edit = factory
-                .is_none()
+            // The edit only where the fix is offered (bench): a config of
+            // 100k sinks made 100k edits to drop.
+            let edit = (bench && factory.is_none())
                 .then(|| ctx.set_or_insert(at, "enable", "0"))
                 .flatten();
-            out.push(extra_sink(at, (home_file, group_span), bench, note).fix(if bench {
-                edit.map(|e| Fix::safe("set enable=0", vec![e]))
-            } else {
-                None
-            }));
+            out.push(
+                extra_sink(at, (home_file, group_span), bench, note)
+                    .fix(edit.map(|e| Fix::safe("set enable=0", vec![e]))),
+            );
             continue;
         }
         if !is_fake || sync != Some(0) {
@@ -86,7 +86,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 edits.extend(ctx.set_or_insert(at, "sync", "0"));
             }
             let (file, span) = site(at, if is_fake { "sync" } else { "type" })
-                .map_or((home_file, group_span), |l| (l.file, l.value_span.clone()));
+                .map_or((home_file, group_span), |l| (l.file, l.value_span()));
             let what = match (is_fake, sync) {
                 (false, _) if let Some(f) = factory => format!("[{}] is {f}, not a fakesink", at.name),
                 (false, _) => format!(
@@ -114,7 +114,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let Some(app) = p.first(&Role::Application) {
         if app.int("enable-perf-measurement").map(|e| e.value) != Some(1) {
             let (file, span) = match site(app, "enable-perf-measurement") {
-                Some(l) => (l.file, l.value_span.clone()),
+                Some(l) => (l.file, l.value_span()),
                 None => app.at().unwrap_or((p.root, 0..0)),
             };
             out.push(

@@ -50,7 +50,7 @@ fn src_ids(branch: &Element) -> Option<(Vec<u32>, &Site)> {
 /// `path:line` of a value, as messages name another line.
 fn place(ctx: &Ctx, site: &Site) -> String {
     let f = &ctx.ws.files[site.file];
-    format!("{}:{}", f.path.display(), f.position(site.value_span.start).0)
+    format!("{}:{}", f.path.display(), f.position(site.value_span().start).0)
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -71,7 +71,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::BranchPgieId,
                         bs.file,
-                        bs.value_span.clone(),
+                        bs.value_span(),
                         format!(
                             "{} pgie-id {pgie} != gie-unique-id {uid} of {}, the primary it feeds ({}): deepstream-parallel-infer stops with \"pgieid {uid} != branch pgieid {pgie}\"",
                             branch.name,
@@ -81,7 +81,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     )
                     .expected(uid.to_string())
                     .why("the app pairs the i-th branch with the i-th enabled primary and refuses to link them when the ids differ (link_streamdemux_to_streammux)")
-                    .related(us.file, us.value_span.clone())
+                    .related(us.file, us.value_span())
                     .message_at_related(format!(
                         "{} gie-unique-id {uid} != {} pgie-id {pgie} ({})",
                         primary.name,
@@ -100,7 +100,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::BranchSourceMissing,
                         ss.file,
-                        ss.value_span.clone(),
+                        ss.value_span(),
                         format!(
                             "{} src-ids names source {id}, but the app has {n} source{} (ids 0–{})",
                             branch.name,
@@ -136,7 +136,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     )
                     .expected(count.to_string())
                     .why("the inference gets batches larger than its batch-size and runs several engine batches for each")
-                    .related(ss.file, ss.value_span.clone()),
+                    .related(ss.file, ss.value_span()),
                 );
             }
         }
@@ -184,7 +184,7 @@ fn metamux_keeps(
         Diagnostic::new(
             Rule::MetaMuxDropsBranchSource,
             s.file,
-            s.value_span.clone(),
+            s.value_span(),
             format!(
                 "{} keeps model {uid}'s results only for source{} {}, but {} feeds {} source{plural} {} too (src-ids at {})",
                 s.key,
@@ -201,6 +201,6 @@ fn metamux_keeps(
             dropped.join(";"),
             primary.name
         ))
-        .related(ids_site.file, ids_site.value_span.clone()),
+        .related(ids_site.file, ids_site.value_span()),
     );
 }

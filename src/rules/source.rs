@@ -18,7 +18,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let want = (*fb).min(5) as i64;
             if have != want {
                 out.push(
-                    Diagnostic::new(Rule::NumExtraSurfaces, loc.file, loc.value_span.clone(), format!("num-extra-surfaces is {have}"))
+                    Diagnostic::new(Rule::NumExtraSurfaces, loc.file, loc.value_span(), format!("num-extra-surfaces is {have}"))
                         .expected(want.to_string())
                         .why(format!("min(final_batch, 5); {why}: enough decoded surfaces in flight to fill a batch without holding GPU memory for more"))
                         .fix(Some(Fix::safe(format!("set num-extra-surfaces={want}"), vec![ctx.set_value(loc, &want.to_string())]))),
@@ -29,7 +29,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         if let (Some(have), Some(loc)) = (s.int("cudadec-memtype").map(|e| e.value), site(s, "cudadec-memtype")) {
             if have != 0 {
                 out.push(
-                    Diagnostic::new(Rule::DecoderMemoryType, loc.file, loc.value_span.clone(), format!("cudadec-memtype is {have}"))
+                    Diagnostic::new(Rule::DecoderMemoryType, loc.file, loc.value_span(), format!("cudadec-memtype is {have}"))
                         .expected("0")
                         .why("decoded frames in device memory go to streammux without a copy; pinned or unified memory adds one per frame")
                         .fix(Some(Fix::safe("set cudadec-memtype=0", vec![ctx.set_value(loc, "0")]))),
@@ -47,7 +47,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let have = tests.int("file-loop").map(|e| e.value).unwrap_or(0);
             if have != 1 {
                 let fix = ctx.set_or_insert(tests, "file-loop", "1");
-                let (file, span) = site(tests, "file-loop").map_or((p.root, 0..0), |l| (l.file, l.value_span.clone()));
+                let (file, span) = site(tests, "file-loop").map_or((p.root, 0..0), |l| (l.file, l.value_span()));
                 out.push(
                     Diagnostic::new(
                         Rule::FileLoop,
@@ -72,7 +72,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         Diagnostic::new(
                             Rule::MultiurisrcbinMaxBatchSize,
                             loc.file,
-                            loc.value_span.clone(),
+                            loc.value_span(),
                             format!("nvmultiurisrcbin max-batch-size is {have}"),
                         )
                         .expected(f.to_string())

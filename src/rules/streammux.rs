@@ -139,7 +139,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Rule::StreammuxResolution,
                         loc.file,
-                        loc.value_span.clone(),
+                        loc.value_span(),
                         format!("streammux {key} is {have}"),
                     )
                     .expected(want.to_string())
@@ -185,7 +185,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Rule::BatchedPushTimeout,
                     loc.file,
-                    loc.value_span.clone(),
+                    loc.value_span(),
                     format!("batched-push-timeout is {have} µs{meaning}"),
                 )
                 .when(When::Preset, !proven)
@@ -230,7 +230,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Rule::StreammuxMemoryType,
                     loc.file,
-                    loc.value_span.clone(),
+                    loc.value_span(),
                     format!("streammux nvbuf-memory-type is {have}"),
                 )
                 .expected("0")
@@ -274,7 +274,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     if let Some((live, _)) = live.zip(have).filter(|&(l, h)| p.sources().next().is_some() && h != l) {
         let want = i64::from(live);
         let (file, span) = match site(mux, "live-source") {
-            Some(l) => (l.file, l.value_span.clone()),
+            Some(l) => (l.file, l.value_span()),
             None => mux.at().unwrap_or((p.root, 0..0)),
         };
         out.push(
@@ -305,7 +305,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 Rule::EnablePadding,
                 loc.file,
-                loc.value_span.clone(),
+                loc.value_span(),
                 "streammux enable-padding is on",
             )
             .expected("0")
@@ -481,7 +481,7 @@ fn legacy_keys_ignored(mux: &Element, how: &NewMux, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 Rule::StreammuxLegacyKey,
                 loc.file,
-                loc.key_span.clone(),
+                loc.key_span(),
                 format!("[{}] {key} does nothing under the new nvstreammux", loc.group),
             )
             .why(format!(

@@ -73,7 +73,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Rule::TrackerBatchProcess,
                     loc.file,
-                    loc.value_span.clone(),
+                    loc.value_span(),
                     format!("enable-batch-process is {have}"),
                 )
                 .expected("1")
@@ -103,7 +103,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
         if let (Some(have), Some(loc)) = (at.int(key).map(|e| e.value), site(at, key)) {
             if have != want {
                 out.push(
-                    Diagnostic::new(Rule::TrackerResolution, loc.file, loc.value_span.clone(), format!("{key} is {have}"))
+                    Diagnostic::new(Rule::TrackerResolution, loc.file, loc.value_span(), format!("{key} is {have}"))
                         .expected(want.to_string())
                         .why("the visual tracker's cost grows with its working resolution; 480x288 is the max-perf preset's size (tracking quality may change)")
                         .fix(Some(Fix::unsafe_(format!("set {key}={want}"), vec![ctx.set_value(loc, &want.to_string())]))),
@@ -123,7 +123,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 &v[..v.len() - v.rsplit('/').next().unwrap_or(v).len()],
                 MAX_PERF_PRESET
             );
-            let mut d = Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span.clone(), format!("tracker preset `{base}` favours accuracy over throughput"))
+            let mut d = Diagnostic::new(Rule::TrackerPreset, loc.file, loc.value_span(), format!("tracker preset `{base}` favours accuracy over throughput"))
                 .expected(MAX_PERF_PRESET)
                 .why("NVIDIA's DeepSORT presets, and its later NvDCF accuracy presets (a `ReID` section with `reidType` 2; DS 6.1's has none), run a re-identification network per object, and the accuracy preset also computes more visual features (`useHog`, a larger `featureImgSizeLevel`); the NvDCF max-perf preset and IOU do neither")
                 .fix(Some(Fix::unsafe_(format!("use {MAX_PERF_PRESET}"), vec![ctx.set_value(loc, &new)])));
@@ -136,7 +136,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 Some((c.file, g.name_span.clone()))
             });
             if let Some((file, span)) = preset {
-                let (line, _) = ws.files[loc.file].position(loc.value_span.start);
+                let (line, _) = ws.files[loc.file].position(loc.value_span().start);
                 d = d.related(file, span).message_at_related(format!(
                     "this tracker preset favours accuracy over throughput ([{}] ll-config-file in {}:{line} loads it)",
                     loc.group,
@@ -167,7 +167,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Rule::TrackerLibraryMissing,
                     loc.file,
-                    loc.value_span.clone(),
+                    loc.value_span(),
                     format!("ll-lib-file {} does not exist", p.display()),
                 )
                 .expected("libnvds_nvmultiobjecttracker.so")

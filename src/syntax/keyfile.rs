@@ -8,6 +8,7 @@
 use rayon::prelude::*;
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use crate::base::shared::Shared;
 
 /// GLib's `g_ascii_isspace`.
 pub(crate) fn is_space(b: u8) -> bool {
@@ -226,15 +227,15 @@ fn parse_line(
     while value_start < end && is_space(bytes[value_start]) {
         value_start += 1;
     }
-    group.entries.push(Entry {
-        key: key.into(),
-        key_span: start..key_end,
-        value: Some(text[value_start..end].into()),
-        value_span: value_start..end,
-        line_span: line_start..next,
-        localized,
-        children: 0,
-    });
+    let mut entry = Entry::new(
+        Shared::interned(key),
+        start..key_end,
+        Some(Shared::interned(&text[value_start..end])),
+        value_start..end,
+        line_start..next,
+    );
+    entry.localized = localized;
+    group.entries.push(entry);
     group.insert_at = next;
 }
 
@@ -253,8 +254,8 @@ mod tests {
         let e = &d.groups[0].entries[0];
         assert_eq!(e.key, "k");
         assert_eq!(e.value.as_deref(), Some("v  "));
-        assert_eq!(&d.text[e.value_span.clone()], "v  ");
-        assert_eq!(&d.text[e.key_span.clone()], "k");
+        assert_eq!(&d.text[e.value_span()], "v  ");
+        assert_eq!(&d.text[e.key_span()], "k");
         assert_eq!(d.groups[0].insert_at, d.text.len());
     }
 

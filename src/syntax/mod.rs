@@ -18,8 +18,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
-use crate::base::Span;
 use crate::base::shared::Shared;
+use crate::base::{Span, Span32};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -47,49 +47,83 @@ impl Format {
 
 /// One `key=value` line (key-file), `key: value` pair (YAML) or scalar
 /// field (protobuf text).
+///
+/// Every document's entries live to the end of a check, one per line, so
+/// the spans are held in 32-bit positions ([`Span32`]) and read through
+/// methods: 64 bytes an entry instead of 96.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub key: Shared,
-    pub key_span: Span,
     /// The value as the reader sees it before typing: for key-files the raw
     /// text after `=` (leading whitespace dropped, trailing kept, as GLib
     /// does); for YAML the scalar after unquoting; for protobuf text the
     /// token (a string unescaped, adjacent strings joined). `None` for a
     /// nested YAML sequence or map, or a protobuf list.
     pub value: Option<Shared>,
-    /// Bytes of the value in the source (for a quoted YAML scalar: including
-    /// the quotes).
-    pub value_span: Span,
-    /// The whole line(s) of this entry, up to and including the line end.
-    pub line_span: Span,
+    key_span: Span32,
+    value_span: Span32,
+    line_span: Span32,
+    children: u32,
     /// For a key-file key written `key[locale]`: a translation, which GLib
     /// hides from `get_keys`.
     pub localized: bool,
-    /// For a nested YAML sequence or map, or a protobuf list: how many
-    /// items it holds.
-    pub children: usize,
 }
 
 impl Entry {
     /// An entry of a format without translations (YAML, protobuf text):
     /// never `localized`.
     pub fn plain(
-        key: impl Into<Shared>,
+        key: &str,
         key_span: Span,
-        value: Option<String>,
+        value: Option<&str>,
         value_span: Span,
         line_span: Span,
         children: usize,
     ) -> Entry {
-        Entry {
-            key: key.into(),
+        let mut e = Entry::new(
+            Shared::interned(key),
             key_span,
-            value: value.map(Shared::from),
+            value.map(Shared::interned),
             value_span,
             line_span,
+        );
+        e.children = u32::try_from(children).unwrap_or(u32::MAX);
+        e
+    }
+
+    /// An entry of one value (no nested items), not `localized`.
+    pub fn new(key: Shared, key_span: Span, value: Option<Shared>, value_span: Span, line_span: Span) -> Entry {
+        Entry {
+            key,
+            value,
+            key_span: key_span.into(),
+            value_span: value_span.into(),
+            line_span: line_span.into(),
+            children: 0,
             localized: false,
-            children,
         }
+    }
+
+    /// The key's bytes in the source.
+    pub fn key_span(&self) -> Span {
+        self.key_span.get()
+    }
+
+    /// Bytes of the value in the source (for a quoted YAML scalar:
+    /// including the quotes).
+    pub fn value_span(&self) -> Span {
+        self.value_span.get()
+    }
+
+    /// The whole line(s) of this entry, up to and including the line end.
+    pub fn line_span(&self) -> Span {
+        self.line_span.get()
+    }
+
+    /// For a nested YAML sequence or map, or a protobuf list: how many
+    /// items it holds.
+    pub fn children(&self) -> usize {
+        self.children as usize
     }
 }
 
@@ -128,30 +162,53 @@ pub struct Document {
     /// every per-line question is a hash lookup, not a scan: a hostile file
     /// of 100k groups or keys stays linear.
     by_name: Index,
+    /// YAML: the trees of the top-level keys a front end reads deeper than
+    /// entries (`yaml::KEPT_KEYS`), built in this document's one parse;
+    /// `None` when there are none or the text has a syntax error (as
+    /// [`yaml_tree::parse`] has no tree then).
+    pub kept: Option<std::sync::Arc<yaml_tree::Kept>>,
 }
 
 /// Group name → its groups in file order, and the winning entry of each
 /// (group, key). The tables hold indices into the document's groups and
-/// entries, never copies of the names: building it allocates once per
-/// distinct group name, not once per key.
+/// entries, never copies of the names, and only 32-bit ones (a file is at
+/// most `MAX_FILE_BYTES`, so its groups and entries are far fewer): every
+/// document's index lives to the end of the run, and with 64-bit pairs it
+/// was a sixth of a 10k-file check's memory. Building it allocates a few
+/// tables per document, not one list per group name.
 #[derive(Debug, Clone, Default)]
 struct Index {
-    /// Distinct group names: an index into `lists`.
-    names: HashTable<usize>,
-    /// For each distinct name, in first-seen order: its groups in file order.
-    lists: Vec<Vec<usize>>,
-    /// (group, entry) of the winning entry of each (group name, key).
-    winners: HashTable<(usize, usize)>,
+    /// Distinct group names: the first group of each.
+    names: HashTable<u32>,
+    /// For each group, the next group of its name in file order (`NONE`:
+    /// the last).
+    next: Vec<u32>,
+    /// The winning entry of each (group name, key), by its ordinal in the
+    /// file (see `first_entry`).
+    winners: HashTable<u32>,
     /// Whether a later entry with the same group name and key overrides
     /// an entry, by the entry's ordinal in the file (`first_entry[group] +
     /// entry`): "is this line the one that counts?" is an index, not a
     /// lookup of the winner.
     overridden: Vec<bool>,
-    /// The ordinal of each group's first entry.
-    first_entry: Vec<usize>,
+    /// The ordinal of each group's first entry (non-decreasing).
+    first_entry: Vec<u32>,
     /// Seeded at random per run: the names come from the file, and a fixed
     /// seed would let a crafted file collide them all (quadratic lookups).
     hasher: foldhash::fast::RandomState,
+}
+
+/// No next group.
+const NONE: u32 = u32::MAX;
+
+/// A position as the index holds it.
+fn small(i: usize) -> u32 {
+    u32::try_from(i).expect("a document of at most MAX_FILE_BYTES has fewer than 2^32 groups and entries")
+}
+
+/// A byte offset as a line index holds it.
+fn small_offset(i: usize) -> u32 {
+    u32::try_from(i).expect("a file of at most MAX_FILE_BYTES has 32-bit offsets")
 }
 
 /// Whether a reader keeps the first copy of `group`/`key` (see
@@ -176,32 +233,44 @@ impl Index {
             .iter()
             .map(|g| {
                 entries += g.entries.len();
-                entries - g.entries.len()
+                small(entries - g.entries.len())
             })
             .collect();
         ix.overridden = vec![false; entries];
+        ix.next = vec![NONE; groups.len()];
+        // The last group of each name so far, by its first group (only
+        // while building).
+        let mut tail: Vec<u32> = vec![NONE; groups.len()];
         ix.names
-            .reserve(groups.len(), |&l| hasher.hash_one(groups[ix.lists[l][0]].name.as_str()));
-        ix.winners.reserve(entries, |&(wg, we)| {
+            .reserve(groups.len(), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
+        let first_entry = &ix.first_entry;
+        let at = |ordinal: u32| locate(first_entry, ordinal);
+        ix.winners.reserve(entries, |&w| {
+            let (wg, we) = at(w);
             hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
         });
         for (gi, g) in groups.iter().enumerate() {
             let h = hasher.hash_one(g.name.as_str());
-            let lists = &mut ix.lists;
-            match ix.names.find(h, |&l| groups[lists[l][0]].name == g.name) {
+            match ix.names.find(h, |&f| groups[f as usize].name == g.name) {
                 Some(_) if yaml_cpp.is_some() => {
                     // A later map of the same name: yaml-cpp's lookup never
                     // reaches it, so every entry of it is overridden (DS004
                     // names the first map's entry where it has one).
-                    let at = ix.first_entry[gi];
+                    let at = first_entry[gi] as usize;
                     ix.overridden[at..at + g.entries.len()].fill(true);
                     continue;
                 }
-                Some(&l) => lists[l].push(gi),
+                Some(&f) => {
+                    let last = match tail[f as usize] {
+                        NONE => f,
+                        t => t,
+                    };
+                    ix.next[last as usize] = small(gi);
+                    tail[f as usize] = small(gi);
+                }
                 None => {
                     ix.names
-                        .insert_unique(h, lists.len(), |&l| hasher.hash_one(groups[lists[l][0]].name.as_str()));
-                    lists.push(vec![gi]);
+                        .insert_unique(h, small(gi), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
                 }
             }
             for (ei, e) in g.entries.iter().enumerate() {
@@ -209,21 +278,23 @@ impl Index {
                     continue;
                 }
                 let h = hasher.hash_one((g.name.as_str(), e.key.as_str()));
-                let same = |&(wg, we): &(usize, usize)| {
-                    let w: &Group = &groups[wg];
-                    w.name == g.name && w.entries[we].key == e.key
+                let same = |&w: &u32| {
+                    let (wg, we) = at(w);
+                    groups[wg].name == g.name && groups[wg].entries[we].key == e.key
                 };
                 let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
+                let ordinal = first_entry[gi] + small(ei);
                 match ix.winners.find_mut(h, same) {
                     Some(_) if first_wins => {
-                        ix.overridden[ix.first_entry[gi] + ei] = true;
+                        ix.overridden[ordinal as usize] = true;
                     }
                     Some(slot) => {
-                        ix.overridden[ix.first_entry[slot.0] + slot.1] = true;
-                        *slot = (gi, ei);
+                        ix.overridden[*slot as usize] = true;
+                        *slot = ordinal;
                     }
                     None => {
-                        ix.winners.insert_unique(h, (gi, ei), |&(wg, we)| {
+                        ix.winners.insert_unique(h, ordinal, |&w| {
+                            let (wg, we) = at(w);
                             hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
                         });
                     }
@@ -233,19 +304,40 @@ impl Index {
         ix
     }
 
-    /// The groups named `name`, in file order.
-    fn groups(&self, all: &[Group], name: &str) -> Option<&[usize]> {
+    /// The first group named `name`.
+    fn first(&self, all: &[Group], name: &str) -> Option<usize> {
         let h = self.hasher.hash_one(name);
-        let &l = self.names.find(h, |&l| all[self.lists[l][0]].name == name)?;
-        Some(&self.lists[l])
+        self.names
+            .find(h, |&f| all[f as usize].name == name)
+            .map(|&f| f as usize)
+    }
+
+    /// The groups named `name`, in file order.
+    fn groups<'a>(&'a self, all: &[Group], name: &str) -> impl Iterator<Item = usize> + use<'a> {
+        let first = self.first(all, name);
+        std::iter::successors(first, |&g| match self.next[g] {
+            NONE => None,
+            n => Some(n as usize),
+        })
     }
 
     fn winner(&self, all: &[Group], group: &str, key: &str) -> Option<(usize, usize)> {
         let h = self.hasher.hash_one((group, key));
+        let at = |w: u32| locate(&self.first_entry, w);
         self.winners
-            .find(h, |&(g, e)| all[g].name == group && all[g].entries[e].key == key)
-            .copied()
+            .find(h, |&w| {
+                let (g, e) = at(w);
+                all[g].name == group && all[g].entries[e].key == key
+            })
+            .map(|&w| at(w))
     }
+}
+
+/// The (group, entry) of an entry's ordinal: the group is the last whose
+/// first ordinal is at most it (empty groups share their successor's).
+fn locate(first_entry: &[u32], ordinal: u32) -> (usize, usize) {
+    let g = first_entry.partition_point(|&f| f <= ordinal) - 1;
+    (g, (ordinal - first_entry[g]) as usize)
 }
 
 impl Document {
@@ -297,6 +389,7 @@ impl Document {
             line_ending,
             first_map_only: false,
             by_name,
+            kept: None,
         }
     }
 
@@ -325,11 +418,7 @@ impl Document {
 
     /// Groups with this name, in file order (GLib merges repeats).
     pub fn groups_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Group> + use<'a, 'n> {
-        self.by_name
-            .groups(&self.groups, name)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.groups[i])
+        self.by_name.groups(&self.groups, name).map(|i| &self.groups[i])
     }
 
     /// The entries of the groups named `name`, in file order, that a reader
@@ -340,9 +429,7 @@ impl Document {
     pub fn entries_read<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Entry> + use<'a, 'n> {
         self.by_name
             .groups(&self.groups, name)
-            .into_iter()
-            .flatten()
-            .flat_map(move |&gi| {
+            .flat_map(move |gi| {
                 self.groups[gi]
                     .entries
                     .iter()
@@ -352,13 +439,13 @@ impl Document {
             .filter(|(_, _, e)| !e.localized)
             .filter(|&(gi, ei, e)| {
                 self.overridden_by(gi, ei)
-                    .is_none_or(|w| e.key_span.start <= w.key_span.start)
+                    .is_none_or(|w| e.key_span().start <= w.key_span().start)
             })
             .map(|(_, _, e)| e)
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.by_name.groups(&self.groups, name).is_some()
+        self.by_name.first(&self.groups, name).is_some()
     }
 
     /// The entry that wins for `group`/`key`: the last one, as GLib and
@@ -376,7 +463,7 @@ impl Document {
         if !ix
             .first_entry
             .get(group)
-            .and_then(|&at| ix.overridden.get(at + entry))
+            .and_then(|&at| ix.overridden.get(at as usize + entry))
             .is_some_and(|&o| o)
         {
             return None;
@@ -387,10 +474,9 @@ impl Document {
 
     /// Distinct group names in first-seen order.
     pub fn group_names(&self) -> Vec<&str> {
-        self.by_name
-            .lists
-            .iter()
-            .map(|l| self.groups[l[0]].name.as_str())
+        (0..self.groups.len())
+            .filter(|&g| self.by_name.first(&self.groups, &self.groups[g].name) == Some(g))
+            .map(|g| self.groups[g].name.as_str())
             .collect()
     }
 
@@ -402,37 +488,51 @@ impl Document {
 
 /// Maps byte offsets to 1-based line and column (columns count characters,
 /// skipping a leading BOM, as editors show them).
+///
+/// Every loaded file's index lives to the end of a run: the line starts
+/// are 32-bit (a file is at most `MAX_FILE_BYTES`) and counted before the
+/// list is made, so it holds no growth slack.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         // memchr's iterator: a config's lines found many bytes a step, not
         // a byte at a time.
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        let bytes = text.as_bytes();
+        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| small_offset(i + 1)));
         LineIndex { starts }
+    }
+
+    /// The index of the line holding a byte offset (0-based).
+    fn index(&self, offset: usize) -> usize {
+        // An offset past 32 bits is past every line start.
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The start of a 0-based line.
+    fn start(&self, line: usize) -> usize {
+        self.starts[line] as usize
     }
 
     /// The 1-based line of a byte offset.
     pub fn line(&self, offset: usize) -> usize {
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i + 1,
-            Err(i) => i,
-        }
+        self.index(offset) + 1
     }
 
     /// 1-based (line, column) of a byte offset.
     pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
-        let line = match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let start = self.starts[line];
+        let line = self.index(offset);
+        let start = self.start(line);
         let prefix = text.get(start..offset).unwrap_or("");
         let col = prefix.trim_start_matches('\u{feff}').chars().count() + 1;
         (line + 1, col)
@@ -443,13 +543,13 @@ impl LineIndex {
     pub fn byte_position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
         let line = self.line(offset);
-        (line, offset - self.starts[line - 1] + 1)
+        (line, offset - self.start(line - 1) + 1)
     }
 
     /// Byte range of a 1-based line, without its line ending.
     pub fn line_span(&self, text: &str, line: usize) -> Span {
-        let start = self.starts[line - 1];
-        let mut end = self.starts.get(line).copied().unwrap_or(text.len());
+        let start = self.start(line - 1);
+        let mut end = self.starts.get(line).map_or(text.len(), |&s| s as usize);
         let bytes = text.as_bytes();
         if end > start && bytes[end - 1] == b'\n' {
             end -= 1;
@@ -476,7 +576,15 @@ pub fn detect_line_ending(text: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{LineIndex, detect_line_ending};
+    use super::{Entry, LineIndex, detect_line_ending};
+
+    /// Every document's entries live to the end of a check: 64 bytes an
+    /// entry (96 with 64-bit spans and count).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_entry_keeps_its_compact_size() {
+        assert_eq!(std::mem::size_of::<Entry>(), 64);
+    }
 
     /// Line starts and the line ending, against a byte-at-a-time count, on
     /// texts with LF, CRLF, lone CRs, a BOM, multi-byte chars and no final
@@ -496,8 +604,13 @@ mod tests {
             "\u{feff}é\r\nü\nß",
         ];
         for t in texts {
-            let mut starts = vec![0];
-            starts.extend(t.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+            let mut starts = vec![0u32];
+            starts.extend(
+                t.bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            );
             assert_eq!(LineIndex::new(t).starts, starts, "{t:?}");
             let crlf = t.matches("\r\n").count();
             let lf = t.matches('\n').count();

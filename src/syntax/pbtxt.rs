@@ -455,9 +455,14 @@ impl<'t> Parser<'t> {
         let line_span = line_start(self.text, key_span.start)..line_end(self.text, value_span.end.max(key_span.end));
         let group = &mut self.groups[frame.group];
         group.insert_at = group.insert_at.max(line_span.end);
-        group
-            .entries
-            .push(Entry::plain(key, key_span, value, value_span, line_span, children));
+        group.entries.push(Entry::plain(
+            &key,
+            key_span,
+            value.as_deref(),
+            value_span,
+            line_span,
+            children,
+        ));
     }
 
     /// Where a message's new fields go: before its closing brace, on a line
@@ -471,7 +476,7 @@ impl<'t> Parser<'t> {
         g.insert_at = if brace_alone { close_line } else { end.span.start };
         g.indent = match g.entries.first() {
             Some(e) => {
-                let lead = &text[line_start(text, e.key_span.start)..e.key_span.start];
+                let lead = &text[line_start(text, e.key_span().start)..e.key_span().start];
                 if lead.trim().is_empty() {
                     lead.to_string()
                 } else {
@@ -569,14 +574,14 @@ mod tests {
         );
         let b = d.get("infer_config", "max_batch_size").unwrap();
         assert_eq!(b.value.as_deref(), Some("8"));
-        assert_eq!(&src[b.value_span.clone()], "8");
-        assert_eq!(&src[b.line_span.clone()], "  max_batch_size: 8\n");
+        assert_eq!(&src[b.value_span()], "8");
+        assert_eq!(&src[b.line_span()], "  max_batch_size: 8\n");
         let gpus = d.get("infer_config", "gpu_ids").unwrap();
-        assert_eq!((gpus.value.clone(), gpus.children), (None, 1));
-        assert_eq!(&src[gpus.value_span.clone()], "[0]");
+        assert_eq!((gpus.value.clone(), gpus.children()), (None, 1));
+        assert_eq!(&src[gpus.value_span()], "[0]");
         let m = d.get("infer_config.backend.triton", "model_name").unwrap();
         assert_eq!(m.value.as_deref(), Some("people"));
-        assert_eq!(&src[m.value_span.clone()], "\"peo\" \"ple\"");
+        assert_eq!(&src[m.value_span()], "\"peo\" \"ple\"");
         let v = d.get("infer_config.backend.triton", "version").unwrap();
         assert_eq!(v.value.as_deref(), Some("-1"));
         let l = d.get("infer_config.postprocess", "labelfile_path").unwrap();
@@ -603,7 +608,7 @@ mod tests {
         assert_eq!(&src[outs[0].name_span.clone()], "outputs");
         assert!(outs[1].name_span.is_empty());
         assert_eq!(outs[1].entries[0].value.as_deref(), Some("b"));
-        assert_eq!(d.get("backend.inputs", "dims").unwrap().children, 2);
+        assert_eq!(d.get("backend.inputs", "dims").unwrap().children(), 2);
         assert_eq!(d.render().as_deref(), Ok(src));
     }
 

@@ -25,19 +25,19 @@ impl Document {
         for g in &self.groups {
             parts.push(self.part(&g.name_span, self.printed_name(g)?, "group name")?);
             for e in &g.entries {
-                parts.push(self.part(&e.key_span, &e.key, "key")?);
+                parts.push(self.part(&e.key_span(), &e.key, "key")?);
                 match &e.value {
-                    Some(v) => parts.push(self.part(&e.value_span, v, "value")?),
+                    Some(v) => parts.push(self.part(&e.value_span(), v, "value")?),
                     None => {
-                        self.in_bounds(&e.value_span, "nested value")?;
+                        self.in_bounds(&e.value_span(), "nested value")?;
                         parts.push(Part {
-                            span: e.value_span.clone(),
-                            printed: text[e.value_span.clone()].into(),
+                            span: e.value_span(),
+                            printed: text[e.value_span()].into(),
                             what: "nested value",
                         });
                     }
                 }
-                self.in_bounds(&e.line_span, "entry line")?;
+                self.in_bounds(&e.line_span(), "entry line")?;
             }
             if g.insert_at > text.len() || !text.is_char_boundary(g.insert_at) {
                 return Err(format!(
@@ -130,7 +130,7 @@ impl Document {
         let entry_lines: std::collections::HashSet<usize> = self
             .groups
             .iter()
-            .flat_map(|g| g.entries.iter().map(|e| e.line_span.start))
+            .flat_map(|g| g.entries.iter().map(|e| e.line_span().start))
             .collect();
         let mut groups = self.groups.iter().map(|g| g.name_span.start).peekable();
         let mut errors = self.errors.iter().map(|e| e.span.clone()).peekable();
@@ -230,16 +230,16 @@ mod tests {
         let mut d = Document::parse("[g]\nkey=value\n".into(), Format::KeyFile);
         d.groups[0].entries[0].value = Some("valu".into());
         assert_eq!(d.render(), Ok("[g]\nkey=valu\n".into()));
-        d.groups[0].entries[0].key_span = 4..9;
+        d.groups[0].entries[0].key_span = (4..9).into();
         assert!(d.render().unwrap_err().contains("overlaps"), "{:?}", d.render());
         let mut d = Document::parse("[g]\nk=v\nj=w\n".into(), Format::KeyFile);
         d.groups[0].entries.pop();
         assert!(d.render().unwrap_err().starts_with("line 3 `j=w`"));
         let mut d = Document::parse("a:\n  b: 1\n".into(), Format::Yaml);
-        d.groups[0].entries[0].key_span = 5..9;
+        d.groups[0].entries[0].key_span = (5..9).into();
         assert!(d.render().unwrap_err().contains("overlaps"));
         let mut d = Document::parse("é: 1\n".into(), Format::Yaml);
-        d.groups[0].entries[0].key_span = 0..1;
+        d.groups[0].entries[0].key_span = (0..1).into();
         assert!(d.render().unwrap_err().contains("not a range of characters"));
     }
 }

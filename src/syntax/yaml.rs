@@ -17,14 +17,24 @@ use std::borrow::Cow;
 use granit_parser::{Event, Options, Parser, ScanError, Span as YSpan};
 use rayon::prelude::*;
 
+use super::yaml_tree::{self, Kept};
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
+
+/// Top-level keys whose whole value a front end reads deeper than a
+/// group's entries (Service Maker's `deepstream:`, `service_maker::build`):
+/// the document's parse builds their trees from the same events as it
+/// reads them ([`Document::kept`]), so no front end parses the text again.
+const KEPT_KEYS: &[&str] = &["deepstream"];
 
 /// A parser's events, their spans in the whole text: `base` is where the
 /// parsed text starts in it (a piece of a large file, or 0).
 pub(super) struct Events<'a> {
     parser: Parser<'a, granit_parser::StrInput<'a>>,
     base: usize,
+    /// While a kept key's value is read: its tree, fed every event `next`
+    /// returns (the value's own events, nothing before or after it).
+    tee: Option<yaml_tree::Builder>,
 }
 
 impl<'a> Events<'a> {
@@ -42,6 +52,7 @@ impl<'a> Events<'a> {
         Events {
             parser: Parser::new_from_str_with_options(piece, options),
             base,
+            tee: None,
         }
     }
 }
@@ -72,22 +83,25 @@ fn offsets(span: &YSpan, base: usize) -> Span {
     base + s..base + e.max(s)
 }
 
-pub(super) enum Node {
-    Scalar(String, Span),
+pub(super) enum Node<'a> {
+    /// Borrowed from the text where the scalar is written as it reads
+    /// (plain, no escapes): the entry copies it once, not twice.
+    Scalar(Cow<'a, str>, Span),
     /// A sequence or map: its span and how many direct items it has.
     Complex(Span, usize),
 }
 
 /// The next event that matters here (comments and anchor metadata are
-/// passed over), its value owned, with its span in the whole text.
-pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>, ScanError> {
+/// passed over), with its span in the whole text. A scalar's value stays
+/// borrowed from the text where the parser borrowed it.
+pub(super) fn next<'a>(events: &mut Events<'a>) -> Result<Option<(Event<'a>, Span)>, ScanError> {
     loop {
         let Some((ev, span)) = events.parser.next().transpose()? else {
             return Ok(None);
         };
         let span = offsets(&span, events.base);
-        let owned = match ev {
-            Event::Scalar(v, style, a, _) => Event::Scalar(v.into_owned().into(), style, a, None),
+        let ev = match ev {
+            Event::Scalar(v, style, a, _) => Event::Scalar(v, style, a, None),
             Event::MappingStart(s, a, _) => Event::MappingStart(s, a, None),
             Event::SequenceStart(s, a, _) => Event::SequenceStart(s, a, None),
             Event::MappingEnd => Event::MappingEnd,
@@ -99,15 +113,18 @@ pub(super) fn next(events: &mut Events) -> Result<Option<(Event<'static>, Span)>
             Event::DocumentEnd => Event::DocumentEnd,
             _ => continue,
         };
-        return Ok(Some((owned, span)));
+        if let Some(tree) = &mut events.tee {
+            tree.feed(&ev, span.clone());
+        }
+        return Ok(Some((ev, span)));
     }
 }
 
 /// Read one node whose first event has been taken; returns it with the
 /// span of everything it covers.
-fn node(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, ScanError> {
+fn node<'a>(events: &mut Events<'a>, first: Event<'a>, span: Span) -> Result<Node<'a>, ScanError> {
     match first {
-        Event::Scalar(v, ..) => Ok(Node::Scalar(v.into_owned(), span)),
+        Event::Scalar(v, ..) => Ok(Node::Scalar(v, span)),
         Event::MappingStart(..) | Event::SequenceStart(..) => {
             let is_map = matches!(first, Event::MappingStart(..));
             let mut depth = 1;
@@ -160,20 +177,43 @@ pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     let masked = mask_opencv_directive(&text);
     let in_pieces = cut_points(&masked, piece).and_then(|cuts| read_pieces(&masked, &cuts));
     let mut errors = Vec::new();
-    let groups = match in_pieces {
-        Some(groups) => groups,
+    let (groups, kept) = match in_pieces {
+        Some(read) => read,
         None => {
-            let mut groups = Vec::new();
-            if let Err(e) = walk(&masked, &mut groups) {
+            let mut read = Read::default();
+            if let Err(e) = walk(&masked, &mut read) {
                 errors.push(syntax_error(&text, &e));
+                // As `yaml_tree::parse` of a text with an error: no tree.
+                read.kept.clear();
             }
-            groups
+            (read.groups, read.kept)
         }
     };
     drop(masked);
     let has_bom = text.starts_with('\u{feff}');
     let line_ending = detect_line_ending(&text);
-    Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending)
+    let mut doc = Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending);
+    if !kept.is_empty() {
+        doc.kept = Some(std::sync::Arc::new(Kept(kept)));
+    }
+    doc
+}
+
+/// The trees of the kept keys (`KEPT_KEYS`) with their names, in file
+/// order.
+type KeptTrees = Vec<(String, yaml_tree::Node)>;
+
+/// What a parse of a whole text or of a piece reads: the groups, which of
+/// them is the unnamed group of top-level scalars, and the kept trees.
+#[derive(Default)]
+struct Read {
+    groups: Vec<Group>,
+    root: Option<usize>,
+    kept: KeptTrees,
+    /// A group's entries while it is read, then moved into a vector of
+    /// their exact count: one allocation a group, where a vector grown by
+    /// pushing took two or three and `Document::new` one more to trim it.
+    scratch: Vec<Entry>,
 }
 
 /// The parser's error, on the rest of the line it points at.
@@ -262,19 +302,21 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
 /// the pieces start), joined in order; `None` when any piece does not read
 /// as its part of the whole file (see `read_piece`).
-fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
+fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, KeptTrees)> {
     let ends = cuts.iter().skip(1).copied().chain([text.len()]);
     let ranges: Vec<(usize, usize)> = cuts.iter().copied().zip(ends).collect();
-    let read: Vec<(Vec<Group>, Option<usize>)> = ranges
+    let read: Vec<(Read, Option<usize>)> = ranges
         .par_iter()
         .map(|&(from, to)| read_piece(text, from, to))
         .collect::<Option<_>>()?;
-    let mut groups = Vec::with_capacity(read.iter().map(|(g, _)| g.len()).sum());
+    let mut groups = Vec::with_capacity(read.iter().map(|(r, _)| r.groups.len()).sum());
+    let mut kept = Vec::new();
     // The unnamed group of top-level scalars is one group of the whole
     // file, where its first piece had it.
     let mut root: Option<usize> = None;
-    for (piece_groups, piece_root) in read {
-        for (i, g) in piece_groups.into_iter().enumerate() {
+    for (piece, piece_root) in read {
+        kept.extend(piece.kept);
+        for (i, g) in piece.groups.into_iter().enumerate() {
             if Some(i) != piece_root {
                 groups.push(g);
                 continue;
@@ -284,7 +326,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
                     let r: &mut Group = &mut groups[r];
                     r.entries.extend(g.entries);
                     // As `read_root_map` leaves it after a second scalar.
-                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span.end);
+                    r.insert_at = r.entries.last().map_or(r.insert_at, |e| e.line_span().end);
                 }
                 None => {
                     root = Some(groups.len());
@@ -293,7 +335,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
             }
         }
     }
-    Some(groups)
+    Some((groups, kept))
 }
 
 /// The groups of the piece `from..to` of `text` (spans in the whole text)
@@ -306,7 +348,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<Vec<Group>> {
 /// nothing before the piece reaches into it (anchors are not carried over:
 /// an alias to an earlier piece's anchor is an error here; tags need no
 /// directive, there is none).
-fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<usize>)> {
+fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Option<usize>)> {
     let mut events = Events::at(&text[from..to], from);
     let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
     if !matches!(take(), Some(Event::StreamStart))
@@ -315,8 +357,8 @@ fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<
     {
         return None;
     }
-    let mut groups = Vec::new();
-    let root = read_root_map(text, &mut events, &mut groups).ok()?;
+    let mut read = Read::default();
+    read_root_map(text, &mut events, &mut read).ok()?;
     let mut take = || next(&mut events).ok().flatten().map(|(ev, _)| ev);
     if !matches!(take(), Some(Event::DocumentEnd)) || !matches!(take(), Some(Event::StreamEnd)) {
         return None;
@@ -324,10 +366,11 @@ fn read_piece(text: &str, from: usize, to: usize) -> Option<(Vec<Group>, Option<
     if !matches!(next(&mut events), Ok(None)) {
         return None;
     }
-    Some((groups, root))
+    let root = read.root;
+    Some((read, root))
 }
 
-fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
+fn walk(text: &str, read: &mut Read) -> Result<(), ScanError> {
     let mut events = Events::new(text);
     // StreamStart, DocumentStart, then the root node (first document only).
     loop {
@@ -338,66 +381,95 @@ fn walk(text: &str, groups: &mut Vec<Group>) -> Result<(), ScanError> {
             Some(_) => return Ok(()),
         }
     }
-    read_root_map(text, &mut events, groups).map(|_| ())
+    read_root_map(text, &mut events, read)
 }
 
 /// The root mapping's pairs, after its start: each map-valued key a group,
-/// scalars and the rest in the unnamed group (returned: its index).
-fn read_root_map(text: &str, events: &mut Events, groups: &mut Vec<Group>) -> Result<Option<usize>, ScanError> {
-    let mut root_group: Option<usize> = None;
+/// scalars and the rest in the unnamed group (`read.root`); the trees of
+/// the kept keys' values built from the same events.
+fn read_root_map(text: &str, events: &mut Events, read: &mut Read) -> Result<(), ScanError> {
     loop {
         // Key, value, key, value, … until the root map ends.
         let Some((ev, span)) = next(events)? else {
-            return Ok(root_group);
+            return Ok(());
         };
         if matches!(ev, Event::MappingEnd) {
-            return Ok(root_group);
+            return Ok(());
         }
         let key = match node(events, ev, span.clone())? {
             Node::Scalar(k, s) => Some((k, s)),
             Node::Complex(..) => None,
         };
         let Some((vev, vspan)) = next(events)? else {
-            return Ok(root_group);
+            return Ok(());
         };
         let Some((name, name_span)) = key else {
             node(events, vev, vspan)?;
             continue;
         };
-        match vev {
-            Event::MappingStart(..) => {
-                let group = read_group(text, events, name, name_span)?;
-                groups.push(group);
-            }
-            other => {
-                let value = node(events, other, vspan)?;
-                let insert_at = line_end_after(text, name_span.end);
-                let entry = make_entry(text, name.clone(), name_span.clone(), value);
-                // A top-level scalar lives in the unnamed root group (found
-                // once, not searched for at every scalar).
-                match root_group {
-                    Some(i) => {
-                        let g: &mut Group = &mut groups[i];
-                        g.insert_at = entry.line_span.end;
-                        g.entries.push(entry);
-                    }
-                    None => {
-                        root_group = Some(groups.len());
-                        groups.push(Group {
-                            name: String::new(),
-                            name_span: 0..0,
-                            insert_at,
-                            indent: String::new(),
-                            entries: vec![entry],
-                        });
-                    }
-                }
-            }
+        if !KEPT_KEYS.contains(&&*name) {
+            read.pair(text, events, name, name_span, vev, vspan)?;
+            continue;
+        }
+        // The value's first event is taken: the tree gets it here, the
+        // rest through `next` as the value is read (one level below the
+        // root, as in the whole document's tree).
+        let mut tree = yaml_tree::Builder::new(1);
+        tree.feed(&vev, vspan.clone());
+        events.tee = Some(tree);
+        let value = read.pair(text, events, name.clone(), name_span, vev, vspan);
+        let tree = events.tee.take();
+        value?;
+        if let Some(tree) = tree.and_then(yaml_tree::Builder::finished) {
+            read.kept.push((name.into_owned(), tree));
         }
     }
 }
 
-pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -> Entry {
+impl Read {
+    /// One top-level pair after its scalar key: a map value is a group,
+    /// any other value an entry of the unnamed group.
+    fn pair<'a>(
+        &mut self,
+        text: &str,
+        events: &mut Events<'a>,
+        name: Cow<'a, str>,
+        name_span: Span,
+        vev: Event<'a>,
+        vspan: Span,
+    ) -> Result<(), ScanError> {
+        if let Event::MappingStart(..) = vev {
+            let group = read_group(text, events, name.into_owned(), name_span, &mut self.scratch)?;
+            self.groups.push(group);
+            return Ok(());
+        }
+        let value = node(events, vev, vspan)?;
+        let insert_at = line_end_after(text, name_span.end);
+        let entry = make_entry(text, &name, name_span, value);
+        // A top-level scalar lives in the unnamed root group (found once,
+        // not searched for at every scalar).
+        match self.root {
+            Some(i) => {
+                let g: &mut Group = &mut self.groups[i];
+                g.insert_at = entry.line_span().end;
+                g.entries.push(entry);
+            }
+            None => {
+                self.root = Some(self.groups.len());
+                self.groups.push(Group {
+                    name: String::new(),
+                    name_span: 0..0,
+                    insert_at,
+                    indent: String::new(),
+                    entries: vec![entry],
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn make_entry(text: &str, key: &str, key_span: Span, value: Node) -> Entry {
     let (value, value_span, children) = match value {
         Node::Scalar(v, s) => (Some(v), s, 0),
         Node::Complex(s, n) => (None, s, n),
@@ -407,11 +479,18 @@ pub(super) fn make_entry(text: &str, key: String, key_span: Span, value: Node) -
     // its last line break, which must not pull in the next line).
     let line_span =
         line_start_before(text, key_span.start)..line_end_after(text, end.saturating_sub(1).max(key_span.end));
-    Entry::plain(key, key_span, value, value_span, line_span, children)
+    Entry::plain(key, key_span, value.as_deref(), value_span, line_span, children)
 }
 
-fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) -> Result<Group, ScanError> {
-    let mut entries = Vec::new();
+fn read_group(
+    text: &str,
+    events: &mut Events,
+    name: String,
+    name_span: Span,
+    scratch: &mut Vec<Entry>,
+) -> Result<Group, ScanError> {
+    let entries = scratch;
+    entries.clear();
     while let Some((ev, span)) = next(events)? {
         if matches!(ev, Event::MappingEnd) {
             break;
@@ -420,17 +499,17 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
         let Some((vev, vspan)) = next(events)? else { break };
         let value = node(events, vev, vspan)?;
         if let Node::Scalar(k, ks) = key {
-            entries.push(make_entry(text, k, ks, value));
+            entries.push(make_entry(text, &k, ks, value));
         }
     }
     let insert_at = entries
         .last()
-        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span.end);
+        .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.line_span().end);
     let indent = entries
         .first()
         .map(|e| {
-            let start = line_start_before(text, e.key_span.start);
-            let lead = &text[start..e.key_span.start];
+            let start = line_start_before(text, e.key_span().start);
+            let lead = &text[start..e.key_span().start];
             if lead.chars().all(|c| c == ' ' || c == '\t') {
                 lead.to_string()
             } else {
@@ -441,7 +520,11 @@ fn read_group(text: &str, events: &mut Events, name: String, name_span: Span) ->
     Ok(Group {
         name,
         name_span,
-        entries,
+        entries: {
+            let mut exact = Vec::with_capacity(entries.len());
+            exact.append(entries);
+            exact
+        },
         insert_at,
         indent,
     })
@@ -458,12 +541,12 @@ mod tests {
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.group_names(), vec!["streammux", "property"]);
         let b = d.get("streammux", "batch-size").unwrap();
-        assert_eq!(&src[b.value_span.clone()], "4");
+        assert_eq!(&src[b.value_span()], "4");
         let n = d.get("streammux", "name").unwrap();
         assert_eq!(n.value.as_deref(), Some("x y"));
-        assert_eq!(&src[n.value_span.clone()], "\"x y\"");
+        assert_eq!(&src[n.value_span()], "\"x y\"");
         assert!(d.get("streammux", "list").unwrap().value.is_none());
-        assert_eq!(d.get("streammux", "list").unwrap().children, 2);
+        assert_eq!(d.get("streammux", "list").unwrap().children(), 2);
         let g = d.last_group("streammux").unwrap();
         assert_eq!(g.indent, "  ");
         assert_eq!(&src[g.insert_at..g.insert_at + 9], "property:");
@@ -479,7 +562,7 @@ mod tests {
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         assert_eq!(d.group_names(), vec!["a", ""]);
         assert_eq!(d.get("a", "b").and_then(|e| e.value.as_deref()), Some("1"));
-        assert_eq!(d.get("", "c").map(|e| e.children), Some(2));
+        assert_eq!(d.get("", "c").map(|e| e.children()), Some(2));
         assert_eq!(d.get("", "x").and_then(|e| e.value.as_deref()), Some("y"));
     }
 
@@ -489,9 +572,24 @@ mod tests {
         assert_eq!(d.errors.len(), 1);
     }
 
-    /// The groups and errors of a document, to compare two reads.
+    /// The groups, errors and kept trees of a document, to compare two
+    /// reads.
     fn shown(d: &Document) -> String {
-        format!("{:?}\n{:?}", d.groups, d.errors)
+        format!("{:?}\n{:?}\n{:?}", d.groups, d.errors, d.kept)
+    }
+
+    /// Check that the trees a document keeps are those a second parse
+    /// (`yaml_tree::parse`) finds under the same keys.
+    fn kept_as_a_second_parse(text: &str, d: &Document) {
+        let tree = yaml_tree::parse(text);
+        for key in KEPT_KEYS {
+            let second = tree.as_ref().and_then(|t| t.get(key));
+            let kept = d.kept.as_deref().and_then(|k| k.get(key));
+            assert_eq!(format!("{kept:?}"), format!("{second:?}"), "{key} of {text:?}");
+        }
+        if d.kept.is_some() {
+            assert!(d.errors.is_empty() && tree.is_some(), "{text:?}");
+        }
     }
 
     /// Check that every cut `cut_points` offers reads as the whole parse,
@@ -499,13 +597,15 @@ mod tests {
     /// pieces (the others fell back to one parse).
     fn same_at_every_cut(text: &str) -> usize {
         let whole = parse_in_pieces(text.to_string(), usize::MAX);
+        kept_as_a_second_parse(text, &whole);
         let masked = mask_opencv_directive(text);
         let Some(cuts) = cut_points(&masked, 1) else {
             return 0;
         };
         let mut taken = 0;
         for &cut in &cuts[1..] {
-            if let Some(groups) = read_pieces(&masked, &[0, cut]) {
+            if let Some((groups, kept)) = read_pieces(&masked, &[0, cut]) {
+                assert_eq!(format!("{kept:?}"), kept_of(&whole), "cut at {cut} of {text:?}");
                 assert!(
                     whole.errors.is_empty(),
                     "cut at {cut} of {text:?} hides {:?}",
@@ -519,7 +619,8 @@ mod tests {
                 taken += 1;
             }
         }
-        if let Some(groups) = read_pieces(&masked, &cuts) {
+        if let Some((groups, kept)) = read_pieces(&masked, &cuts) {
+            assert_eq!(format!("{kept:?}"), kept_of(&whole), "all cuts of {text:?}");
             assert!(whole.errors.is_empty(), "all cuts of {text:?} hide {:?}", whole.errors);
             assert_eq!(
                 format!("{groups:?}"),
@@ -529,6 +630,10 @@ mod tests {
         }
         assert_eq!(shown(&parse_in_pieces(text.to_string(), 1)), shown(&whole), "{text:?}");
         taken
+    }
+
+    fn kept_of(d: &Document) -> String {
+        format!("{:?}", d.kept.as_deref().map_or(&[][..], |k| &k.0[..]))
     }
 
     /// Awkward YAML around the lines a cut may fall on, with whether some
@@ -601,6 +706,53 @@ mod tests {
         ("a: 1\nb: @x\nc: 2\n", false),
         ("é: 1\nb: 2\n", false),
         ("b: 1\né: 2\nc: 3\n", true),
+        // Kept keys (Service Maker's `deepstream:`): any value, repeated,
+        // between other keys, broken.
+        (
+            "a: 1\ndeepstream:\n  nodes:\n  - type: queue\n    name: q\n  edges: {q: r}\nb: 2\n",
+            true,
+        ),
+        ("deepstream: 1\na:\n  b: 2\ndeepstream:\n  nodes: [x]\nc: 3\n", true),
+        ("deepstream:\n- 1\n- [2, {a: b}]\nx: 1\n", true),
+        ("deepstream: &d\n  nodes: []\ny: *d\n", false),
+        ("deepstream:\n  nodes:\n  - a: [1,\nb: 2\n", false),
+        ("deepstream:\n  nodes:\n  - a: 1\n   b: 2\nc: 3\n", false),
+        // One large key (Service Maker's `deepstream:`, an nvinfer
+        // `property:`): its nested lines are no top-level cut, whatever
+        // they hold; a second top-level key after it is.
+        ("p:\n  a: 1\n  b: 2\n", false),
+        ("d:\n  n:\n  - a: 1\n    b: 2\n  - a: 3\n  e: 1\n", false),
+        ("d:\n  - - 1\n    - 2\n  - - 3\n", false),
+        ("d:\n- - 1\n  - 2\n- - 3\n", false),
+        ("d:\n- - 1\n- 2\n  - 3\n", false),
+        ("d:\n-\n  - 1\n- 2\n  - 3\n", false),
+        ("d:\n  - -1\n    - 2\n", false),
+        ("k:\n  - x\n -  y\n", false),
+        ("k:\n  -   x\n  - y\n", false),
+        ("p:\n  a: |\n    x: 1\n    y: 2\n\n  b: 1\n", false),
+        ("p:\n  a: |\n  b: 1\n", false),
+        ("p:\n  a: >-\n\n  b: 1\n", false),
+        ("p:\n  a: 1\n# c\n\n  # d\n  b: 2\n", false),
+        ("p:\n  a: foo\n   bar: 1\n", false),
+        ("p:\n  a: foo\n    bar\n  b: 1\n", false),
+        ("p:\n  a: 1\n b: 2\n", false),
+        ("p:\n  a: 1\n   b: 2\n", false),
+        ("p:\n  a: [1,\n  b, 2]\n  c: 3\n", false),
+        ("p:\n  a: \"x\n  b: y\"\n  c: 1\n", false),
+        ("p:\n  a: !!str 1\n  b: 2\n", false),
+        ("p:\n  a: &x 1\n  b: *x\n", false),
+        ("p:\n  a: 1\nq: 2\n", true),
+        ("p:\n  a:\n    b: 1\n  c: 2\n  d:\n  - 1\n  e: 3\n", false),
+        ("\u{feff}p:\n  a: 1\n  b: 2\n", false),
+        ("\u{feff}p: 1\n   b: 2\n", false),
+        ("p:\r\n  a: 1\r\n  b: 2\r\n", false),
+        ("p:\n  a: 1\n  b: 2", false),
+        ("p:\n  a:\n  b: 2\n", false),
+        ("p:\n  ? a\n  : 1\n  b: 2\n", false),
+        ("p:\n  a: 1\n  a: 2\n", false),
+        ("p:\n  a: 1\n  - 2\n", false),
+        ("p:\n  - 1\n  a: 2\n", false),
+        ("p:\n  a: 1\n\t b: 2\n", false),
     ];
 
     #[test]
@@ -609,6 +761,31 @@ mod tests {
             let taken = same_at_every_cut(text);
             assert_eq!(taken > 0, split, "{text:?}: {taken} cuts read in pieces");
         }
+    }
+
+    #[test]
+    fn kept_trees_are_those_of_a_second_parse_at_any_depth() {
+        // Deeper than `yaml_tree`'s limit: the same `Other` where it stops.
+        for depth in [60, 62, 63, 64, 65, 100] {
+            let text = format!("deepstream:\n  a: {}{}\nb: 1\n", "[".repeat(depth), "]".repeat(depth));
+            let d = parse(text.clone());
+            assert!(d.kept.is_some());
+            kept_as_a_second_parse(&text, &d);
+        }
+        let block = (1..70).fold(String::from("deepstream:\n"), |mut t, i| {
+            t.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+            t
+        });
+        let d = parse(block.clone());
+        kept_as_a_second_parse(&block, &d);
+        // No tree for a file with a syntax error, nor without the key.
+        assert!(parse("deepstream:\n  a: [1\n".to_string()).kept.is_none());
+        assert!(parse("other:\n  a: 1\n".to_string()).kept.is_none());
+        // The last of a repeated key, whatever its value.
+        let d = parse("deepstream:\n  a: 1\ndeepstream: [2]\n".to_string());
+        let kept = d.kept.as_deref().unwrap();
+        assert_eq!(kept.0.len(), 2);
+        assert_eq!(kept.get("deepstream").map(|n| n.items().len()), Some(1));
     }
 
     #[test]
@@ -623,7 +800,7 @@ mod tests {
         let keys: Vec<&str> = root.entries.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, ["x", "y", "z"]);
         assert_eq!(root.insert_at, src.len());
-        assert_eq!(&src[root.entries[1].line_span.clone()], "y: |\n  t\n");
+        assert_eq!(&src[root.entries[1].line_span()], "y: |\n  t\n");
         // Small files are never cut.
         assert_eq!(cut_points(&masked, src.len()), None);
     }
@@ -657,11 +834,14 @@ mod tests {
         }
         assert!(ours > 50, "{ours} YAML files under testdata/");
         let mut taken = 0;
+        let mut with_trees = 0;
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
             taken += same_at_every_cut(&text);
+            with_trees += usize::from(parse(text).kept.is_some());
         }
         assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
+        assert!(with_trees >= 3, "{with_trees} files with kept trees");
     }
 
     proptest::proptest! {
@@ -677,6 +857,11 @@ mod tests {
                 "aa: bb # c", "gg:\t1", "hh: \"\"", "ii: |+\n  k\n\n", "jj:", "kk: foo\n  bar", "",
                 "ll:\n  - a: 1\n    b: [2,\n  3]", "mm: >\n\n  x\n", "nn: |2\n   x\n  y",
                 "aa", "   dd: 3", "oo: *nope", "pp: |", "- 1", "qq: 'x", "rr: \"", "ss: [",
+                "deepstream:\n  nodes:\n  - type: q\n    properties: {a: 1}\n  edges:\n    q: [r,\n  s]",
+                "deepstream: [1,\n  2]", "deepstream: |\n  x",
+                "  x: 1", "  - y: 2\n    z: |\n      w", "  - - 3\n    - 4", "    v: [5,\n  6]",
+                "  u:\n  - 7\n  t: 8", "  s: >\n\n", "   r: 9", " - q", "# c\n  p: 1",
+                "- - o", "  - n", "-\n  - m", "  - -1", "    - l", "- k: 1\n  j: 2",
             ]), 1..16),
             crlf in proptest::bool::ANY,
             bom in proptest::bool::ANY,

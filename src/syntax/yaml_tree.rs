@@ -5,6 +5,8 @@
 //! of the same text stays the file's lossless view (positions, syntax
 //! errors, edits); the tree only says where each node's bytes are.
 
+use std::borrow::Cow;
+
 use granit_parser::Event;
 
 use super::Entry;
@@ -74,73 +76,123 @@ impl Node {
     pub fn to_entry(text: &str, key: &Node, value: &Node) -> Option<Entry> {
         let Node::Scalar(k, ks) = key else { return None };
         let value = match value {
-            Node::Scalar(v, s) => yaml::Node::Scalar(v.clone(), s.clone()),
+            Node::Scalar(v, s) => yaml::Node::Scalar(Cow::Borrowed(v), s.clone()),
             Node::Map(p, s) => yaml::Node::Complex(s.clone(), p.len()),
             Node::Seq(i, s) => yaml::Node::Complex(s.clone(), i.len()),
             Node::Other(s) => yaml::Node::Complex(s.clone(), 0),
         };
-        Some(yaml::make_entry(text, k.clone(), ks.clone(), value))
+        Some(yaml::make_entry(text, k, ks.clone(), value))
     }
 }
 
 /// The first document's root, or `None` when the text is not YAML the
-/// parser accepts (its `Document` carries the error).
+/// parser accepts (its `Document` carries the error). A YAML [`Document`]
+/// already holds the trees of the top-level keys front ends read deeper
+/// ([`Document::kept`](super::Document)): this is their second parse's
+/// measure in the tests.
 pub fn parse(text: &str) -> Option<Node> {
     let masked = yaml::mask_opencv_directive(text);
     let mut events = Events::new(&masked);
+    let mut builder = Builder::new(0);
     loop {
         let (ev, span) = yaml::next(&mut events).ok()??;
         match ev {
-            Event::StreamStart | Event::DocumentStart(..) => continue,
-            Event::StreamEnd | Event::DocumentEnd => return None,
-            first => return build(&mut events, first, span).ok(),
+            Event::StreamStart | Event::DocumentStart(..) if builder.is_empty() => continue,
+            Event::StreamEnd | Event::DocumentEnd if builder.is_empty() => return None,
+            ev => {
+                if let Some(node) = builder.push(&ev, span) {
+                    return Some(node);
+                }
+            }
         }
     }
 }
 
-/// One node from its first event; containers are read with an explicit
-/// stack, so depth costs no native stack.
-fn build(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node, ()> {
-    struct Open {
-        map: bool,
-        start: usize,
-        end: usize,
-        children: Vec<Node>,
+/// A node built from its events, fed one at a time (by [`parse`], or by
+/// the document's own parse as it reads a kept key's value); containers
+/// are kept on an explicit stack, so depth costs no native stack.
+pub(super) struct Builder {
+    stack: Vec<Open>,
+    /// The node, once its last event is in (`feed`).
+    finished: Option<Node>,
+    /// How deep the node being built sits in its document (the root is 0).
+    depth: usize,
+    /// A subtree too deep to keep being passed over: its start, its end so
+    /// far and how many containers of it are open.
+    skipping: Option<(usize, usize, usize)>,
+}
+
+struct Open {
+    map: bool,
+    start: usize,
+    end: usize,
+    children: Vec<Node>,
+}
+
+impl Builder {
+    /// A builder of a node `depth` levels below its document's root.
+    pub(super) fn new(depth: usize) -> Builder {
+        Builder {
+            stack: Vec::new(),
+            finished: None,
+            depth,
+            skipping: None,
+        }
     }
-    let mut stack: Vec<Open> = Vec::new();
-    let mut ev = first;
-    let mut sp = span;
-    loop {
-        let done = match ev {
-            Event::MappingStart(..) | Event::SequenceStart(..) if stack.len() < MAX_DEPTH => {
-                stack.push(Open {
+
+    /// Take the node's next event, keeping the node once it is whole
+    /// (events after that are not its own: passed over).
+    pub(super) fn feed(&mut self, ev: &Event<'_>, sp: Span) {
+        if self.finished.is_none() {
+            self.finished = self.push(ev, sp);
+        }
+    }
+
+    /// The node fed, if its last event came in.
+    pub(super) fn finished(self) -> Option<Node> {
+        self.finished
+    }
+
+    fn is_empty(&self) -> bool {
+        self.stack.is_empty() && self.skipping.is_none()
+    }
+
+    /// Take the node's next event; the node once its last event is in.
+    pub(super) fn push(&mut self, ev: &Event<'_>, sp: Span) -> Option<Node> {
+        if let Some((start, end, open)) = &mut self.skipping {
+            // Too deep: the whole subtree is one `Other`.
+            *end = (*end).max(sp.end);
+            match ev {
+                Event::MappingStart(..) | Event::SequenceStart(..) => *open += 1,
+                Event::MappingEnd | Event::SequenceEnd => *open -= 1,
+                _ => {}
+            }
+            if *open > 0 {
+                return None;
+            }
+            let node = Node::Other(*start..*end);
+            self.skipping = None;
+            return self.done(node);
+        }
+        let node = match ev {
+            Event::MappingStart(..) | Event::SequenceStart(..) if self.depth + self.stack.len() < MAX_DEPTH => {
+                self.stack.push(Open {
                     map: matches!(ev, Event::MappingStart(..)),
                     start: sp.start,
                     end: sp.end,
                     children: Vec::new(),
                 });
-                None
+                return None;
             }
             Event::MappingStart(..) | Event::SequenceStart(..) => {
-                // Too deep: skip the whole subtree.
-                let mut depth = 1;
-                let mut end = sp.end;
-                while depth > 0 {
-                    let (e, s) = yaml::next(events).map_err(|_| ())?.ok_or(())?;
-                    end = end.max(s.end);
-                    match e {
-                        Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
-                        Event::MappingEnd | Event::SequenceEnd => depth -= 1,
-                        _ => {}
-                    }
-                }
-                Some(Node::Other(sp.start..end))
+                self.skipping = Some((sp.start, sp.end, 1));
+                return None;
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                let open = stack.pop().ok_or(())?;
+                let open = self.stack.pop()?;
                 let end = open.children.iter().map(|c| c.span().end).fold(open.end, usize::max);
                 let span = open.start..end.max(open.start);
-                Some(if open.map {
+                if open.map {
                     let mut pairs = Vec::with_capacity(open.children.len() / 2);
                     let mut it = open.children.into_iter();
                     while let (Some(k), Some(v)) = (it.next(), it.next()) {
@@ -149,20 +201,38 @@ fn build(events: &mut Events, first: Event<'static>, span: Span) -> Result<Node,
                     Node::Map(pairs, span)
                 } else {
                     Node::Seq(open.children, span)
-                })
+                }
             }
-            Event::Scalar(v, ..) => Some(Node::Scalar(v.into_owned(), sp.clone())),
-            _ => Some(Node::Other(sp.clone())),
+            Event::Scalar(v, ..) => Node::Scalar(v.to_string(), sp),
+            _ => Node::Other(sp),
         };
-        if let Some(node) = done {
-            match stack.last_mut() {
-                Some(parent) => parent.children.push(node),
-                None => return Ok(node),
+        self.done(node)
+    }
+
+    /// A finished node: its parent's next child, or the result.
+    fn done(&mut self, node: Node) -> Option<Node> {
+        match self.stack.last_mut() {
+            Some(parent) => {
+                parent.children.push(node);
+                None
             }
+            None => Some(node),
         }
-        let (e, s) = yaml::next(events).map_err(|_| ())?.ok_or(())?;
-        ev = e;
-        sp = s;
+    }
+}
+
+/// The values of a document's kept top-level keys (`yaml::KEPT_KEYS`), in
+/// file order, as the document's own parse read them: what a front end
+/// that reads deeper than a group's entries asks for, without a second
+/// parse of the text.
+#[derive(Debug, Default)]
+pub struct Kept(pub(super) Vec<(String, Node)>);
+
+impl Kept {
+    /// The value of top-level key `key`: the last one, as [`Node::get`]
+    /// on the document's root finds it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.0.iter().rfind(|(k, _)| k == key).map(|(_, v)| v)
     }
 }
 
@@ -181,8 +251,8 @@ mod tests {
         let props = nodes[0].get("properties").unwrap();
         let (k, v) = props.entry("batch-size").unwrap();
         let e = Node::to_entry(src, k, v).unwrap();
-        assert_eq!(&src[e.value_span.clone()], "4");
-        assert_eq!(&src[e.line_span.clone()], "      batch-size: 4 # four\n");
+        assert_eq!(&src[e.value_span()], "4");
+        assert_eq!(&src[e.line_span()], "      batch-size: 4 # four\n");
         assert_eq!(&src[props.get("width").unwrap().span().clone()], "\"1920\"");
         let targets: Vec<&str> = ds
             .get("edges")

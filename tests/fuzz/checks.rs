@@ -28,11 +28,12 @@ pub fn document_is_lossless(input: &str, format: Format) -> Result<(), String> {
     }
     for g in &doc.groups {
         for e in &g.entries {
-            let held = e.line_span.start <= e.key_span.start && e.value_span.end <= e.line_span.end;
+            let held = e.line_span().start <= e.key_span().start && e.value_span().end <= e.line_span().end;
             if !held {
                 return Err(format!(
                     "`{}`'s line {:?} does not hold its key and value",
-                    e.key, e.line_span
+                    e.key,
+                    e.line_span()
                 ));
             }
         }

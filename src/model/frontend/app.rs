@@ -292,14 +292,14 @@ impl Reader<'_> {
         let uris = match doc.get(group, "list") {
             Some(e) => match &e.value {
                 Some(v) => split_uris(v),
-                None => vec![String::new(); e.children],
+                None => vec![String::new(); e.children()],
             },
             None => Vec::new(),
         };
         // The YAML form may also be a sequence of `- uri: …` maps.
         let uris = if uris.is_empty() {
             doc.get("", "source-list")
-                .map(|e| vec![String::new(); e.children])
+                .map(|e| vec![String::new(); e.children()])
                 .unwrap_or_default()
         } else {
             uris
@@ -345,13 +345,13 @@ impl Reader<'_> {
         let at = doc
             .get(group, "list")
             .or_else(|| doc.get("", "source-list"))
-            .map_or(0..0, |e| e.key_span.clone());
+            .map_or(0..0, |e| e.key_span());
         Some(Setting {
             value: Value::Known(n.to_string().into()),
             site: None,
-            at: (self.root, at),
+            at: (self.root, at).into(),
             layer: Layer::Derived,
-            derived: Some(format!("[source-list] sets it to the number of sources ({n})")),
+            derived: Some(format!("[source-list] sets it to the number of sources ({n})").into()),
         })
     }
 }
@@ -393,6 +393,10 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
     // file. The sources keep the file's order.
     let on: Vec<bool> = names.par_iter().with_min_len(64).map(|n| r.enabled(n)).collect();
     let mut sources: Vec<(SourceGroup, &str)> = Vec::new();
+    // The sinks' groups (and whether each is a test app's `sink:`), made
+    // into elements on all threads after the walk, as the sources are (a
+    // test app's 8 MiB config of 100k `sinkN:`).
+    let mut sinks: Vec<(&str, bool)> = Vec::new();
     for (name, on) in names.iter().zip(on) {
         let name = name.as_str();
         match name {
@@ -410,8 +414,8 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
             "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
             n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
-            "sink" if kind == Kind::TestApp && on => found.sinks.push(r.test_app_sink(name)),
-            n if numbered(n, "sink") && on => found.sinks.push(r.element(Role::Sink, n)),
+            "sink" if kind == Kind::TestApp && on => sinks.push((name, true)),
+            n if numbered(n, "sink") && on => sinks.push((n, false)),
             n if (numbered(n, "secondary-gie") || numbered(n, "sgie") || n == "sgie") && on => secondaries.push(n),
             _ => {}
         }
@@ -423,6 +427,17 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             SourceGroup::Csv => r.csv_source(name),
             SourceGroup::TestApp => r.test_app_source(name),
             SourceGroup::Numbered => r.numbered_source(name),
+        })
+        .collect();
+    found.sinks = sinks
+        .par_iter()
+        .with_min_len(64)
+        .map(|&(name, test_app)| {
+            if test_app {
+                r.test_app_sink(name)
+            } else {
+                r.element(Role::Sink, name)
+            }
         })
         .collect();
     found.primary = primary.map(|g| r.infer(g, Stage::Primary));
@@ -489,10 +504,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
-    let (mut elements, links) = in_order(found, application, tests);
-    // Held to the end of the run: without the slack pushing left (an
-    // element is ~350 bytes, and every app's pipeline is kept).
-    elements.shrink_to_fit();
+    let (elements, links) = in_order(found, application, tests);
     Pipeline {
         root,
         elements,
@@ -535,7 +547,12 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
 /// (behind a tee). The test apps link the same way. Settings that belong to
 /// no element come last, unlinked.
 fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) -> (Vec<Element>, Vec<Link>) {
-    let mut elements = Vec::new();
+    // Sized once (and kept to the end of the run): an element is ~350
+    // bytes, and a vector grown by doubling copied 100k sinks again and
+    // again, then once more to drop its slack. At most 9 single elements
+    // (streammux to OSD, application, tests).
+    let many = found.sources.len() + found.secondaries.len() + found.sinks.len() + found.others.len();
+    let mut elements = Vec::with_capacity(many + 9);
     let mut links = Vec::new();
     let sources: Vec<usize> = (0..found.sources.len()).collect();
     elements.extend(found.sources);
@@ -595,7 +612,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                 if doc.format == Format::Yaml
                     && doc
                         .overridden_by(gi, ei)
-                        .is_some_and(|w| w.key_span.start < e.key_span.start)
+                        .is_some_and(|w| w.key_span().start < e.key_span().start)
                 {
                     continue;
                 }
@@ -611,7 +628,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                     out.push(Reference {
                         file,
                         key: e.key.to_string(),
-                        span: e.value_span.clone(),
+                        span: e.value_span(),
                         target,
                         is_config,
                     });

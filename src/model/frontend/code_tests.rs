@@ -116,7 +116,7 @@ fn python_binds_names_folds_constants_and_leaves_conditions_unknown() {
     // A constant used once: its literal is the site.
     let width = mux.int("width").unwrap();
     let site = width.site().unwrap();
-    assert_eq!(&ws.files[site.file].doc.text[site.value_span.clone()], "1280");
+    assert_eq!(&ws.files[site.file].doc.text[site.value_span()], "1280");
     // A constant used twice: known, but no site to edit.
     let batch = mux.int("batch-size").unwrap();
     assert_eq!(batch.value, 2);

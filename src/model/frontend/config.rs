@@ -159,7 +159,7 @@ pub fn default_batch(e: &mut Element) {
         settings: vec![Setting {
             value: Value::Known("1".into()),
             site: None,
-            at,
+            at: at.into(),
             layer: Layer::Default,
             derived: Some(DEFAULT_BATCH.into()),
         }],

@@ -16,8 +16,8 @@ impl Workspace {
     /// stays; YAML quotes stay).
     pub fn set_value(&self, site: &Site, new: &str) -> Edit {
         let file = &self.files[site.file];
-        let text = file.doc.text.get(site.value_span.clone()).unwrap_or("");
-        let mut range = site.value_span.clone();
+        let text = file.doc.text.get(site.value_span()).unwrap_or("");
+        let mut range = site.value_span();
         // A boolean written as a word stays a word (`sync=true` becomes
         // `sync=false`, Python's `True` becomes `False`).
         if let Some(word) = boolean_word(text, new) {
@@ -224,11 +224,11 @@ fn key_separator(ws: &Workspace, file: FileId) -> String {
     let doc = &ws.files[file].doc;
     let mut counts: Vec<(String, usize)> = Vec::new();
     for e in doc.groups.iter().flat_map(|g| &g.entries) {
-        if e.value_span.start < e.key_span.end {
+        if e.value_span().start < e.key_span().end {
             continue;
         }
-        let sep = &doc.text[e.key_span.end..e.value_span.start];
-        if e.value_span.is_empty() {
+        let sep = &doc.text[e.key_span().end..e.value_span().start];
+        if e.value_span().is_empty() {
             continue;
         }
         match counts.iter_mut().find(|(s, _)| s == sep) {

@@ -201,7 +201,7 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
             ..
         }) = path
         {
-            config = follow(ws, root, &raw, at.1, references);
+            config = follow(ws, root, &raw, at.get().1, references);
         }
         if let Some(c) = &config {
             props = layered(ws, c.file, props);
@@ -271,7 +271,7 @@ fn layered(ws: &Workspace, config: FileId, element: Vec<Property>) -> Vec<Proper
             }
             None if in_file.contains_key(&canonical(&p.name)) => {
                 // Set in both: whichever nvinfer reads last wins.
-                if let Some(at) = p.settings.last().map(|s| s.at.clone()) {
+                if let Some(at) = p.settings.last().map(|s| s.at.get()) {
                     p.settings
                         .push(Setting::unknown(at, "set on the element and in its config file"));
                 }

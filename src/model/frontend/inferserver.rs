@@ -72,17 +72,17 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
     for (name, message, field) in FIELDS {
         let Some(e) = doc.get(message, field) else { continue };
         let mut s: Setting = setting(file, &(*message).into(), e, Layer::ConfigFile);
-        if e.value.is_none() && e.children == 1 {
+        if e.value.is_none() && e.children() == 1 {
             // `[0]`: the item's bytes are the value.
-            let raw = &doc.text[e.value_span.clone()];
+            let raw = &doc.text[e.value_span()];
             let inner = raw[1..raw.len() - 1].trim();
-            let at = e.value_span.start + 1 + raw[1..].find(inner).unwrap_or(0);
+            let at = e.value_span().start + 1 + raw[1..].find(inner).unwrap_or(0);
             if !inner.is_empty() && !inner.contains(',') {
                 s.value = Value::Known(inner.into());
                 if let Some(site) = s.site.as_mut() {
-                    site.value_span = at..at + inner.len();
+                    site.set_value_span(at..at + inner.len());
                 }
-                s.at = (file, at..at + inner.len());
+                s.at = (file, at..at + inner.len()).into();
             }
         }
         if let Value::Known(v) = &s.value {
@@ -103,7 +103,7 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
             settings: vec![Setting {
                 value: Value::Known("1".into()),
                 site: None,
-                at: (file, g.name_span.clone()),
+                at: (file, g.name_span.clone()).into(),
                 layer: Layer::ConfigFile,
                 derived: Some("infer_config has input_tensor_from_meta".into()),
             }],
@@ -125,7 +125,7 @@ mod tests {
         let get = |n: &str| {
             let p = props.iter().find(|p| p.name == n).unwrap();
             let s = p.effective().unwrap();
-            let at = &src[s.at.1.clone()];
+            let at = &src[s.at.get().1];
             (s.value.clone(), at.to_string())
         };
         let known = |v: &str| Value::Known(v.into());

@@ -126,18 +126,20 @@ fn setting(file: FileId, element: &str, a: &launch::Assignment, mapped: &Mapped,
         .then(|| mapped.verbatim(&a.value_span, source))
         .flatten();
     let key_span = mapped.source_span(&a.key_span)?;
-    let site = value_span.map(|value_span| Site {
-        file,
-        group: element.into(),
-        key: a.key.as_str().into(),
-        key_span,
-        value_span,
-        line_span: span.clone(),
+    let site = value_span.map(|value_span| {
+        Site::new(
+            file,
+            element.into(),
+            a.key.as_str().into(),
+            key_span,
+            value_span,
+            span.clone(),
+        )
     });
     Some(Setting {
         value,
         site,
-        at: (file, at),
+        at: (file, at).into(),
         layer: Layer::Element,
         derived: None,
     })

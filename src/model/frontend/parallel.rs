@@ -25,6 +25,8 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
@@ -82,18 +84,24 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
     let mut sources = Vec::new();
     let mut streammux = None;
     let mut primaries = Vec::new();
-    let mut branches = Vec::new();
     let mut metamux = None;
     let mut tiler = None;
     let mut osd = None;
-    let mut sinks = Vec::new();
     let mut others = Vec::new();
     let mut slots = Slots::default();
-    for name in &names {
+    // The app's structs start at zero: a group is on only when its
+    // `enable` says so. Read on all threads (they only read the file), as
+    // the branches' and sinks' elements are made after the walk: an 8 MiB
+    // config is 100k of them.
+    let on: Vec<bool> = names
+        .par_iter()
+        .with_min_len(64)
+        .map(|n| r.str(n, "enable").and_then(glib::parse_int).is_some_and(|v| v != 0))
+        .collect();
+    let mut branch_groups = Vec::new();
+    let mut sink_groups = Vec::new();
+    for (name, on) in names.iter().zip(on) {
         let name = name.as_str();
-        // The app's structs start at zero: a group is on only when its
-        // `enable` says so.
-        let on = r.str(name, "enable").and_then(glib::parse_int).is_some_and(|v| v != 0);
         match name {
             "application" => others.push(r.element(Role::Application, name)),
             "tests" => others.push(r.element(Role::Tests, name)),
@@ -109,22 +117,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             // An enabled video template takes a primary's place (and its
             // branch) in the app's count.
             n if n.starts_with("video-template") && on => primaries.push((n.to_string(), false)),
-            n if n.starts_with("branch") => {
-                let mut b = r.element(Role::Branch, n);
-                b.factory = Some("nvstreammux".into());
-                if !pairing_known {
-                    for p in b
-                        .props
-                        .iter_mut()
-                        .filter(|p| p.name == "pgie-id" || p.name == "src-ids")
-                    {
-                        for s in &mut p.settings {
-                            s.value = Value::Unknown("a counted group is repeated at the top level".into());
-                        }
-                    }
-                }
-                branches.push(b);
-            }
+            n if n.starts_with("branch") => branch_groups.push(n),
             // Counted only with a `cfg-file-path` (`num_tracker_sub_bins`,
             // `num_secondary_gie_sub_bins`); every `nvds-analytics*` counts.
             n if n.starts_with("tracker") && r.str(n, "cfg-file-path").is_some() => {
@@ -133,11 +126,36 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             n if n.starts_with("secondary-gie") && r.str(n, "cfg-file-path").is_some() => {
                 slots.secondaries.push((n.to_string(), on))
             }
-            n if n.starts_with("sink") && on => sinks.push(r.element(Role::Sink, n)),
+            n if n.starts_with("sink") && on => sink_groups.push(n),
             n if n.starts_with("nvds-analytics") => slots.analytics.push((n.to_string(), on)),
             _ => {}
         }
     }
+    let branches: Vec<Element> = branch_groups
+        .par_iter()
+        .with_min_len(64)
+        .map(|n| {
+            let mut b = r.element(Role::Branch, n);
+            b.factory = Some("nvstreammux".into());
+            if !pairing_known {
+                for p in b
+                    .props
+                    .iter_mut()
+                    .filter(|p| p.name == "pgie-id" || p.name == "src-ids")
+                {
+                    for s in &mut p.settings {
+                        s.value = Value::Unknown("a counted group is repeated at the top level".into());
+                    }
+                }
+            }
+            b
+        })
+        .collect();
+    let sinks: Vec<Element> = sink_groups
+        .par_iter()
+        .with_min_len(64)
+        .map(|n| r.element(Role::Sink, n))
+        .collect();
     let metamux = metamux.map(|name| {
         let mut m = r.element(Role::MetaMux, name);
         m.factory = Some("nvdsmetamux".into());
@@ -368,7 +386,16 @@ struct Parts {
 /// secondaries), and every slot's last element feeds the metamux. A branch without a primary is never built
 /// (the app loops over the primaries): it stays unlinked.
 fn in_order(parts: Parts) -> (Vec<Element>, Vec<Link>) {
-    let mut elements = Vec::new();
+    // Sized once (an element is ~350 bytes: a vector grown by doubling
+    // copied 100k branches again and again). At most 2 single elements
+    // (streammux, metamux).
+    let many = parts.sources.len()
+        + parts.chains.iter().map(Vec::len).sum::<usize>()
+        + parts.branches.len()
+        + parts.tail.len()
+        + parts.sinks.len()
+        + parts.others.len();
+    let mut elements = Vec::with_capacity(many + 2);
     let mut links = Vec::new();
     let mut push = |e: Element, from: &[usize], elements: &mut Vec<Element>| {
         let id = elements.len();

@@ -843,13 +843,15 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         let (known, literal) = self.literal(value);
         let value_span = literal.and_then(|l| editable(l, src));
         let group = self.elements[id].name.clone();
-        let site = value_span.map(|value_span| Site {
-            file: self.file,
-            group: group.as_str().into(),
-            key: key.into(),
-            key_span: key_node.byte_range(),
-            value_span,
-            line_span: stmt.byte_range(),
+        let site = value_span.map(|value_span| {
+            Site::new(
+                self.file,
+                group.as_str().into(),
+                key.into(),
+                key_node.byte_range(),
+                value_span,
+                stmt.byte_range(),
+            )
         });
         Setting {
             value: known.map_or_else(
@@ -857,7 +859,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 |v| Value::Known(v.into()),
             ),
             site,
-            at: (self.file, value.byte_range()),
+            at: (self.file, value.byte_range()).into(),
             layer: Layer::Element,
             derived: None,
         }
@@ -905,7 +907,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             let Some(key) = self.string(k) else { continue };
             let mut s = self.setting(id, &key, k, v, stmt);
             if let Some(site) = &mut s.site {
-                site.line_span = p.byte_range();
+                site.set_line_span(p.byte_range());
             }
             if cond.conditional && self.elements[id].certain {
                 s.value = Value::Unknown("set under a condition".into());
@@ -1089,7 +1091,7 @@ fn outside_sets(m: &Module, file: FileId, body: &Span, made: &mut Made) {
             Setting {
                 value: Value::Unknown(format!("set in another method (line {line})")),
                 site: None,
-                at: (file, *at..*at),
+                at: (file, *at..*at).into(),
                 layer: Layer::Element,
                 derived: None,
             },

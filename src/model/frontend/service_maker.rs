@@ -36,7 +36,7 @@ use crate::model::graph::{
     ConfigFile, Element, Home, Layer, Link, Pipeline, Reference, Role, Source, SourceKind, Stage, Value,
 };
 use crate::model::workspace::Workspace;
-use crate::syntax::yaml_tree::{self, Node};
+use crate::syntax::yaml_tree::Node;
 
 /// Factories that produce streams, and what kind.
 const SOURCES: &[(&str, SourceKind)] = &[
@@ -125,8 +125,10 @@ struct NodeDecl<'t> {
 /// its elements name (added to `referenced`).
 pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>) -> Pipeline {
     let text = ws.files[root].doc.text.clone();
-    let tree = yaml_tree::parse(&text);
-    let deepstream = tree.as_ref().and_then(|t| t.get("deepstream"));
+    // The tree of `deepstream:` from the document's own parse (not a
+    // second parse of the text: half of an 8 MiB pipeline's check).
+    let kept = ws.files[root].doc.kept.clone();
+    let deepstream = kept.as_deref().and_then(|k| k.get("deepstream"));
     let decls: Vec<NodeDecl> = deepstream
         .and_then(|d| d.get("nodes"))
         .map(Node::items)
@@ -284,7 +286,7 @@ fn reference(ws: &Workspace, root: FileId, e: &crate::syntax::Entry) -> Option<R
     Some(Reference {
         file: root,
         key: e.key.to_string(),
-        span: e.value_span.clone(),
+        span: e.value_span(),
         target: ws.resolve(root, v)?,
         is_config,
     })

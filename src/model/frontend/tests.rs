@@ -86,7 +86,11 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
         .map(|s| {
             (
                 s.layer,
-                text(&ws, s.site.as_ref().unwrap().file, &s.site.as_ref().unwrap().value_span),
+                text(
+                    &ws,
+                    s.site.as_ref().unwrap().file,
+                    &s.site.as_ref().unwrap().value_span(),
+                ),
             )
         })
         .collect();
@@ -203,7 +207,7 @@ fn nvmultiurisrcbin_batch_is_its_max_batch_size() {
         (site.group.as_str(), site.key.as_str()),
         ("source-list", "max-batch-size")
     );
-    assert_eq!(text(&ws, site.file, &site.value_span), "8");
+    assert_eq!(text(&ws, site.file, &site.value_span()), "8");
 }
 
 #[test]
@@ -228,7 +232,7 @@ fn test_app_yaml_sections_are_on_without_enable() {
     assert_eq!(b.value, 4);
     // The site of a quoted YAML scalar includes the quotes.
     assert_eq!(
-        text(&ws, b.site().unwrap().file, &b.site().unwrap().value_span),
+        text(&ws, b.site().unwrap().file, &b.site().unwrap().value_span()),
         "\"4\""
     );
     assert!(
@@ -339,5 +343,64 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
     assert_eq!(
         tracker.config.as_ref().map(|c| c.kind),
         Some(Some(crate::model::detect::Kind::Preprocess))
+    );
+}
+
+/// An 8 MiB app config is 100k sink or branch groups: their elements are
+/// made on all threads (in chunks of 64) and must keep the file's order,
+/// in one vector sized once (an element is ~350 bytes; a vector grown by
+/// doubling held up to twice the room and copied every element again and
+/// again).
+#[test]
+fn many_sinks_and_branches_keep_file_order_in_a_vector_sized_once() {
+    let n = 300;
+    let mut app = String::from(
+        "source-list:\n  list: file:///a.mp4;file:///b.mp4\nstreammux:\n  batch-size: 2\n  width: 1920\n  height: 1080\n\
+         primary-gie:\n  config-file-path: pgie.yml\n",
+    );
+    for i in 0..n {
+        app.push_str(&format!("sink{i}:\n  enable: {}\n  sync: 0\n", (i % 7 != 3) as u8));
+    }
+    let (_d, _ws, g) = graph(&[("app.yml", &app)]);
+    let p = &g.pipelines[0];
+    let sinks: Vec<&str> = p.all(&Role::Sink).map(|e| e.name.as_str()).collect();
+    let want: Vec<String> = (0..n).filter(|i| i % 7 != 3).map(|i| format!("sink{i}")).collect();
+    assert_eq!(sinks, want);
+    assert!(
+        p.elements.capacity() <= p.elements.len() + 9,
+        "{} for {}",
+        p.elements.capacity(),
+        p.elements.len()
+    );
+
+    let mut main = String::from(
+        "application:\n  enable-perf-measurement: 1\nsource:\n  csv-file-path: sources.csv\n\
+         primary-gie0:\n  enable: 1\n  plugin-type: 0\n  config-file: pgie.txt\n",
+    );
+    for i in 0..n {
+        main.push_str(&format!("branch{i}:\n  pgie-id: 1\n  src-ids: 0;1\n"));
+    }
+    for i in 0..n {
+        main.push_str(&format!("sink{i}:\n  enable: {}\n  sync: 0\n", (i % 5 != 0) as u8));
+    }
+    let (_d, _ws, g) = graph(&[
+        ("main.yml", &main),
+        ("sources.csv", "enable,type,uri\n1,3,file:///a.mp4\n"),
+    ]);
+    let p = &g.pipelines[0];
+    let branches: Vec<&str> = p.all(&Role::Branch).map(|e| e.name.as_str()).collect();
+    assert_eq!(branches, (0..n).map(|i| format!("branch{i}")).collect::<Vec<_>>());
+    assert!(
+        p.all(&Role::Branch)
+            .all(|b| b.factory.as_deref() == Some("nvstreammux"))
+    );
+    let sinks: Vec<&str> = p.all(&Role::Sink).map(|e| e.name.as_str()).collect();
+    let want: Vec<String> = (0..n).filter(|i| i % 5 != 0).map(|i| format!("sink{i}")).collect();
+    assert_eq!(sinks, want);
+    assert!(
+        p.elements.capacity() <= p.elements.len() + 2,
+        "{} for {}",
+        p.elements.capacity(),
+        p.elements.len()
     );
 }
