@@ -244,17 +244,23 @@ fn indentation_limit_is_pythons() {
     }
 }
 
+/// The files under testdata and the shared corpus named `*.{ext}`.
+fn test_files(ext: &str) -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::from("testdata")];
+    roots.extend(corpus());
+    roots
+        .iter()
+        .flat_map(|r| files_under(r))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect()
+}
+
 /// Every script under testdata and the shared corpus reads the same in
 /// pieces (cut at its top level, each parsed apart) as whole.
 #[test]
 fn scripts_read_the_same_in_pieces() {
-    let mut roots = vec![PathBuf::from("testdata")];
-    roots.extend(corpus());
     let (mut scripts, mut in_pieces) = (0, 0);
-    for path in roots.iter().flat_map(|r| files_under(r)) {
-        if path.extension().is_none_or(|e| e != "sh") {
-            continue;
-        }
+    for path in test_files("sh") {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
@@ -270,4 +276,38 @@ fn scripts_read_the_same_in_pieces() {
         );
     }
     assert!(scripts >= 20 && in_pieces >= 15, "{scripts} scripts, {in_pieces} cut");
+}
+
+/// The pipelines the Python front end builds from the module at `path`
+/// parsed in pieces of about `piece` bytes, written out (spans and all),
+/// and how many pieces; `None` when it is not a Python app.
+fn python_pipelines(path: &Path, piece: usize) -> Option<(String, usize)> {
+    let mut ws = Workspace::load(&[path.to_path_buf()]);
+    let file = (0..ws.files.len()).find(|&i| ws.files[i].kind == Some(Kind::PythonApp))?;
+    let src = ws.files[file].doc.text.clone();
+    let parsed = dslint::syntax::python::parse_by(&src, piece);
+    let pieces = parsed.as_ref().map_or(0, |p| p.pieces());
+    let pipelines = dslint::model::frontend::python::build(&mut ws, file, parsed);
+    Some((format!("{pipelines:?}"), pieces))
+}
+
+/// Every Python app under testdata and the shared corpus builds the same
+/// pipelines (the same findings, at the same bytes) from its pieces, cut
+/// at its statements and each parsed apart, as from the whole module.
+#[test]
+fn python_apps_read_the_same_in_pieces() {
+    let (mut apps, mut in_pieces) = (0, 0);
+    for path in test_files("py") {
+        let Some((whole, one)) = python_pipelines(&path, usize::MAX) else {
+            continue;
+        };
+        let (pieces, n) = python_pipelines(&path, 1).unwrap();
+        apps += 1;
+        assert_eq!(one, 1, "{}", path.display());
+        if n > 1 {
+            in_pieces += 1;
+        }
+        assert_eq!(pieces, whole, "{}", path.display());
+    }
+    assert!(apps >= 20 && in_pieces >= 15, "{apps} apps, {in_pieces} cut");
 }

@@ -34,9 +34,9 @@ pub const MAX_DESCRIPTION: usize = 1 << 20;
 #[derive(Debug, Clone, Default)]
 pub struct Mapped {
     pub text: String,
-    /// For each byte of `text`: its byte in the file, or `None` when the
+    /// For each byte of `text`: its byte in the file, or none when the
     /// reader adds it (the space joining two arguments, a placeholder).
-    pub origin: Vec<Option<usize>>,
+    pub origin: Vec<Origin>,
     /// The placeholders, in text order: where in `text`, the file bytes
     /// they stand for, and what they are (`$VAR`).
     pub unknown: Vec<(Span, Span, String)>,
@@ -49,11 +49,36 @@ pub struct Mapped {
     pub shell_words: bool,
 }
 
+/// A byte's offset in the file, in four bytes (a file is at most
+/// `files::read::MAX_FILE_BYTES`, far below 4 GiB): an 8 MiB script's
+/// descriptions took 16 bytes of origins a byte (`Option<usize>`), most of
+/// their reading spent in fresh pages. `NONE`: a byte the reader adds (an
+/// offset that does not fit is none too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Origin(Option<std::num::NonZeroU32>);
+
+impl Origin {
+    pub const NONE: Origin = Origin(None);
+
+    pub fn at(at: usize) -> Origin {
+        Origin(
+            u32::try_from(at)
+                .ok()
+                .and_then(|a| a.checked_add(1))
+                .and_then(std::num::NonZeroU32::new),
+        )
+    }
+
+    pub fn get(self) -> Option<usize> {
+        self.0.map(|n| n.get() as usize - 1)
+    }
+}
+
 impl Mapped {
     /// Bytes copied from the file: `s` starts at file offset `at`.
     pub fn push_verbatim(&mut self, s: &str, at: usize) {
         self.text.push_str(s);
-        self.origin.extend((0..s.len()).map(|i| Some(at + i)));
+        self.origin.extend((0..s.len()).map(|i| Origin::at(at + i)));
     }
 
     /// One character read from the file at `at` (an escaped one: its bytes
@@ -61,13 +86,14 @@ impl Mapped {
     pub fn push_char(&mut self, c: char, at: usize) {
         let start = self.text.len();
         self.text.push(c);
-        self.origin.extend((0..self.text.len() - start).map(|i| Some(at + i)));
+        self.origin
+            .extend((0..self.text.len() - start).map(|i| Origin::at(at + i)));
     }
 
     /// Text the reader adds.
     pub fn push_synthetic(&mut self, s: &str) {
         self.text.push_str(s);
-        self.origin.extend(std::iter::repeat_n(None, s.len()));
+        self.origin.extend(std::iter::repeat_n(Origin::NONE, s.len()));
     }
 
     /// A placeholder for file bytes `source` that are not knowable.
@@ -81,9 +107,9 @@ impl Mapped {
     /// byte that has an origin).
     pub fn source_span(&self, range: &Span) -> Option<Span> {
         let origins = self.origin.get(range.clone())?;
-        let first = origins.iter().flatten().next()?;
-        let last = origins.iter().rev().flatten().next()?;
-        Some(*first..last + 1)
+        let first = origins.iter().find_map(|o| o.get())?;
+        let last = origins.iter().rev().find_map(|o| o.get())?;
+        Some(first..last + 1)
     }
 
     /// The file bytes of `range` when they spell it exactly (no quote,
@@ -91,7 +117,8 @@ impl Mapped {
     pub fn verbatim(&self, range: &Span, source: &str) -> Option<Span> {
         let span = self.source_span(range)?;
         let text = self.text.get(range.clone())?;
-        (source.get(span.clone())? == text && self.origin[range.clone()].iter().all(Option::is_some)).then_some(span)
+        (source.get(span.clone())? == text && self.origin[range.clone()].iter().all(|o| o.get().is_some()))
+            .then_some(span)
     }
 
     /// The placeholders inside `range` (they are kept in text order).
@@ -125,7 +152,7 @@ impl Mapped {
         if self.shell_words || end == 0 {
             return None;
         }
-        let last = self.origin.get(end - 1).copied().flatten()?;
+        let last = self.origin.get(end - 1)?.get()?;
         let c = self.text[..end].chars().next_back()?;
         let here = source.get(last + 1 - c.len_utf8()..)?;
         here.starts_with(c).then_some(last + 1)

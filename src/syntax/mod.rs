@@ -7,6 +7,7 @@ pub mod keyfile;
 pub mod launch;
 pub mod pbtxt;
 pub mod python;
+pub mod python_cuts;
 mod render;
 pub mod shell;
 pub mod shell_cuts;

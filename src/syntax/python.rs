@@ -5,10 +5,14 @@
 //! (mapped to the file, with placeholders for what they interpolate) and
 //! literals.
 
-use tree_sitter::{Node, Parser, Tree};
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use tree_sitter::{Node, Parser, Point, Range, Tree, TreeCursor};
 
 use crate::syntax::SyntaxError;
 use crate::syntax::launch::Mapped;
+use crate::syntax::python_cuts::{self, Cut};
 
 /// A module is parsed only when its indentation is within CPython's own
 /// limit (`MAXINDENT` in CPython's tokenizer: "too many levels of
@@ -21,6 +25,311 @@ pub fn parse_tree(text: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
     parser.parse(text, None)
+}
+
+/// Node kinds as tree-sitter-python's numbers, for the walks over every
+/// node: `Node::kind` makes a `&str` of the grammar's C string each call
+/// (a length scan and a UTF-8 check). `Node::kind_id` is the same symbol
+/// `Language::id_for_node_kind` gives for the name (both are the grammar's
+/// public symbol), so comparing ids is comparing names.
+pub struct Kinds {
+    pub module: u16,
+    pub block: u16,
+    pub identifier: u16,
+    pub call: u16,
+    pub function_definition: u16,
+    pub parameters: u16,
+    pub default_parameter: u16,
+    pub typed_parameter: u16,
+    pub assignment: u16,
+    pub augmented_assignment: u16,
+    pub for_statement: u16,
+    /// The kinds with a `left` field (tree-sitter-python's
+    /// node-types.json): asking any other kind for it finds nothing.
+    pub with_left: [u16; 7],
+}
+
+/// The kinds' numbers (see `Kinds`).
+pub fn kinds() -> &'static Kinds {
+    static KINDS: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let id = |name: &str| language.id_for_node_kind(name, true);
+        Kinds {
+            module: id("module"),
+            block: id("block"),
+            identifier: id("identifier"),
+            call: id("call"),
+            function_definition: id("function_definition"),
+            parameters: id("parameters"),
+            default_parameter: id("default_parameter"),
+            typed_parameter: id("typed_parameter"),
+            assignment: id("assignment"),
+            augmented_assignment: id("augmented_assignment"),
+            for_statement: id("for_statement"),
+            with_left: [
+                id("assignment"),
+                id("augmented_assignment"),
+                id("binary_operator"),
+                id("boolean_operator"),
+                id("for_in_clause"),
+                id("for_statement"),
+                id("type_alias_statement"),
+            ],
+        }
+    })
+}
+
+/// A module's syntax trees: the whole module's, or those of its pieces
+/// (see `parse`), each with the cut it starts at (the first at 0).
+pub struct Parsed {
+    trees: Vec<Piece>,
+}
+
+struct Piece {
+    cut: Cut,
+    /// Where its first statement starts (past the line's indentation).
+    first: usize,
+    tree: Tree,
+}
+
+/// A module longer than this is parsed in pieces of about this size, on
+/// all threads (tree-sitter-python parses a few MB/s on one core).
+const PIECE: usize = 256 * 1024;
+
+/// A module's trees, `None` when it is not read (see `parse_tree`). A
+/// module longer than `PIECE` is cut at its statements (`python_cuts`) and
+/// its pieces parsed on all threads; when a piece has a syntax error the
+/// whole module is parsed, as before (and when a piece does not start as
+/// its cut says: see `Parsed::view`).
+pub fn parse(text: &str) -> Option<Parsed> {
+    parse_by(text, PIECE)
+}
+
+/// `parse` with pieces of about `piece` bytes.
+pub fn parse_by(text: &str, piece: usize) -> Option<Parsed> {
+    if too_deep(text).is_some() {
+        return None;
+    }
+    if text.len() > piece {
+        if let Some(p) = parse_pieces(text, piece) {
+            return Some(p);
+        }
+    }
+    let tree = parse_tree(text)?;
+    Some(Parsed {
+        trees: vec![Piece {
+            cut: Cut { at: 0, header: None },
+            first: 0,
+            tree,
+        }],
+    })
+}
+
+fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
+    let pieces = pieces(text, python_cuts::cuts(text), piece);
+    if pieces.len() < 2 {
+        return None;
+    }
+    let mut at: Vec<usize> = pieces
+        .iter()
+        .flat_map(|(cut, end)| {
+            [cut.at, *end]
+                .into_iter()
+                .chain(cut.header.iter().flat_map(|h| [h.start, h.end]))
+        })
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    let points = points(text, &at);
+    let range = |start: usize, end: usize| Range {
+        start_byte: start,
+        end_byte: end,
+        start_point: points[&start],
+        end_point: points[&end],
+    };
+    let trees: Option<Vec<Piece>> = pieces
+        .into_par_iter()
+        .map(|(cut, end)| {
+            let mut ranges = Vec::new();
+            if let Some(h) = &cut.header {
+                ranges.push(range(h.start, h.end));
+            }
+            ranges.push(range(cut.at, end));
+            let mut parser = Parser::new();
+            parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            parser.set_included_ranges(&ranges).ok()?;
+            let tree = parser.parse(text, None)?;
+            let first = cut.at + text[cut.at..].bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
+            (!tree.root_node().has_error()).then_some(Piece { cut, first, tree })
+        })
+        .collect();
+    Some(Parsed { trees: trees? })
+}
+
+/// The module's cuts joined into pieces of at least `piece` bytes (the
+/// last may be shorter): each piece's first cut and its end.
+fn pieces(text: &str, cuts: Vec<Cut>, piece: usize) -> Vec<(Cut, usize)> {
+    let mut out = Vec::new();
+    let mut start = Cut { at: 0, header: None };
+    for cut in cuts {
+        if cut.at - start.at >= piece {
+            let end = cut.at;
+            out.push((std::mem::replace(&mut start, cut), end));
+        }
+    }
+    out.push((start, text.len()));
+    out
+}
+
+/// The row and column of each offset of `at` (in order), in one pass.
+fn points(text: &str, at: &[usize]) -> HashMap<usize, Point> {
+    let b = text.as_bytes();
+    let (mut row, mut line_start, mut counted) = (0, 0, 0);
+    let mut out = HashMap::with_capacity(at.len());
+    for &a in at {
+        for (i, &c) in b[counted..a].iter().enumerate() {
+            if c == b'\n' {
+                row += 1;
+                line_start = counted + i + 1;
+            }
+        }
+        counted = a;
+        out.insert(
+            a,
+            Point {
+                row,
+                column: a - line_start,
+            },
+        );
+    }
+    out
+}
+
+/// The module's syntax as one tree: the first piece's, where the module
+/// node and each top-level `def`'s body go on with the statements that
+/// later pieces hold (`children`). What the walks of this view visit, and
+/// in what order, is what they visit in the whole module's tree: each
+/// piece's statements are the whole's (`python_cuts` says why), and no
+/// statement of a later piece is anywhere else in the view (a piece that
+/// continues a body starts with a copy of its `def`'s header, which is
+/// left out).
+pub struct View<'t> {
+    root: Node<'t>,
+    /// The statements a node of the first piece goes on with, by node id.
+    more: HashMap<usize, Vec<Node<'t>>>,
+    end: usize,
+}
+
+impl Parsed {
+    /// Free the trees on all threads (freeing an 8 MiB module's one tree
+    /// took a few percent of its check).
+    pub fn free(self) {
+        self.trees.into_par_iter().for_each(drop);
+    }
+
+    /// How many pieces the module was parsed in.
+    pub fn pieces(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// The module as one tree. `None` when a piece does not start where its
+    /// cut says: the reader then parses the whole module.
+    pub fn view(&self) -> Option<View<'_>> {
+        let root = self.trees.first()?.tree.root_node();
+        let mut view = View {
+            root,
+            more: HashMap::new(),
+            end: root.end_byte(),
+        };
+        // The body of each top-level `def` read so far, by the def's start.
+        let mut bodies: HashMap<usize, Node> = HashMap::new();
+        for (k, Piece { cut, first, tree }) in self.trees.iter().enumerate() {
+            let piece = tree.root_node();
+            let mut c = piece.walk();
+            let mut top: Vec<Node> = piece.named_children(&mut c).collect();
+            if k > 0 {
+                if let Some(h) = &cut.header {
+                    // A copy of the header, then the body's next statements.
+                    let def = top
+                        .first()
+                        .filter(|d| d.kind() == "function_definition" && d.start_byte() == h.start)?;
+                    let body = def.child_by_field_name("body")?;
+                    let stmts: Vec<Node> = body
+                        .named_children(&mut c)
+                        .filter(|s| s.start_byte() >= cut.at)
+                        .collect();
+                    if stmts.first()?.start_byte() != *first {
+                        return None;
+                    }
+                    let home = bodies.get(&h.start)?;
+                    view.more.entry(home.id()).or_default().extend(stmts);
+                    top.remove(0);
+                } else if top.first()?.start_byte() != *first {
+                    return None;
+                }
+                view.more.entry(root.id()).or_default().extend(top.iter().copied());
+            }
+            for n in &top {
+                let def = match n.kind() {
+                    "decorated_definition" => n.child_by_field_name("definition"),
+                    _ => Some(*n),
+                };
+                if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
+                    if let Some(body) = d.child_by_field_name("body") {
+                        bodies.insert(d.start_byte(), body);
+                    }
+                }
+            }
+            view.end = view.end.max(piece.end_byte());
+        }
+        Some(view)
+    }
+}
+
+impl<'t> View<'t> {
+    /// The module node (of the first piece).
+    pub fn root(&self) -> Node<'t> {
+        self.root
+    }
+
+    /// A node's named children, and the statements it goes on with in
+    /// later pieces.
+    pub fn children<'a>(&'a self, n: Node<'t>, c: &'a mut TreeCursor<'t>) -> impl Iterator<Item = Node<'t>> + 'a {
+        let k = kinds();
+        let more = if self.more.is_empty() || !(n.kind_id() == k.module || n.kind_id() == k.block) {
+            None
+        } else {
+            self.more.get(&n.id())
+        };
+        // `Node::named_children`'s walk (its iterator borrows the node).
+        c.reset(n);
+        let mut next = c.goto_first_child();
+        let own = std::iter::from_fn(move || {
+            while next {
+                let node = c.node();
+                next = c.goto_next_sibling();
+                if node.is_named() {
+                    return Some(node);
+                }
+            }
+            None
+        });
+        own.chain(more.into_iter().flatten().copied())
+    }
+
+    /// A node's bytes, to the end of the statements it goes on with.
+    pub fn byte_range(&self, n: Node<'t>) -> std::ops::Range<usize> {
+        let end = if n.id() == self.root.id() {
+            self.end
+        } else {
+            self.more
+                .get(&n.id())
+                .and_then(|m| m.last())
+                .map_or(n.end_byte(), |s| s.end_byte().max(n.end_byte()))
+        };
+        n.start_byte()..end
+    }
 }
 
 /// CPython refuses this many nested indentation levels.
@@ -398,6 +707,67 @@ mod tests {
             m.verbatim(&(at..at + 1), src),
             Some(src.find('4').unwrap()..src.find('4').unwrap() + 1)
         );
+    }
+
+    #[test]
+    fn a_def_body_is_parsed_in_pieces() {
+        let src = "import gi\n@dec\ndef main(a,\n         b):  # c\n    x = 1\n    y = (2,\n3)\n\n    # z\n    z = 3\nw = 4\n";
+        let cuts = python_cuts::cuts(src);
+        let pieces = pieces(src, cuts.clone(), 1);
+        let mut seen = Vec::new();
+        for (cut, end) in &pieces {
+            let mut ranges = Vec::new();
+            if let Some(h) = &cut.header {
+                ranges.push(h.start..h.end);
+            }
+            ranges.push(cut.at..*end);
+            let at: Vec<usize> = ranges.iter().flat_map(|r| [r.start, r.end]).collect();
+            let p = points(src, &at);
+            let ranges: Vec<Range> = ranges
+                .iter()
+                .map(|r| Range {
+                    start_byte: r.start,
+                    end_byte: r.end,
+                    start_point: p[&r.start],
+                    end_point: p[&r.end],
+                })
+                .collect();
+            let mut parser = Parser::new();
+            parser.set_language(&tree_sitter_python::LANGUAGE.into()).unwrap();
+            parser.set_included_ranges(&ranges).unwrap();
+            let tree = parser.parse(src, None).unwrap();
+            seen.push(format!("{ranges:?} {}", tree.root_node().to_sexp()));
+        }
+        let parsed = parse_by(src, 1).unwrap();
+        assert_eq!(parsed.pieces(), 5, "{cuts:?}\n{}", seen.join("\n"));
+    }
+
+    #[test]
+    fn every_kind_is_the_grammars() {
+        let k = kinds();
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        for (id, name) in [
+            (k.module, "module"),
+            (k.block, "block"),
+            (k.identifier, "identifier"),
+            (k.call, "call"),
+            (k.function_definition, "function_definition"),
+            (k.parameters, "parameters"),
+            (k.default_parameter, "default_parameter"),
+            (k.typed_parameter, "typed_parameter"),
+            (k.assignment, "assignment"),
+            (k.augmented_assignment, "augmented_assignment"),
+            (k.for_statement, "for_statement"),
+        ] {
+            assert_ne!(id, 0, "{name}");
+            assert_eq!(language.node_kind_for_id(id), Some(name));
+        }
+        assert!(!k.with_left.contains(&0));
+        // The ids the tree's nodes carry.
+        let tree = parse_tree("def f(a, b=1):\n    x = g(a)\n").unwrap();
+        let def = tree.root_node().named_child(0).unwrap();
+        assert_eq!(def.kind_id(), k.function_definition);
+        assert_eq!(tree.root_node().kind_id(), k.module);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The graph the code front ends build: gst-launch lines and Python apps.
 
-use crate::model::frontend::build;
+use crate::model::detect::Kind;
+use crate::model::frontend::{build, python};
 use crate::model::graph::{Graph, Home, Layer, Pipeline, Role, SourceKind, Stage, Value};
 use crate::model::workspace::Workspace;
 
@@ -308,4 +309,138 @@ fn python_names_rebound_by_global_or_nonlocal_are_not_constants() {
             value(p, &Role::Streammux, key)
         );
     }
+}
+
+/// The Python front end's pipelines for `text` parsed in pieces of about
+/// `piece` bytes, written out (spans and all), and how many pieces.
+fn python_pipelines(text: &str, piece: usize) -> (String, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.py"), text).unwrap();
+    let mut ws = Workspace::load(&[dir.path().to_path_buf()]);
+    let Some(file) = (0..ws.files.len()).find(|&i| ws.files[i].kind == Some(Kind::PythonApp)) else {
+        return (String::new(), 0);
+    };
+    let src = ws.files[file].doc.text.clone();
+    let parsed = crate::syntax::python::parse_by(&src, piece);
+    let pieces = parsed.as_ref().map_or(0, |p| p.pieces());
+    (format!("{:?}", python::build(&mut ws, file, parsed)), pieces)
+}
+
+/// What makes a module a DeepStream app (`detect::code_verdict`).
+const PY_IMPORT: &str = "from gi.repository import Gst\n# nvstreammux\n";
+
+/// Bits of Python apps, each whole lines.
+const PY_SNIPPETS: &[&str] = &[
+    "def main():\n",
+    "async def serve(a,\n        b=2):  # c\n",
+    "    q = Gst.ElementFactory.make('queue', 'q')\n",
+    "    q.set_property('leaky', 2)\n",
+    "    m = Gst.ElementFactory.make(\"nvstreammux\", \"m\")\n",
+    "    m.set_property(\"batch-size\", N)\n",
+    "    m.set_property('width', W)\n",
+    "N = 4\n",
+    "W = 1920\n",
+    "    if x:\n        m.set_property('width', 1)\n    else:\n        m = None\n",
+    "    for i in range(2):\n        m.get_request_pad('sink_%u' % i)\n",
+    "    src = Gst.ElementFactory.make('uridecodebin', None)\n",
+    "    src.link(m)\n    m.link(q)\n",
+    "    s = '''\n    x = 1\n'''\n",
+    "    t = f\"{a} {{\" + r'\\''\n",
+    "    u = f'{x[\"k\"]}'\n",
+    "@dec\n",
+    "class A:\n    def run(self):\n        self.sink = Gst.ElementFactory.make('fakesink', 's')\n        self.sink.set_property('sync', 0)\n",
+    "    self.sink.set_property('sync', 1)\n",
+    "    # comment\n",
+    "# top comment\n",
+    "\n",
+    "    p = Gst.parse_launch('nvstreammux name=m batch-size=2 ! fakesink')\n",
+    "x = (1,\n2)\n",
+    "    y = 1 + \\\n  2\n",
+    "try:\n    pass\nexcept E:\n    pass\n",
+    "    try:\n        k = Gst.ElementFactory.make('queue', 'k')\n    finally:\n        pass\n",
+    "if __name__ == '__main__':\n    main()\n",
+    "  z = 1\n",
+    "\tz = 2\n",
+    "    def inner():\n        pass\n",
+    "    return m\n",
+];
+
+proptest::proptest! {
+    /// A module read in pieces builds the pipelines the whole builds, to
+    /// the byte (a module with a syntax error is read whole either way).
+    #[test]
+    fn python_pieces_build_what_the_whole_builds(
+        parts in proptest::collection::vec(proptest::sample::select(PY_SNIPPETS), 0..24)
+    ) {
+        let text = format!("{PY_IMPORT}{}", parts.concat());
+        let (whole, one) = python_pipelines(&text, usize::MAX);
+        let (pieces, _) = python_pipelines(&text, 1);
+        // 0: not an app.
+        proptest::prop_assert!(one <= 1);
+        proptest::prop_assert_eq!(whole, pieces, "{}", text);
+    }
+}
+
+/// Units that keep a module valid after a function body: statements of
+/// that body, top-level statements, new functions.
+const PY_UNITS: &[&str] = &[
+    "    q = Gst.ElementFactory.make('queue', 'q')\n",
+    "    q.set_property('leaky', 2)\n",
+    "    m = Gst.ElementFactory.make(\"nvstreammux\", \"m\")\n",
+    "    m.set_property(\"batch-size\", N)\n",
+    "    if x:\n        m.set_property('width', 1)\n    else:\n        m = None\n",
+    "    for i in range(2):\n        m.get_request_pad('sink_%u' % i)\n",
+    "    src.link(m)\n    m.link(q)\n",
+    "    s = '''\n    x = 1\n'''\n",
+    "    self.sink.set_property('sync', 1)\n",
+    "    # comment\n",
+    "# top comment\n",
+    "    p = Gst.parse_launch('nvstreammux name=m batch-size=2 ! fakesink')\n",
+    "    y = 1 + \\\n  2\n",
+    "    def inner():\n        pass\n",
+    "N = 4\n",
+    "def g(a=1):\n    pass\n",
+    "async def h(a,\n        b=2):  # c\n    k = Gst.ElementFactory.make('queue', 'k')\n",
+    "@dec\ndef main():\n    self.sink = Gst.ElementFactory.make('fakesink', 's')\n",
+    "class A:\n    def run(self):\n        pass\n",
+];
+
+proptest::proptest! {
+    /// Mostly valid modules (so that most are read in pieces): a body,
+    /// then units in any order.
+    #[test]
+    fn python_valid_pieces_build_what_the_whole_builds(
+        parts in proptest::collection::vec(proptest::sample::select(PY_UNITS), 0..32)
+    ) {
+        let text = format!("{PY_IMPORT}def main():\n    pass\n{}", parts.concat());
+        let (whole, _) = python_pipelines(&text, usize::MAX);
+        let (pieces, _) = python_pipelines(&text, 1);
+        proptest::prop_assert_eq!(whole, pieces, "{}", text);
+    }
+}
+
+#[test]
+fn a_long_python_module_is_read_in_pieces() {
+    // Top-level code, two function bodies of every statement snippet (but
+    // the f-string that stops the cuts), a method, decorators.
+    let body: String = PY_SNIPPETS
+        .iter()
+        .filter(|s| s.starts_with("    ") && !s.starts_with("    u = f"))
+        .copied()
+        .collect();
+    let text = format!(
+        "{PY_IMPORT}N = 4\nW = 1920\nx = (1,\n2)\n@dec\ndef main():\n{body}{body}{}{}    pass\n{body}{}{}",
+        // A class, `async def` with a header over two lines, a `try`, the
+        // main guard.
+        PY_SNIPPETS[17],
+        PY_SNIPPETS[1],
+        PY_SNIPPETS[25],
+        PY_SNIPPETS[27]
+    );
+    let (whole, one) = python_pipelines(&text, usize::MAX);
+    let (pieces, n) = python_pipelines(&text, 1);
+    assert_eq!(one, 1);
+    assert!(n >= 40, "{n} pieces\n{text}");
+    assert_eq!(whole, pieces);
+    assert!(whole.contains("nvstreammux"), "{whole}");
 }

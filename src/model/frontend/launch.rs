@@ -23,7 +23,18 @@ use crate::syntax::launch::{self, End, Mapped, PLACEHOLDER};
 /// copy, made once for all the file's descriptions (a copy each made a
 /// script of 80k `gst-launch-1.0` lines quadratic: 8 MiB in over 60 s).
 pub fn build(ws: &mut Workspace, file: FileId, source: &str, mapped: &Mapped) -> Option<Pipeline> {
-    let d = launch::parse(&mapped.text);
+    build_parsed(ws, file, source, mapped, launch::parse(&mapped.text))
+}
+
+/// `build` of a description already parsed (`d`: `launch::parse` of
+/// `mapped`'s text; a script's are parsed on all threads).
+pub fn build_parsed(
+    ws: &mut Workspace,
+    file: FileId,
+    source: &str,
+    mapped: &Mapped,
+    d: launch::Description,
+) -> Option<Pipeline> {
     if !d.errors.is_empty() || d.elements.is_empty() {
         return None;
     }

@@ -110,29 +110,41 @@ fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
     }
     // Scripts and modules are parsed (tree-sitter) on all threads first;
     // what their pipelines load is followed on this one, in file order.
-    let scripts: Vec<(FileId, Vec<crate::syntax::shell::Launch>)> = (0..ws.files.len())
+    // Each command's description is parsed there too.
+    type Described = (crate::syntax::shell::Launch, crate::syntax::launch::Description);
+    let scripts: Vec<(FileId, Vec<Described>)> = (0..ws.files.len())
         .into_par_iter()
         .filter(|&i| ws.files[i].kind == Some(Kind::LaunchScript))
-        .map(|i| (i, crate::syntax::shell::launches(&ws.files[i].doc.text)))
+        .map(|i| {
+            let launches = crate::syntax::shell::launches(&ws.files[i].doc.text);
+            let described = launches
+                .into_par_iter()
+                .map(|l| {
+                    let d = crate::syntax::launch::parse(&l.mapped.text);
+                    (l, d)
+                })
+                .collect();
+            (i, described)
+        })
         .collect();
     for (file, launches) in scripts {
         // One copy of the text for all its commands (the builds need `ws`
         // mutably).
         let source = ws.files[file].doc.text.clone();
-        for l in launches {
-            if let Some(p) = launch::build(ws, file, &source, &l.mapped) {
+        for (l, d) in launches {
+            if let Some(p) = launch::build_parsed(ws, file, &source, &l.mapped, d) {
                 note_configs(&p, &mut referenced);
                 graph.pipelines.push(p);
             }
         }
     }
-    let apps: Vec<(FileId, Option<tree_sitter::Tree>)> = (0..ws.files.len())
+    let apps: Vec<(FileId, Option<crate::syntax::python::Parsed>)> = (0..ws.files.len())
         .into_par_iter()
         .filter(|&i| ws.files[i].kind == Some(Kind::PythonApp))
-        .map(|i| (i, crate::syntax::python::parse_tree(&ws.files[i].doc.text)))
+        .map(|i| (i, crate::syntax::python::parse(&ws.files[i].doc.text)))
         .collect();
-    for (file, tree) in apps {
-        for p in python::build(ws, file, tree) {
+    for (file, parsed) in apps {
+        for p in python::build(ws, file, parsed) {
             note_configs(&p, &mut referenced);
             graph.pipelines.push(p);
         }

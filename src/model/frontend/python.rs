@@ -37,29 +37,45 @@ use crate::model::frontend::launch;
 use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::launch::Mapped;
-use crate::syntax::python::{self, text};
+use crate::syntax::python::{self, View, text};
 
-/// Every pipeline a module builds, from its syntax tree
-/// (`syntax::python::parse_tree` of its text; `None`: not read).
-pub fn build(ws: &mut Workspace, file: FileId, tree: Option<tree_sitter::Tree>) -> Vec<Pipeline> {
-    let Some(tree) = tree else {
+/// Every pipeline a module builds, from its syntax trees
+/// (`syntax::python::parse` of its text; `None`: not read).
+pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -> Vec<Pipeline> {
+    let Some(first) = &parsed else {
         return Vec::new();
     };
     let src = ws.files[file].doc.text.clone();
-    let module = Module::new(tree.root_node(), &src);
-    let mut scopes = Vec::new();
-    collect_scopes(tree.root_node(), &mut scopes);
+    // Pieces that do not join as their cuts say (never seen): the whole
+    // module, parsed here.
+    let whole;
+    let view = match first.view() {
+        Some(view) => view,
+        None => {
+            whole = python::parse_by(&src, usize::MAX);
+            match whole.as_ref().and_then(|w| w.view()) {
+                Some(view) => view,
+                None => return Vec::new(),
+            }
+        }
+    };
+    let (module, scopes) = Module::new(&view, &src);
     let mut out = Vec::new();
     let mut strings = Vec::new();
     for (body, function) in scopes {
         let mut s = Scope::new(&module, file, body, function);
         s.block(body, Cond::default());
-        s.find_launches(body);
+        s.find_launches();
         work(s.env.steps as u64);
         strings.append(&mut s.launches);
         if s.elements.iter().any(|e| e.certain) {
             out.push(s.finish(ws));
         }
+    }
+    drop(module);
+    drop(view);
+    if let Some(p) = parsed {
+        p.free();
     }
     for m in strings {
         out.extend(launch::build(ws, file, &src, &m));
@@ -82,34 +98,13 @@ pub fn work_done() -> u64 {
     WORK.with(|w| w.get())
 }
 
-/// The module's top level, every function body and every method body, in
-/// file order, each with its function's definition.
-fn collect_scopes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
-    // Each node with its parent: `Node::parent` walks down from the root
-    // past every sibling, quadratic in a module of many functions.
-    // One cursor for the walk (each `walk()` allocates).
-    let mut c = root.walk();
-    let mut stack = vec![(root, None)];
-    while let Some((n, parent)) = stack.pop() {
-        work(1);
-        if n.kind() == "module" {
-            out.push((n, None));
-        } else if n.kind() == "block" {
-            if let Some(f) = parent.filter(|p: &Node| p.kind() == "function_definition") {
-                out.push((n, Some(f)));
-            }
-        }
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev().map(|child| (child, Some(n))));
-    }
-}
-
 /// A `set_property` call on an attribute: its key (`None`: not a
 /// literal), where it starts, its line (from 0).
 type AttributeSet = (Option<String>, usize, usize);
 
 /// What the module says once for all its scopes: its top-level constants.
-struct Module<'t> {
+struct Module<'v, 't> {
+    view: &'v View<'t>,
     src: &'t str,
     /// Names assigned once in the whole module, at the top level: their
     /// value expression.
@@ -126,54 +121,165 @@ struct Module<'t> {
     /// its line (from 0).
     /// An element bound to an attribute may be set from another method.
     attribute_sets: HashMap<&'t str, Vec<AttributeSet>>,
+    /// What each scope's walk found, by the node it starts at (a
+    /// function's for its parameters, its body's for the body; the
+    /// module's for the top level), taken by the scope.
+    walks: std::cell::RefCell<HashMap<usize, Walked<'t>>>,
     /// The quote the file's `set_property` keys use.
     quote: char,
 }
 
-impl<'t> Module<'t> {
-    fn new(root: Node<'t>, src: &'t str) -> Self {
+/// Which scope's walk a node belongs to: a scope reads its function's
+/// parameters and its body, not the functions it defines (nor their
+/// names, return types, …).
+#[derive(Clone, Copy)]
+enum Owner {
+    /// The module's top level: its `parse_launch` calls.
+    Module,
+    /// A function's parameters (keyed by the function): its locals.
+    Params(usize),
+    /// A function's body (keyed by the body): its locals and its
+    /// `parse_launch` calls.
+    Body(usize),
+    Nowhere,
+}
+
+/// What a scope's walk finds.
+#[derive(Default)]
+struct Walked<'t> {
+    /// Names of parameters and of the targets of assignments, `for`s, …
+    /// (once for each time they are bound).
+    locals: Vec<&'t str>,
+    /// Names assigned with `=`, with the value.
+    assigned_once: Vec<(&'t str, Node<'t>)>,
+    /// `parse_launch` calls, in the order of a walk from the scope that
+    /// takes a node's last child first.
+    launch_calls: Vec<Node<'t>>,
+}
+
+impl<'v, 't> Module<'v, 't> {
+    /// The module's facts, and its scopes: its top level, every function
+    /// body and every method body, in file order, each with its function's
+    /// definition.
+    fn new(view: &'v View<'t>, src: &'t str) -> (Self, Vec<(Node<'t>, Option<Node<'t>>)>) {
+        let root = view.root();
         let mut assigned: HashMap<&str, usize> = HashMap::new();
         let mut uses: HashMap<&str, usize> = HashMap::new();
-        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
         let mut rebound: HashSet<&str> = HashSet::new();
+        let mut scopes = Vec::new();
+        // The module's `set_property` calls on attributes, in the order a
+        // walk from the root that takes a node's last child first meets
+        // them: the reverse of this walk's (children in order) post-order.
+        let mut sets_after = Vec::new();
+        let mut walks: HashMap<usize, Walked> = HashMap::new();
+        // One walk, children in order, each node with its parent, whether
+        // it is the parent's `left`, which scope's walk it belongs to (see
+        // `Owner`), and `true` once its children are done (only calls come
+        // back). `Node::parent` walks down from the root past every
+        // sibling, and `child_by_field_name` scans the parent's children:
+        // asking either of every node would be quadratic (in a module of
+        // many functions, in a long list). One cursor for the walk (each
+        // `walk()` allocates).
+        let k = python::kinds();
         let mut c = root.walk();
-        let mut stack = vec![root];
-        while let Some(n) = stack.pop() {
-            work(1);
-            if n.kind() == "identifier" {
-                *uses.entry(text(n, src)).or_default() += 1;
+        let mut stack = vec![(root, None, false, Owner::Module, false)];
+        while let Some((n, parent, is_left, owner, after)) = stack.pop() {
+            if after {
+                if let Some((attr, key)) = attribute_set_property(n, src) {
+                    sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+                }
+                let calls_of = match owner {
+                    Owner::Module => Some(root.id()),
+                    Owner::Body(key) => Some(key),
+                    Owner::Params(_) | Owner::Nowhere => None,
+                };
+                if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
+                    walks.entry(key).or_default().launch_calls.push(n);
+                }
+                continue;
             }
-            if matches!(n.kind(), "global_statement" | "nonlocal_statement") {
-                let mut cc = n.walk();
+            work(1);
+            let kind = n.kind_id();
+            if kind == k.module {
+                scopes.push((n, None));
+            } else if kind == k.block {
+                if let Some(f) = parent.filter(|p: &Node| p.kind_id() == k.function_definition) {
+                    scopes.push((n, Some(f)));
+                }
+            } else if kind == k.identifier {
+                *uses.entry(text(n, src)).or_default() += 1;
+                if let Owner::Params(key) | Owner::Body(key) = owner {
+                    // A parameter or a name bound here is local.
+                    let of = parent.map_or(0, |p| p.kind_id());
+                    let parameter = of == k.parameters || of == k.default_parameter || of == k.typed_parameter;
+                    if parameter || is_left {
+                        let w = walks.entry(key).or_default();
+                        w.locals.push(text(n, src));
+                        if of == k.assignment {
+                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                                w.assigned_once.push((text(n, src), right));
+                            }
+                        }
+                    }
+                }
+            } else if kind == k.call {
+                stack.push((n, parent, is_left, owner, true));
+            } else if matches!(n.kind(), "global_statement" | "nonlocal_statement") {
                 rebound.extend(
-                    n.named_children(&mut cc)
-                        .filter(|i| i.kind() == "identifier")
+                    n.named_children(&mut c)
+                        .filter(|i| i.kind_id() == k.identifier)
                         .map(|i| text(i, src)),
                 );
             }
-            if let Some((attr, key)) = attribute_set_property(n, src) {
-                attribute_sets
-                    .entry(attr)
-                    .or_default()
-                    .push((key, n.start_byte(), n.start_position().row));
-            }
-            if matches!(n.kind(), "assignment" | "augmented_assignment" | "for_statement") {
+            if kind == k.assignment || kind == k.augmented_assignment || kind == k.for_statement {
                 if let Some(left) = n.child_by_field_name("left") {
                     let mut ids = vec![left];
                     while let Some(t) = ids.pop() {
                         work(1);
-                        if t.kind() == "identifier" {
+                        if t.kind_id() == k.identifier {
                             *assigned.entry(text(t, src)).or_default() += 1;
                         }
                         ids.extend(t.named_children(&mut c));
                     }
                 }
             }
-            stack.extend(n.named_children(&mut c));
+            let left = k
+                .with_left
+                .contains(&kind)
+                .then(|| n.child_by_field_name("left"))
+                .flatten();
+            // A function's parameters and body are its scope's walk; the
+            // rest of its definition is no scope's.
+            let params = (kind == k.function_definition)
+                .then(|| n.child_by_field_name("parameters"))
+                .flatten();
+            let at = stack.len();
+            stack.extend(view.children(n, &mut c).map(|child| {
+                let owner = if kind != k.function_definition {
+                    owner
+                } else if Some(child) == params {
+                    Owner::Params(n.id())
+                } else if child.kind_id() == k.block {
+                    Owner::Body(child.id())
+                } else {
+                    Owner::Nowhere
+                };
+                (child, Some(n), Some(child) == left, owner, false)
+            }));
+            stack[at..].reverse();
+        }
+        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        for (attr, set) in sets_after.into_iter().rev() {
+            attribute_sets.entry(attr).or_default().push(set);
+        }
+        for w in walks.values_mut() {
+            // As a walk from the scope that takes a node's last child
+            // first meets them.
+            w.launch_calls.reverse();
         }
         let mut constants = HashMap::new();
         let mut c = root.walk();
-        for stmt in root.named_children(&mut c) {
+        for stmt in view.children(root, &mut c) {
             let Some(a) = stmt
                 .named_child(0)
                 .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
@@ -188,14 +294,17 @@ impl<'t> Module<'t> {
                 constants.insert(name, right);
             }
         }
-        Module {
+        let module = Module {
+            view,
             src,
             constants,
             rebound,
             uses,
             attribute_sets,
+            walks: std::cell::RefCell::new(walks),
             quote: if src.contains("set_property('") { '\'' } else { '"' },
-        }
+        };
+        (module, scopes)
     }
 }
 
@@ -245,8 +354,8 @@ struct Made {
     pads: Option<u32>,
 }
 
-struct Scope<'m, 't> {
-    m: &'m Module<'t>,
+struct Scope<'m, 'v, 't> {
+    m: &'m Module<'v, 't>,
     file: FileId,
     /// The scope's own bytes (a function body, or the whole module).
     body: Span,
@@ -257,6 +366,9 @@ struct Scope<'m, 't> {
     env: Bindings<Bind>,
     elements: Vec<Made>,
     links: Vec<(usize, usize)>,
+    /// The scope's `parse_launch` calls (not its functions'), in the order
+    /// of a walk that takes a node's last child first.
+    launch_calls: Vec<Node<'t>>,
     launches: Vec<Mapped>,
     /// The quote the file's `set_property` keys use.
     quote: char,
@@ -266,46 +378,26 @@ struct Scope<'m, 't> {
     by_name: HashMap<String, usize>,
 }
 
-impl<'m, 't> Scope<'m, 't> {
+impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     /// `function`: the definition whose body `body` is (`None`: the
     /// module's top level).
-    fn new(m: &'m Module<'t>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
-        let mut locals = Vec::new();
-        let mut assigned_once = Vec::new();
-        if let Some(function) = function {
-            // Each node with its parent, and whether it is the parent's
-            // `left`: `Node::parent` walks down from the root, and
-            // `child_by_field_name` scans the parent's children, so asking
-            // either of every identifier would be quadratic (in the nesting,
-            // in a long list).
-            let mut c = body.walk();
-            let mut stack = vec![(body, Some(function), false)];
-            if let Some(params) = function.child_by_field_name("parameters") {
-                stack.push((params, Some(function), false));
+    fn new(m: &'m Module<'v, 't>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
+        // What the module's walk found for this scope: a function's
+        // parameters and body, or the top level's calls.
+        let mut walks = m.walks.borrow_mut();
+        let mut found = walks.remove(&body.id()).unwrap_or_default();
+        let (locals, assigned_once, launch_calls) = match function {
+            Some(f) => {
+                let params = walks.get(&f.id());
+                let mut locals = found.locals;
+                locals.extend(params.into_iter().flat_map(|p| p.locals.iter().copied()));
+                let mut assigned_once = found.assigned_once;
+                assigned_once.extend(params.into_iter().flat_map(|p| p.assigned_once.iter().copied()));
+                (locals, assigned_once, found.launch_calls)
             }
-            while let Some((n, parent, is_left)) = stack.pop() {
-                work(1);
-                if n.kind() == "identifier" {
-                    let kind = parent.map(|p| p.kind()).unwrap_or("");
-                    if matches!(kind, "parameters" | "default_parameter" | "typed_parameter") || is_left {
-                        locals.push(text(n, m.src));
-                        if kind == "assignment" {
-                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
-                                assigned_once.push((text(n, m.src), right));
-                            }
-                        }
-                    }
-                }
-                if n.kind() == "function_definition" && n.id() != body.id() {
-                    continue;
-                }
-                let left = n.child_by_field_name("left");
-                stack.extend(
-                    n.named_children(&mut c)
-                        .map(|child| (child, Some(n), Some(child) == left)),
-                );
-            }
-        }
+            None => (Vec::new(), Vec::new(), std::mem::take(&mut found.launch_calls)),
+        };
+        drop(walks);
         let mut bound: HashMap<&str, usize> = HashMap::new();
         for l in locals {
             *bound.entry(l).or_default() += 1;
@@ -317,12 +409,13 @@ impl<'m, 't> Scope<'m, 't> {
         Scope {
             m,
             file,
-            body: body.byte_range(),
+            body: m.view.byte_range(body),
             locals: bound,
             local_constants,
             env: Bindings::default(),
             elements: Vec::new(),
             links: Vec::new(),
+            launch_calls,
             launches: Vec::new(),
             quote: m.quote,
             made_per_factory: HashMap::new(),
@@ -354,7 +447,7 @@ impl<'m, 't> Scope<'m, 't> {
             ..cond
         };
         let mut c = block.walk();
-        let stmts: Vec<Node> = block.named_children(&mut c).collect();
+        let stmts: Vec<Node> = self.m.view.children(block, &mut c).collect();
         for s in stmts {
             work(1);
             self.statement(s, block, cond);
@@ -657,29 +750,14 @@ impl<'m, 't> Scope<'m, 't> {
         }
     }
 
-    /// `Gst.parse_launch("…")` / `parse_bin_from_description("…")` calls
-    /// of this scope (not of the functions it defines).
-    fn find_launches(&mut self, n: Node<'t>) {
-        let mut c = n.walk();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
-            work(1);
-            if x.kind() == "function_definition" && x.id() != n.id() {
-                continue;
+    /// The descriptions the scope's `Gst.parse_launch("…")` /
+    /// `parse_bin_from_description("…")` calls spell out.
+    fn find_launches(&mut self) {
+        for x in std::mem::take(&mut self.launch_calls) {
+            let arg = x.child_by_field_name("arguments").and_then(|a| a.named_child(0));
+            if let Some(m) = arg.and_then(|a| python::string(a, self.src(), &|c| self.constant(c))) {
+                self.launches.push(m);
             }
-            if x.kind() == "call" {
-                let name = x
-                    .child_by_field_name("function")
-                    .map(|f| text(f, self.src()))
-                    .unwrap_or("");
-                if name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description") {
-                    let arg = x.child_by_field_name("arguments").and_then(|a| a.named_child(0));
-                    if let Some(m) = arg.and_then(|a| python::string(a, self.src(), &|c| self.constant(c))) {
-                        self.launches.push(m);
-                    }
-                }
-            }
-            stack.extend(x.named_children(&mut c));
         }
     }
 
@@ -850,7 +928,7 @@ impl<'m, 't> Scope<'m, 't> {
             let Some(key) = self.string(k) else { continue };
             let mut s = self.setting(id, &key, k, v, stmt);
             if let Some(site) = &mut s.site {
-                site.spans.set_line(p.byte_range());
+                site.set_line_span(p.byte_range());
             }
             if cond.conditional && self.elements[id].certain {
                 s.value = Value::Unknown("set under a condition".into());
@@ -963,6 +1041,15 @@ impl<'m, 't> Scope<'m, 't> {
     }
 }
 
+/// A `…parse_launch(…)` or `…parse_bin_from_description(…)` call.
+fn is_launch_call(x: Node, src: &str) -> bool {
+    if x.kind_id() != python::kinds().call {
+        return false;
+    }
+    let name = x.child_by_field_name("function").map(|f| text(f, src)).unwrap_or("");
+    name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description")
+}
+
 /// What an assignment target or a receiver names, as the bindings key it:
 /// a name (`mux`) or an attribute path of names (`self.mux`, `app.sink`),
 /// without spaces; `None` for anything else (a subscript, a call).
@@ -981,7 +1068,7 @@ fn target(n: Node, src: &str) -> Option<String> {
 /// `<obj>.<attr>.set_property(<key>, …)`: `attr` and the key when it is a
 /// plain string literal.
 fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Option<String>)> {
-    if n.kind() != "call" {
+    if n.kind_id() != python::kinds().call {
         return None;
     }
     let f = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
