@@ -928,7 +928,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             let Some(key) = self.string(k) else { continue };
             let mut s = self.setting(id, &key, k, v, stmt);
             if let Some(site) = &mut s.site {
-                site.set_line_span(p.byte_range());
+                site.spans.set_line(p.byte_range());
             }
             if cond.conditional && self.elements[id].certain {
                 s.value = Value::Unknown("set under a condition".into());
