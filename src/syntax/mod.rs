@@ -6,6 +6,7 @@ pub mod glib;
 pub mod keyfile;
 pub mod launch;
 pub mod pbtxt;
+mod points;
 pub mod python;
 pub mod python_cuts;
 mod render;

@@ -8,10 +8,11 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
-use tree_sitter::{Node, Parser, Point, Range, Tree, TreeCursor};
+use tree_sitter::{Node, Parser, Range, Tree, TreeCursor};
 
 use crate::syntax::SyntaxError;
 use crate::syntax::launch::Mapped;
+use crate::syntax::points::points;
 use crate::syntax::python_cuts::{self, Cut};
 
 /// A module is parsed only when its indentation is within CPython's own
@@ -179,30 +180,6 @@ fn pieces(text: &str, cuts: Vec<Cut>, piece: usize) -> Vec<(Cut, usize)> {
         }
     }
     out.push((start, text.len()));
-    out
-}
-
-/// The row and column of each offset of `at` (in order), in one pass.
-fn points(text: &str, at: &[usize]) -> HashMap<usize, Point> {
-    let b = text.as_bytes();
-    let (mut row, mut line_start, mut counted) = (0, 0, 0);
-    let mut out = HashMap::with_capacity(at.len());
-    for &a in at {
-        for (i, &c) in b[counted..a].iter().enumerate() {
-            if c == b'\n' {
-                row += 1;
-                line_start = counted + i + 1;
-            }
-        }
-        counted = a;
-        out.insert(
-            a,
-            Point {
-                row,
-                column: a - line_start,
-            },
-        );
-    }
     out
 }
 

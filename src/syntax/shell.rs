@@ -12,10 +12,11 @@
 //! placeholder.
 
 use rayon::prelude::*;
-use tree_sitter::{Node, Parser, Point, Range, Tree};
+use tree_sitter::{Node, Parser, Range, Tree};
 
 use crate::base::Span;
 use crate::syntax::launch::Mapped;
+use crate::syntax::points::points;
 use crate::syntax::shell_cuts;
 
 /// One `gst-launch-1.0` command of a script.
@@ -97,26 +98,22 @@ fn launches_in_pieces(text: &str, piece: usize) -> Option<Vec<Launch>> {
 /// The script's ranges between `cuts`, joined into pieces of at least
 /// `piece` bytes (the last may be shorter).
 fn pieces(text: &str, cuts: &[usize], piece: usize) -> Vec<Range> {
-    let point = |at: usize, row: usize| Point {
-        row,
-        column: at - text[..at].rfind('\n').map_or(0, |n| n + 1),
-    };
-    let mut out = Vec::new();
-    let (mut start, mut start_row, mut row, mut counted) = (0, 0, 0, 0);
+    let mut bounds = vec![0];
     for &cut in cuts.iter().chain([text.len()].iter()) {
-        row += text.as_bytes()[counted..cut].iter().filter(|&&b| b == b'\n').count();
-        counted = cut;
-        if cut - start >= piece || cut == text.len() {
-            out.push(Range {
-                start_byte: start,
-                end_byte: cut,
-                start_point: point(start, start_row),
-                end_point: point(cut, row),
-            });
-            (start, start_row) = (cut, row);
+        if cut - bounds[bounds.len() - 1] >= piece || cut == text.len() {
+            bounds.push(cut);
         }
     }
-    out
+    let points = points(text, &bounds);
+    bounds
+        .windows(2)
+        .map(|w| Range {
+            start_byte: w[0],
+            end_byte: w[1],
+            start_point: points[&w[0]],
+            end_point: points[&w[1]],
+        })
+        .collect()
 }
 
 /// Every `gst-launch-1.0` command in a parsed script (or piece), in order.
