@@ -45,6 +45,9 @@ pub struct Kinds {
     pub assignment: u16,
     pub augmented_assignment: u16,
     pub for_statement: u16,
+    /// `global x` and `nonlocal x`: names a function binds for another
+    /// scope.
+    pub rebinding: [u16; 2],
     /// The kinds with a `left` field (tree-sitter-python's
     /// node-types.json): asking any other kind for it finds nothing.
     pub with_left: [u16; 7],
@@ -68,6 +71,7 @@ pub fn kinds() -> &'static Kinds {
             assignment: id("assignment"),
             augmented_assignment: id("augmented_assignment"),
             for_statement: id("for_statement"),
+            rebinding: [id("global_statement"), id("nonlocal_statement")],
             with_left: [
                 id("assignment"),
                 id("augmented_assignment"),
@@ -735,6 +739,8 @@ mod tests {
             (k.assignment, "assignment"),
             (k.augmented_assignment, "augmented_assignment"),
             (k.for_statement, "for_statement"),
+            (k.rebinding[0], "global_statement"),
+            (k.rebinding[1], "nonlocal_statement"),
         ] {
             assert_ne!(id, 0, "{name}");
             assert_eq!(language.node_kind_for_id(id), Some(name));

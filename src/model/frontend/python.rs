@@ -224,7 +224,7 @@ impl<'v, 't> Module<'v, 't> {
                 }
             } else if kind == k.call {
                 stack.push((n, parent, is_left, owner, true));
-            } else if matches!(n.kind(), "global_statement" | "nonlocal_statement") {
+            } else if k.rebinding.contains(&kind) {
                 rebound.extend(
                     n.named_children(&mut c)
                         .filter(|i| i.kind_id() == k.identifier)
