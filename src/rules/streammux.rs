@@ -339,8 +339,13 @@ fn primary_keeps_aspect(p: &Pipeline) -> Option<bool> {
 
 /// The largest size of the mux frame's own shape (its `width`:`height`)
 /// that fits in the model input and, with facts, in the sources, a scaled
-/// size floored to even numbers (NV12 planes); `None` when the mux size is
-/// unknown. A frame that already fits is its own size, odd sides included.
+/// size floored to even numbers: nvinfer reads a frame's sides rounded down
+/// to even (`GST_ROUND_DOWN_2` of the crop in `gstnvinfer.cpp`
+/// `get_converted_buffer`), so a truncated odd side (1920x1080 into 368x368
+/// is 368x207) would reach it one row short anyway, and the mux would make a
+/// row nvinfer never reads (case `fires-keep-aspect-odd-fit`). `None` when
+/// the mux size is unknown. A frame that already fits is its own size, odd
+/// sides included.
 fn aspect_fit(mux: &Element, (mw, mh): (u32, u32), src: Option<(u32, u32)>) -> Option<(u32, u32)> {
     // u32 sides (GObject's uint), in u128 so no product overflows.
     let side_of = |key: &str| {
