@@ -327,8 +327,23 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // apps run the pipeline, where a shared id only matters when both
     // elements write metadata that the id is meant to tell apart.
     let app_refuses = matches!(ws.files[p.root].kind, Some(Kind::App | Kind::ParallelApp));
+    let app_ids = (ws.files[p.root].kind == Some(Kind::App)).then(|| AppGieIds::new(&ws.files[p.root].doc));
     let mut ids: Vec<(i64, &Element)> = Vec::new();
+    let mut compared: Vec<(AppGieId, &Element)> = Vec::new();
     for gie in p.infers() {
+        // deepstream-app compares the ids its own groups set, 0 where a
+        // group sets none: that refusal is the finding.
+        if let Some(app_ids) = &app_ids {
+            let mine = app_ids.of(gie);
+            let clash = mine.and_then(|m| compared.iter().find(|(o, _)| o.id == m.id).map(|(o, e)| (m, *o, *e)));
+            if let Some(m) = mine {
+                compared.push((m, gie));
+            }
+            if let Some((m, o, other)) = clash.filter(|(m, o, _)| !(m.explicit && o.explicit)) {
+                out.push(app_refuses_id(gie, m, o, &other.name));
+                continue;
+            }
+        }
         let found = gie.int("gie-unique-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
             let clash = ids
@@ -383,6 +398,99 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// The id deepstream-app gives an inference group when it checks that they
+/// differ: the group's own `gie-unique-id`, or 0 where it sets none (the
+/// app's config struct is zeroed, `g_malloc0` in `deepstream_app_main.c`;
+/// `parse_gie` sets `unique_id` only from the key; `parse_config_file`
+/// then compares every enabled `[secondary-gie…]` with `[primary-gie]` and
+/// with each other). The nvinfer config file's own `gie-unique-id` plays no
+/// part in that check.
+#[derive(Debug, Clone, Copy)]
+struct AppGieId {
+    id: i64,
+    /// Set in the group (else the zero the app starts from).
+    explicit: bool,
+}
+
+/// What [`AppGieId`] needs from the app config.
+struct AppGieIds {
+    /// A YAML `secondary-gie…` map without `enable` sets `gie-unique-id`:
+    /// `parse_gie_yaml` reads every key of it (it returns early only for an
+    /// `enable` written false) into the slot of the next secondary, which
+    /// stays off, so the next enabled one keeps that id when it sets none
+    /// (case `clean-yaml-secondary-slot-reused`): such a secondary's id is
+    /// not known. The key-file `parse_gie` returns before any key when
+    /// `enable` is 0 or missing.
+    secondary_slot_reused: bool,
+}
+
+impl AppGieIds {
+    fn new(doc: &crate::syntax::Document) -> AppGieIds {
+        let secondary_slot_reused = doc.format != crate::syntax::Format::KeyFile
+            && doc.group_names().into_iter().any(|g| {
+                g.starts_with("secondary-gie")
+                    && doc.get(g, "enable").is_none()
+                    && doc.get(g, "gie-unique-id").is_some()
+            });
+        AppGieIds { secondary_slot_reused }
+    }
+
+    /// `None` when unknown: an id the app cannot read (it refuses the file
+    /// for that), or an element that is not one of its inference groups.
+    fn of(&self, gie: &Element) -> Option<AppGieId> {
+        let from_group = gie
+            .prop("gie-unique-id")
+            .and_then(|p| p.settings.iter().rev().find(|s| s.layer == Layer::Element));
+        if let Some(s) = from_group {
+            let crate::model::graph::Value::Known(v) = &s.value else {
+                return None;
+            };
+            return glib::parse_int(v).map(|id| AppGieId { id, explicit: true });
+        }
+        let secondary = gie.name.starts_with("secondary-gie");
+        let implicit =
+            (gie.name == "primary-gie" || (secondary && !self.secondary_slot_reused)) && gie.declared.is_some();
+        implicit.then_some(AppGieId { id: 0, explicit: false })
+    }
+}
+
+/// DS706 where deepstream-app refuses the config because a group that sets
+/// no `gie-unique-id` gets the same 0 as another ("Non unique gie id 0
+/// found", `parse_config_file`, `deepstream_app_config_parser.c`).
+fn app_refuses_id(gie: &Element, mine: AppGieId, other: AppGieId, other_name: &str) -> Diagnostic {
+    let id = mine.id;
+    let (file, span) = match (mine.explicit, gie.int("gie-unique-id").and_then(|e| e.site())) {
+        (true, Some(site)) => (site.file, site.spans.value()),
+        _ => gie
+            .declared
+            .as_ref()
+            .map(crate::model::graph::Home::at)
+            .unwrap_or_default(),
+    };
+    let message = match (mine.explicit, other.explicit) {
+        (false, false) => format!(
+            "[{}] and [{other_name}] set no gie-unique-id: deepstream-app gives both 0",
+            gie.name
+        ),
+        (false, true) => format!(
+            "[{}] sets no gie-unique-id, so deepstream-app gives it 0, the id [{other_name}] sets",
+            gie.name
+        ),
+        _ => format!("gie-unique-id {id} is the id deepstream-app gives [{other_name}], which sets none"),
+    };
+    // The app's words: a secondary against the primary, or two secondaries.
+    let refusal = if other_name == "primary-gie" {
+        "Non unique gie ids found".to_string()
+    } else {
+        format!("Non unique gie id {id} found")
+    };
+    Diagnostic::new(Rule::DuplicateGieId, file, span, message)
+        .expected("a gie-unique-id in each enabled GIE group of the app config, unique per inference element")
+        .why(format!(
+            "deepstream-app compares the ids its groups set (0 where a group sets none; an id in the nvinfer config file does not count) and refuses the config: \"{refusal}\" (parse_config_file, deepstream_app_config_parser.c)"
+        ))
 }
 
 /// Whether two inference elements that share a `gie-unique-id` are known
