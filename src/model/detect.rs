@@ -344,6 +344,20 @@ pub fn analytics_stream_group(name: &str) -> Option<(&'static str, Option<u64>)>
     Some((prefix, index))
 }
 
+/// deepstream-app's key-file `[source<N>]`: `source`, then text that
+/// `g_ascii_strtoull` reads to its end (`parse_config_file`,
+/// `deepstream_app_config_parser.c`, refuses the config when no number
+/// converts or anything follows it). So `[source 1]` (GLib's group names
+/// hold spaces), `[source01]`, `[source+1]` and `[source-1]` (GLib wraps it;
+/// the index only matters with `[source-list]`) are sources, and
+/// `[source1 ]` or `[source1x]` are not.
+pub fn app_source_group(name: &str) -> bool {
+    name.strip_prefix("source").is_some_and(|n| {
+        let (_, read) = crate::syntax::glib::ascii_strtoull(n);
+        read > 0 && read == n.len()
+    })
+}
+
 /// `source0`, `sink12`: a group name made of `prefix` and a number.
 pub fn numbered(name: &str, prefix: &str) -> bool {
     name.strip_prefix(prefix)
@@ -606,7 +620,7 @@ fn keyfile_verdict(doc: &Document, names: &[&str]) -> Verdict {
     if names == ["tracker"] {
         return Verdict::Lint(Kind::Tracker, "only [tracker]: a test app's tracker config".into());
     }
-    let numbered_source = |n: &str| numbered(n, "source");
+    let numbered_source = app_source_group;
     let known = |n: &str| app_group(Format::KeyFile, n) || numbered_source(n);
     if !names.iter().any(|n| known(n)) {
         return Verdict::Skip(SkipReason::NotAConfig, "no group deepstream-app reads".into());

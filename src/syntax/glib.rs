@@ -84,6 +84,32 @@ pub fn parse_uint64(value: &str) -> Option<u64> {
     s.parse().ok()
 }
 
+/// `g_ascii_strtoull(text, &end, 10)`: the value and the bytes read (0
+/// when nothing converts). GLib skips ASCII whitespace, takes one `+` or
+/// `-` (negating, so it wraps), then decimal digits, leading zeros
+/// included; a value too large saturates at `u64::MAX`.
+pub fn ascii_strtoull(text: &str) -> (u64, usize) {
+    let body = text.trim_start_matches(is_space);
+    let (neg, unsigned) = match body.as_bytes().first() {
+        Some(b'-') => (true, &body[1..]),
+        Some(b'+') => (false, &body[1..]),
+        _ => (false, body),
+    };
+    let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return (0, 0);
+    }
+    let value = unsigned[..digits]
+        .bytes()
+        .try_fold(0u64, |v, d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+    let value = match value {
+        None => u64::MAX,
+        Some(v) if neg => v.wrapping_neg(),
+        Some(v) => v,
+    };
+    (value, text.len() - unsigned.len() + digits)
+}
+
 /// `g_ascii_strtod` with nothing after the number, not even a space.
 pub fn parse_double(value: &str) -> Option<f64> {
     let s = value.trim_start_matches(is_space);
@@ -241,6 +267,33 @@ mod tests {
         assert_eq!(parse_bool("true # on"), None);
         assert_eq!(parse_bool("yes"), None);
         assert_eq!(parse_bool("TRUE"), None);
+    }
+
+    /// Each pair is what GLib 2.x's `g_ascii_strtoull(s, &end, 10)` gives
+    /// through python3-gi (`GLib.ascii_strtoull`): the value, and the text
+    /// left at `end`.
+    #[test]
+    fn strtoull_reads_as_glib_does() {
+        let cases: &[(&str, u64, &str)] = &[
+            (" 1", 1, ""),
+            ("\t1", 1, ""),
+            ("\x0b1", 1, ""),
+            ("+1", 1, ""),
+            ("-1", u64::MAX, ""),
+            ("-0", 0, ""),
+            ("01", 1, ""),
+            ("1x", 1, "x"),
+            ("1 ", 1, " "),
+            ("", 0, ""),
+            (" ", 0, " "),
+            ("+-1", 0, "+-1"),
+            ("+ 1", 0, "+ 1"),
+            ("18446744073709551616", u64::MAX, ""),
+        ];
+        for (text, value, rest) in cases {
+            let (v, read) = ascii_strtoull(text);
+            assert_eq!((v, &text[read..]), (*value, *rest), "{text:?}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 
 use crate::base::FileId;
-use crate::model::detect::{Kind, numbered};
+use crate::model::detect::{Kind, app_source_group, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{
@@ -91,7 +91,7 @@ pub(super) struct Reader<'w> {
 /// are off; groups without a switch (`[application]`, `[streammux]`,
 /// `[tests]`, `[source-list]`, `[source-attr-all]`) are always read.
 fn switchable(group: &str) -> bool {
-    numbered(group, "source")
+    app_source_group(group)
         || ["sink", "secondary-gie", "message-consumer"]
             .iter()
             .any(|p| app_prefixed(group, p))
@@ -145,7 +145,7 @@ pub fn keys_unread(doc: &Document, group: &str, kind: Kind) -> bool {
     }
     let gie_or_sink = group == "primary-gie" || ["sink", "secondary-gie"].iter().any(|p| app_prefixed(group, p));
     match doc.format {
-        Format::KeyFile => (gie_or_sink || numbered(group, "source")) && group_is_off(doc, group, kind),
+        Format::KeyFile => (gie_or_sink || app_source_group(group)) && group_is_off(doc, group, kind),
         _ => {
             gie_or_sink
                 && value(doc, group, "enable").is_some_and(|v| matches!(v.trim(), "0" | "false" | "False" | "FALSE"))
@@ -425,7 +425,9 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "source-list" => found.source_list = Some(r.source_list(name)),
             "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
             "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
-            n if numbered(n, "source") && on => sources.push((SourceGroup::Numbered, n)),
+            n if (numbered(n, "source") || (kind == Kind::App && app_source_group(n))) && on => {
+                sources.push((SourceGroup::Numbered, n));
+            }
             "sink" if kind == Kind::TestApp && on => sinks.push((name, true)),
             n if (numbered(n, "sink") || (kind == Kind::App && app_prefixed(n, "sink"))) && on => {
                 sinks.push((n, false));
