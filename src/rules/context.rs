@@ -28,12 +28,19 @@ pub struct Ctx<'a> {
 }
 
 /// Where a value comes from, as messages say it: how the app derives it,
-/// or `[group] key`.
-pub fn origin(s: &Setting) -> String {
+/// `[group] key` for the line that sets it, or, where no line holds it as
+/// a literal dslint could edit (a Python constant used more than once, a
+/// gst-launch value written with quotes or escapes), the element, the key
+/// and the expression as written.
+pub fn origin(ctx: &Ctx, elem: &Element, key: &str, s: &Setting) -> String {
     match (&s.derived, &s.site) {
         (Some(how), _) => how.to_string(),
         (None, Some(site)) => format!("[{}] {}", site.group, site.key),
-        (None, None) => String::new(),
+        (None, None) => {
+            let (file, span) = s.at.get();
+            let written = crate::model::frontend::python::short(ctx.text(file, &span));
+            format!("[{}] {key} = `{written}`", elem.name)
+        }
     }
 }
 

@@ -275,10 +275,10 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
     let (file, span) = eff.at();
     let how = match (eff.setting.layer, &eff.setting.derived) {
         (_, Some(how)) => how.to_string(),
-        (Layer::ConfigFile, None) => format!("{} {}", factory(inf), origin(eff.setting)),
+        (Layer::ConfigFile, None) => format!("{} {}", factory(inf), origin(ctx, inf, "batch-size", eff.setting)),
         _ => format!(
             "{} (set on the element, overrides the config file)",
-            origin(eff.setting)
+            origin(ctx, inf, "batch-size", eff.setting)
         ),
     };
     // Without a measurement final_batch is a preset (Precision 7): only a
@@ -349,7 +349,7 @@ fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<
                     "primary {} interval is {} ({})",
                     factory(inf),
                     eff.value,
-                    origin(eff.setting)
+                    origin(ctx, inf, "interval", eff.setting)
                 ),
             )
             .expected("0")

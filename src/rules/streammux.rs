@@ -71,7 +71,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     Rule::StreammuxBatchSize,
                     file,
                     span,
-                    format!("streammux batch-size is {} ({})", eff.value, origin(eff.setting)),
+                    format!(
+                        "streammux batch-size is {} ({})",
+                        eff.value,
+                        origin(ctx, mux, "batch-size", eff.setting)
+                    ),
                 )
                 .when(When::Preset, !proven)
                 .expected(fb.to_string())

@@ -1141,7 +1141,7 @@ fn editable(n: Node, src: &str) -> Option<Span> {
 }
 
 /// An expression for a message, cut short.
-fn short(s: &str) -> String {
+pub(crate) fn short(s: &str) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if s.chars().count() > 40 {
         format!("{}…", s.chars().take(40).collect::<String>())
