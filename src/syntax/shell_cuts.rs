@@ -1,8 +1,9 @@
 //! Where a shell script can be cut into pieces that each parse alone as
 //! they parse in the whole script: line starts at its top level, outside
 //! any quote, here-document, bracket, compound command (`if … fi`, `case
-//! … esac`, `do … done`) or continued line (`\`, `|`, `&&`, `||` at its
-//! end). A big script's pieces are parsed on all threads, and a piece that
+//! … esac`, a loop from its `for`/`while`/`until`/`select` to its `done`,
+//! so a `do` on the line after the loop's head is inside it) or continued
+//! line (`\`, `|`, `&&`, `||` at its end). A big script's pieces are parsed on all threads, and a piece that
 //! cannot hold a `gst-launch-1.0` command is not parsed at all.
 //!
 //! The scan only ever gives up cuts: past anything it does not follow (a
@@ -35,7 +36,8 @@ struct Scan<'t> {
     i: usize,
     /// Open `(`, `{`, `[` (and `$(`, `${`) less closed ones.
     depth: u32,
-    /// Open `if`, `case`, `do` less `fi`, `esac`, `done`.
+    /// Open `if`, `case` and loops (`for`, `while`, `until`, `select`) less
+    /// `fi`, `esac`, `done`.
     keywords: u32,
     /// The next word is a command's first (where keywords are).
     command_position: bool,
@@ -199,7 +201,9 @@ impl Scan<'_> {
 
     fn keyword(&mut self, word: &str) -> Option<()> {
         match word {
-            "if" | "case" | "do" => self.keywords += 1,
+            // A loop opens at its head, not at `do`: the newline between
+            // `for i in a b` and a `do` on the next line is no cut.
+            "if" | "case" | "for" | "while" | "until" | "select" => self.keywords += 1,
             "fi" | "esac" | "done" => self.keywords = self.keywords.checked_sub(1)?,
             _ => {}
         }
@@ -328,6 +332,26 @@ mod tests {
                 // `$((i << 1))` reads as a here-document that never ends:
                 // no cut after it.
                 "for i in 1 2; do echo $((i << 1)); done\nlast\n",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_loop_is_one_piece_with_do_on_its_own_line() {
+        let script = "for f in a.mp4 b.mp4\n\
+            do\n  gst-launch-1.0 filesrc location=$f ! fakesink\ndone\n\
+            while read -r f\ndo\n  echo $f\ndone < list\n\
+            until false\ndo\n  break\ndone\n\
+            select f in a b\ndo\n  break\ndone\n\
+            last\n";
+        assert_eq!(
+            pieces(script),
+            [
+                "for f in a.mp4 b.mp4\ndo\n  gst-launch-1.0 filesrc location=$f ! fakesink\ndone\n",
+                "while read -r f\ndo\n  echo $f\ndone < list\n",
+                "until false\ndo\n  break\ndone\n",
+                "select f in a b\ndo\n  break\ndone\n",
+                "last\n",
             ]
         );
     }
