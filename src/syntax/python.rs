@@ -45,6 +45,8 @@ pub struct Kinds {
     pub assignment: u16,
     pub augmented_assignment: u16,
     pub for_statement: u16,
+    /// `(x := …)`: binds its `name` in the scope it is in.
+    pub named_expression: u16,
     /// `global x` and `nonlocal x`: names a function binds for another
     /// scope.
     pub rebinding: [u16; 2],
@@ -71,6 +73,7 @@ pub fn kinds() -> &'static Kinds {
             assignment: id("assignment"),
             augmented_assignment: id("augmented_assignment"),
             for_statement: id("for_statement"),
+            named_expression: id("named_expression"),
             rebinding: [id("global_statement"), id("nonlocal_statement")],
             with_left: [
                 id("assignment"),
@@ -739,6 +742,7 @@ mod tests {
             (k.assignment, "assignment"),
             (k.augmented_assignment, "augmented_assignment"),
             (k.for_statement, "for_statement"),
+            (k.named_expression, "named_expression"),
             (k.rebinding[0], "global_statement"),
             (k.rebinding[1], "nonlocal_statement"),
         ] {

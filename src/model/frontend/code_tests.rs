@@ -311,6 +311,59 @@ fn python_names_rebound_by_global_or_nonlocal_are_not_constants() {
     }
 }
 
+#[test]
+fn python_chained_assignment_binds_every_target() {
+    // `mux = app.mux = make(…)`: one element, under both names.
+    let body = "    mux = app.mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n    \
+                app.mux.set_property(\"batch-size\", 2)\n    \
+                mux.set_property(\"width\", 640)\n";
+    let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+    let p = &g.pipelines[0];
+    assert_eq!(p.all(&Role::Streammux).count(), 1, "{:?}", roles(p));
+    let mux = p.first(&Role::Streammux).unwrap();
+    assert_eq!(mux.int("batch-size").map(|v| v.value), Some(2));
+    assert_eq!(mux.int("width").map(|v| v.value), Some(640));
+}
+
+#[test]
+fn python_for_with_del_and_walrus_targets_are_rebound() {
+    // Each `probeN` is a fakesink until the statement rebinds the name:
+    // the `sync` set after it is not that element's.
+    let body = "    mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n    \
+                probe1 = Gst.ElementFactory.make(\"fakesink\", \"probe1\")\n    \
+                probe2 = Gst.ElementFactory.make(\"fakesink\", \"probe2\")\n    \
+                probe3 = Gst.ElementFactory.make(\"fakesink\", \"probe3\")\n    \
+                probe4 = Gst.ElementFactory.make(\"fakesink\", \"probe4\")\n    \
+                for probe1, n in args:\n        pass\n    \
+                with open(args[0]) as probe2:\n        pass\n    \
+                del probe3\n    \
+                if (probe4 := args[1]):\n        pass\n    \
+                probe1.set_property(\"sync\", 0)\n    \
+                probe2.set_property(\"sync\", 0)\n    \
+                probe3.set_property(\"sync\", 0)\n    \
+                probe4.set_property(\"sync\", 0)\n    \
+                sink.set_property(\"sync\", 0)\n";
+    let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+    let p = &g.pipelines[0];
+    let named = |n: &str| p.elements.iter().find(|e| e.name == n);
+    assert_eq!(named("sink").and_then(|e| e.int("sync")).map(|v| v.value), Some(0));
+    for probe in ["probe1", "probe2", "probe3", "probe4"] {
+        let e = named(probe).unwrap_or_else(|| panic!("{probe} made: {:?}", roles(p)));
+        assert!(e.prop("sync").is_none(), "{probe}");
+    }
+    // A name a walrus assigns too is not a constant.
+    let body = "    height = 720\n    \
+                if (height := len(args)) > 1:\n        pass\n    \
+                mux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    \
+                mux.set_property(\"height\", height)\n    \
+                sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n";
+    let (_d, _ws, g) = graph(&[("app.py", &python_app(body))]);
+    let height = value(&g.pipelines[0], &Role::Streammux, "height");
+    assert!(matches!(height, Some(Value::Unknown(_))), "{height:?}");
+}
+
 /// The Python front end's pipelines for `text` parsed in pieces of about
 /// `piece` bytes, written out (spans and all), and how many pieces.
 fn python_pipelines(text: &str, piece: usize) -> (String, usize) {

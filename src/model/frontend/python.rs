@@ -155,6 +155,8 @@ struct Walked<'t> {
     /// `parse_launch` calls, in the order of a walk from the scope that
     /// takes a node's last child first.
     launch_calls: Vec<Node<'t>>,
+    /// The names `(x := …)` binds, each with where it starts, in order.
+    walrus: Vec<(usize, &'t str)>,
 }
 
 impl<'v, 't> Module<'v, 't> {
@@ -208,9 +210,25 @@ impl<'v, 't> Module<'v, 't> {
                 }
             } else if kind == k.identifier {
                 *uses.entry(text(n, src)).or_default() += 1;
+                let of = parent.map_or(0, |p| p.kind_id());
+                if is_left && of == k.named_expression {
+                    // `(x := …)` binds x in the scope it is in: a name
+                    // the statement walk unbinds there.
+                    let key = match owner {
+                        Owner::Module => Some(root.id()),
+                        Owner::Body(key) => Some(key),
+                        Owner::Params(_) | Owner::Nowhere => None,
+                    };
+                    if let Some(key) = key {
+                        walks
+                            .entry(key)
+                            .or_default()
+                            .walrus
+                            .push((n.start_byte(), text(n, src)));
+                    }
+                }
                 if let Owner::Params(key) | Owner::Body(key) = owner {
                     // A parameter or a name bound here is local.
-                    let of = parent.map_or(0, |p| p.kind_id());
                     let parameter = of == k.parameters || of == k.default_parameter || of == k.typed_parameter;
                     if parameter || is_left {
                         let w = walks.entry(key).or_default();
@@ -231,8 +249,13 @@ impl<'v, 't> Module<'v, 't> {
                         .map(|i| text(i, src)),
                 );
             }
-            if kind == k.assignment || kind == k.augmented_assignment || kind == k.for_statement {
-                if let Some(left) = n.child_by_field_name("left") {
+            let bound_field = if kind == k.named_expression { "name" } else { "left" };
+            if kind == k.assignment
+                || kind == k.augmented_assignment
+                || kind == k.for_statement
+                || kind == k.named_expression
+            {
+                if let Some(left) = n.child_by_field_name(bound_field) {
                     let mut ids = vec![left];
                     while let Some(t) = ids.pop() {
                         work(1);
@@ -243,10 +266,8 @@ impl<'v, 't> Module<'v, 't> {
                     }
                 }
             }
-            let left = k
-                .with_left
-                .contains(&kind)
-                .then(|| n.child_by_field_name("left"))
+            let left = (k.with_left.contains(&kind) || kind == k.named_expression)
+                .then(|| n.child_by_field_name(bound_field))
                 .flatten();
             // A function's parameters and body are its scope's walk; the
             // rest of its definition is no scope's.
@@ -376,6 +397,9 @@ struct Scope<'m, 'v, 't> {
     made_per_factory: HashMap<String, usize>,
     /// The last element made with each name.
     by_name: HashMap<String, usize>,
+    /// The names `(x := …)` binds in this scope, each with where it
+    /// starts, in order.
+    walrus: Vec<(usize, &'t str)>,
 }
 
 impl<'m, 'v, 't> Scope<'m, 'v, 't> {
@@ -386,6 +410,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         // parameters and body, or the top level's calls.
         let mut walks = m.walks.borrow_mut();
         let mut found = walks.remove(&body.id()).unwrap_or_default();
+        let walrus = std::mem::take(&mut found.walrus);
         let (locals, assigned_once, launch_calls) = match function {
             Some(f) => {
                 let params = walks.get(&f.id());
@@ -420,6 +445,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             quote: m.quote,
             made_per_factory: HashMap::new(),
             by_name: HashMap::new(),
+            walrus,
         }
     }
 
@@ -472,6 +498,15 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             conditional: true,
             ..cond
         };
+        // `(x := …)` anywhere in the statement (its blocks too) rebinds x:
+        // unbound from here, before what the statement binds itself.
+        let range = s.byte_range();
+        let first = self.walrus.partition_point(|(at, _)| *at < range.start);
+        let last = self.walrus.partition_point(|(at, _)| *at < range.end);
+        for i in first..last {
+            let name = self.walrus[i].1;
+            self.unbind(name);
+        }
         match s.kind() {
             "expression_statement" => {
                 let mut c = s.walk();
@@ -495,6 +530,10 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 self.branches(&blocks, under, complete);
             }
             "for_statement" => {
+                // The loop's target is rebound each time round.
+                if let Some(left) = s.child_by_field_name("left") {
+                    self.unbind_targets(left);
+                }
                 let count = s.child_by_field_name("right").and_then(|r| self.loop_count(r));
                 let body: Vec<Node> = s.child_by_field_name("body").into_iter().collect();
                 let inner = match count {
@@ -544,8 +583,28 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 }
             }
             "with_statement" => {
+                // `with … as x`: x is what the context manager gives.
+                let mut c = s.walk();
+                let clauses: Vec<Node> = s.named_children(&mut c).filter(|n| n.kind() == "with_clause").collect();
+                for clause in clauses {
+                    let mut c = clause.walk();
+                    let items: Vec<Node> = clause.named_children(&mut c).collect();
+                    for alias in items
+                        .iter()
+                        .filter_map(|i| i.child_by_field_name("value")?.child_by_field_name("alias"))
+                    {
+                        self.unbind_targets(alias);
+                    }
+                }
                 if let Some(b) = s.child_by_field_name("body") {
                     self.block(b, cond);
+                }
+            }
+            "delete_statement" => {
+                let mut c = s.walk();
+                let targets: Vec<Node> = s.named_children(&mut c).collect();
+                for t in targets {
+                    self.unbind_targets(t);
                 }
             }
             "decorated_definition" | "function_definition" | "class_definition" => {}
@@ -606,11 +665,25 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     fn expression(&mut self, e: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) {
         match e.kind() {
             "assignment" => {
-                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else {
-                    return;
-                };
-                let bound = self.value_bind(right, stmt, block, cond);
-                if let Some(name) = target(left, self.src()) {
+                // `x = app.x = make(…)`: a chain of targets, each bound to
+                // the one value, in order.
+                let mut targets = Vec::new();
+                let mut value = e;
+                while value.kind() == "assignment" {
+                    let (Some(left), Some(right)) =
+                        (value.child_by_field_name("left"), value.child_by_field_name("right"))
+                    else {
+                        return;
+                    };
+                    targets.push(left);
+                    value = right;
+                }
+                let bound = self.value_bind(value, stmt, block, cond);
+                for left in targets {
+                    let Some(name) = target(left, self.src()) else {
+                        self.unbind_targets(left);
+                        continue;
+                    };
                     // Rebinding `x` (or `self.x`) drops what `x.…` held.
                     let prefix = format!("{name}.");
                     self.env.remove_prefixed(&prefix);
@@ -620,34 +693,49 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                             m.receiver = Some(name.clone());
                         }
                     }
-                    match bound {
+                    match bound.clone() {
                         Some(b) => self.env.insert(name, b),
                         None => self.env.remove(&name),
                     };
-                } else {
-                    // Tuple targets (`a, self.b = …`): each name or
-                    // attribute path they bind is unbound, with what was
-                    // bound under it. A subscript (`d[k] = …`) or a name
-                    // inside one binds nothing.
-                    let mut stack = vec![left];
-                    while let Some(t) = stack.pop() {
-                        if let Some(name) = target(t, self.src()) {
-                            self.env.remove_prefixed(&format!("{name}."));
-                            self.env.remove(&name);
-                        } else if matches!(
-                            t.kind(),
-                            "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
-                        ) {
-                            let mut c = t.walk();
-                            stack.extend(t.named_children(&mut c));
-                        }
-                    }
                 }
             }
             "call" => {
                 self.value_bind(e, stmt, block, cond);
             }
             _ => {}
+        }
+    }
+
+    /// Unbind a name and what was bound under it (`x.…`).
+    fn unbind(&mut self, name: &str) {
+        self.env.remove_prefixed(&format!("{name}."));
+        self.env.remove(name);
+    }
+
+    /// Unbind what a target binds: a name or attribute path, or each of a
+    /// tuple's or list's (`a, self.b = …`, `for a, b in …`, `with … as
+    /// (a, b)`, `del a, b`). A subscript (`d[k] = …`) or a name inside one
+    /// binds nothing.
+    fn unbind_targets(&mut self, t: Node<'t>) {
+        let mut stack = vec![t];
+        while let Some(t) = stack.pop() {
+            if let Some(name) = target(t, self.src()) {
+                self.unbind(&name);
+            } else if matches!(
+                t.kind(),
+                "pattern_list"
+                    | "tuple_pattern"
+                    | "list_pattern"
+                    | "list_splat_pattern"
+                    | "expression_list"
+                    | "tuple"
+                    | "list"
+                    | "parenthesized_expression"
+                    | "as_pattern_target"
+            ) {
+                let mut c = t.walk();
+                stack.extend(t.named_children(&mut c));
+            }
         }
     }
 
