@@ -48,16 +48,23 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
 }
 
-/// `strtol(value, &end, 10)` then "end is NUL or whitespace", range-checked
-/// to a C `int`: so `2 # note` reads as 2, but `2#note` and `0x10` fail.
-pub fn parse_int(value: &str) -> Option<i64> {
-    let s = value.trim_start_matches(is_space);
-    let (neg, digits) = match s.as_bytes().first() {
+/// How C's integer readers (`strtol`, `g_ascii_strtoull`) start: ASCII
+/// whitespace, one optional sign, then decimal digits. Whether the sign is
+/// `-`, the text after the sign, and how many digits start it.
+fn sign_and_digits(text: &str) -> (bool, &str, usize) {
+    let s = text.trim_start_matches(is_space);
+    let (neg, rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
-    let len = digits.bytes().take_while(u8::is_ascii_digit).count();
+    (neg, rest, rest.bytes().take_while(u8::is_ascii_digit).count())
+}
+
+/// `strtol(value, &end, 10)` then "end is NUL or whitespace", range-checked
+/// to a C `int`: so `2 # note` reads as 2, but `2#note` and `0x10` fail.
+pub fn parse_int(value: &str) -> Option<i64> {
+    let (neg, digits, len) = sign_and_digits(value);
     if len == 0 {
         return None;
     }
@@ -89,13 +96,7 @@ pub fn parse_uint64(value: &str) -> Option<u64> {
 /// `-` (negating, so it wraps), then decimal digits, leading zeros
 /// included; a value too large saturates at `u64::MAX`.
 pub fn ascii_strtoull(text: &str) -> (u64, usize) {
-    let body = text.trim_start_matches(is_space);
-    let (neg, unsigned) = match body.as_bytes().first() {
-        Some(b'-') => (true, &body[1..]),
-        Some(b'+') => (false, &body[1..]),
-        _ => (false, body),
-    };
-    let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
+    let (neg, unsigned, digits) = sign_and_digits(text);
     if digits == 0 {
         return (0, 0);
     }
