@@ -32,6 +32,8 @@ const EXPECTED: &[(&str, &str)] = &[
     ("test-app/source_list_only.yml", "test-app-without-inference"),
     ("postprocess/config_detector.yml", "nvdspostprocess"),
     ("ota/test5_ota_override_config.txt", "fragment"),
+    // Its YAML form: the same override, not a test app.
+    ("ota/test5_ota_override_config.yml", "fragment"),
     // A Service Maker pipeline (`deepstream:` with `nodes:`) is linted.
     ("service-maker/pipeline.yaml", "ServiceMaker"),
     ("service-maker/source_list.yaml", "service-maker-source-list"),

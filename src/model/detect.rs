@@ -756,9 +756,16 @@ fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
         .copied()
         .filter(|n| !test_known(n) && !app_group(Format::Yaml, n))
         .collect();
-    let only_fragments = names
-        .iter()
-        .all(|n| n.starts_with("secondary-gie") || *n == "tracker" || n.starts_with("sgie"));
+    // Inference and tracker groups alone make no pipeline: a fragment, or
+    // deepstream-test5's OTA override (`primary-gie:` alone, read with
+    // `parse_config_file_yaml` over the running config,
+    // deepstream_test5_app_main.c), as its key-file twin is.
+    let only_fragments = names.iter().all(|n| {
+        n.starts_with("secondary-gie")
+            || *n == "tracker"
+            || n.starts_with("sgie")
+            || matches!(*n, "primary-gie" | "pgie")
+    });
     if only_fragments {
         return Verdict::Skip(
             SkipReason::Fragment,

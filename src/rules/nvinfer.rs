@@ -221,8 +221,9 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         } else {
             built_precision(mode.unwrap_or(0), has_calib, custom_engine)
         };
-        // The same for a batch-size no integer reader takes: unknown, not 1.
-        let batch_unreadable = batch.is_none() && site(inf, "batch-size").is_some();
+        // The same for a batch-size no integer reader takes, or one the app
+        // sets in code to a value the files do not give: unknown, not 1.
+        let batch_unreadable = batch.is_none() && (site(inf, "batch-size").is_some() || inf.unknown("batch-size"));
         // DS206 reports INT8 without calibration: the FP16 name is not a
         // second finding.
         let int8_fallback = mode == Some(1) && has_calib == Some(false);

@@ -93,7 +93,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // 1920x1080: the NvDCF preset's size is no claim about either. A
     // low-level library or config named by an expression (a Python
     // variable, a `$VAR`) may be either: unknown, silent.
-    let unknown = at.unknown("ll-config-file") || at.unknown("ll-lib-file");
+    let unknown = at.unknown("ll-config-file") || at.unknown("ll-lib-file") || config_unread(ws, at);
     let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) || projects_3d(ctx, at) {
         &[]
     } else {
@@ -182,6 +182,33 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
 /// deepstream-app samples name them so, and a path outside the tree is read
 /// by its name only.
 const FRAMELESS_SAMPLES: [&str; 2] = ["config_tracker_IOU.yml", "config_tracker_NvSORT.yml"];
+
+/// NVIDIA's sample low-level configs that run a visual tracker or a ReID
+/// network (NvDCF, DeepSORT), by file name: like [`FRAMELESS_SAMPLES`], a
+/// path dslint does not read is known by these names only.
+const FRAME_SAMPLES: [&str; 5] = [
+    "config_tracker_NvDCF_perf.yml",
+    "config_tracker_NvDCF_accuracy.yml",
+    "config_tracker_NvDCF_max_perf.yml",
+    "config_tracker_NvDeepSORT.yml",
+    "config_tracker_DeepSORT.yml",
+];
+
+/// Whether the low-level config is one dslint did not read (outside the
+/// project root, missing, or not a plain path) under a name that is none of
+/// NVIDIA's samples: what it runs, IOU and NvSORT included, is unknown
+/// (Precision 5), so whether nvtracker scales frames at all is too.
+fn config_unread(ws: &Workspace, at: &Element) -> bool {
+    let Some(cfg) = at.str("ll-config-file") else {
+        return false;
+    };
+    let read = at.config.is_some()
+        || cfg
+            .site()
+            .is_some_and(|s| matches!(ws.resolve(s.file, cfg.value), Some(Target::Exists(p)) if ws.get(&p).is_some()));
+    let name = base_name(cfg.value);
+    !read && !FRAMELESS_SAMPLES.contains(&name) && !FRAME_SAMPLES.contains(&name)
+}
 
 /// Top-level sections of an NvMultiObjectTracker config that read no pixels:
 /// a config made of only these (plus a `VisualTracker` whose

@@ -512,6 +512,17 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
                     push_setting(g, "batch-size", batch);
                 }
             }
+        } else if kind == Kind::TestApp {
+            // A test app that reads `source-list:` sets a batch in C after
+            // reading the config, and which one depends on the app:
+            // deepstream-test3 sets the primary's to the source count
+            // (`main`: "Overriding infer-config batch-size"), the TAO
+            // detection app to the streammux's, the LPR and OCDR apps set
+            // the streammux's to the count, the multi-GPU test both. What
+            // either element gets is not in the files.
+            for e in found.streammux.iter_mut().chain(found.primary.as_mut()) {
+                set_in_code(e, "batch-size", "a test app reading `source-list:` sets it in C");
+            }
         }
         found.sources.insert(0, list);
     }
@@ -561,6 +572,14 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
             name: name.into(),
             settings: vec![s],
         }),
+    }
+}
+
+/// The app sets `name` on the element in code, to a value the files do not
+/// give (`why`): the last setting, unknown, where the element is declared.
+fn set_in_code(e: &mut Element, name: &str, why: &str) {
+    if let Some(at) = e.declared.as_ref().or(e.home.as_ref()).map(Home::at) {
+        push_setting(e, name, Setting::unknown(at, why));
     }
 }
 
