@@ -593,12 +593,7 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
     }
     let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
     Context::find(&ws).load(&mut ws);
-    // SARIF names each finding's key from its document's groups.
-    let reads = match how.format {
-        Format::Sarif => dslint::rules::Reads::Documents,
-        _ => dslint::rules::Reads::Texts,
-    };
-    let result = dslint::rules::check_for_report(&mut ws, r.facts.as_ref(), r.profile, &r.settings, reads);
+    let result = dslint::rules::check_for_report(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
     // The process ends after the output: what the run built goes back with
     // it instead of being freed piece by piece (on one thread, ~7% of a
     // check of 10k files). `ws` and the findings likewise below.

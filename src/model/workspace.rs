@@ -266,14 +266,6 @@ impl Workspace {
         )
     }
 
-    /// Let go of every document's parse (`Document::release_parsed`) once
-    /// a run that only reports has run its rules: each file's text and line
-    /// index stay. In parallel, as the documents were parsed.
-    pub fn release_parsed(&mut self) {
-        use rayon::prelude::*;
-        self.files.par_iter_mut().for_each(|f| f.doc.release_parsed());
-    }
-
     /// Let go of what `load_reusing` kept and no load asked for.
     pub fn drop_reusable(&mut self) {
         self.reuse = std::sync::Mutex::default();

@@ -137,43 +137,19 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
     }
 }
 
-/// What a run that reports its findings and ends still reads of the
-/// documents once the rules have run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reads {
-    /// Texts and line indexes (positions, source lines, suppressions).
-    Texts,
-    /// Also the groups and entries: SARIF names each finding's key
-    /// (`output::sarif`'s logical locations).
-    Documents,
-}
-
 /// `check_with` for a run that reports its findings and ends (the `check`
 /// command): each pipeline's element properties are dropped as soon as its
 /// rules have run, so that the findings made after them take the memory
 /// the properties held instead of adding to it (the graph's properties
 /// were the largest share of a check's peak, with every document and
-/// finding alive beside them). Once every rule has run, the documents'
-/// parses are dropped too unless the output `reads` them: the findings,
-/// joined and sorted next, take that memory. The findings are the same;
-/// the pipelines returned keep their roots, elements, config files and
-/// references, not their properties.
-pub fn check_for_report(
-    ws: &mut Workspace,
-    facts: Option<&Facts>,
-    profile: Profile,
-    sel: &Settings,
-    reads: Reads,
-) -> CheckResult {
+/// finding alive beside them). The findings are the same; the pipelines
+/// returned keep their roots, elements, config files and references, not
+/// their properties.
+pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
     let mut graph = frontend::build(ws);
-    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph);
-    // What the report reads of a file from here on: its path, kind,
-    // flags, text, line index and format (`report`'s suppressions and
-    // positions), and what `reads` says for the output.
-    if reads == Reads::Texts {
-        ws.release_parsed();
-    }
-    let out = report(ws, &graph.pipelines, found.joined(), sel);
+    let ctx = Ctx::new(ws, facts, profile, sel);
+    let found = Findings::of_dropping_properties(&ctx, &mut graph).joined();
+    let out = report(ctx.ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,

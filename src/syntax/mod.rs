@@ -468,17 +468,6 @@ impl Document {
     pub fn last_group(&self, name: &str) -> Option<&Group> {
         self.groups_named(name).last()
     }
-
-    /// Let go of what the parse built (groups and entries, their lookups,
-    /// the kept YAML trees), keeping the text, format, line ending and
-    /// syntax errors: for a run that has run its rules and only reports
-    /// (positions, source lines and suppressions read the text). The
-    /// document answers as one with no groups afterwards.
-    pub fn release_parsed(&mut self) {
-        self.groups = Vec::new();
-        self.by_name = Index::default();
-        self.kept = None;
-    }
 }
 
 /// Maps byte offsets to 1-based line and column (columns count characters,
