@@ -287,7 +287,7 @@ impl Reader<'_> {
         if let Some(Home::Group { file, header, .. }) = &sink.declared {
             sink.props.push(Property {
                 name: "type".into(),
-                settings: vec![Setting::unknown(
+                settings: smallvec::smallvec![Setting::unknown(
                     (*file, header.clone()),
                     "the test app picks its sink in C",
                 )],
@@ -538,7 +538,11 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             collect_path_references(&r.ws, c.file, None, &mut references);
         }
     }
-    let (elements, links) = in_order(found, application, tests);
+    let (mut elements, mut links) = in_order(found, application, tests);
+    // Every pipeline is held whole until the rules run: no growth slack.
+    elements.shrink_to_fit();
+    links.shrink_to_fit();
+    references.shrink_to_fit();
     Pipeline {
         root,
         elements,
@@ -570,7 +574,7 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
         Some(p) => p.settings.push(s),
         None => e.props.push(crate::model::graph::Property {
             name: name.into(),
-            settings: vec![s],
+            settings: smallvec::smallvec![s],
         }),
     }
 }

@@ -156,7 +156,7 @@ pub fn default_batch(e: &mut Element) {
     let at = home.at();
     e.props.push(Property {
         name: "batch-size".into(),
-        settings: vec![Setting {
+        settings: smallvec::smallvec![Setting {
             value: Value::Known("1".into()),
             site: None,
             at: at.into(),

@@ -153,7 +153,7 @@ impl Props {
                 self.index.insert(canonical(name), self.list.len());
                 self.list.push(Property {
                     name: name.into(),
-                    settings: vec![setting],
+                    settings: smallvec::smallvec![setting],
                 });
             }
         }

@@ -92,7 +92,7 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
         }
         out.push(Property {
             name: (*name).into(),
-            settings: vec![s],
+            settings: smallvec::smallvec![s],
         });
     }
     // A tensor from nvdspreprocess's meta rather than frames (the rules'
@@ -100,7 +100,7 @@ pub fn props(doc: &Document, file: FileId) -> Vec<Property> {
     if let Some(g) = doc.last_group("infer_config.input_tensor_from_meta") {
         out.push(Property {
             name: "input-tensor-from-meta".into(),
-            settings: vec![Setting {
+            settings: smallvec::smallvec![Setting {
                 value: Value::Known("1".into()),
                 site: None,
                 at: (file, g.name_span.clone()).into(),

@@ -279,7 +279,7 @@ pub fn by_name(settings: impl Iterator<Item = (Shared, Setting)>) -> Vec<Propert
             None => {
                 props.push(Property {
                     name,
-                    settings: vec![s],
+                    settings: smallvec::smallvec![s],
                 });
                 index.point(&props, props.len() - 1);
             }
