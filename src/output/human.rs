@@ -63,7 +63,7 @@ pub fn write(
     // `esc`: a value must not act on the terminal.
     for p in problems {
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
-        let _ = writeln!(out, "  --> {}\n", esc(&p.path.display().to_string()));
+        let _ = writeln!(out, "  --> {}\n", esc(&p.path.to_string_lossy()));
     }
     w.write_all(out.as_bytes())?;
     let covered = crate::context::Scope::of(ws).covered(ws);
@@ -100,16 +100,26 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         d.code(),
         style.paint("1", &esc(&d.message))
     );
-    let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.display().to_string()), l.line, l.col);
+    // `to_string_lossy` writes what `display` does, without a copy of a
+    // path that is UTF-8 (every finding names one).
+    let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.to_string_lossy()), l.line, l.col);
     let src = f.lines.line_span(&f.doc.text, l.line);
     let raw_line = f.doc.text[src.clone()].replace('\t', " ");
     let line_text = esc(&raw_line);
-    // Columns count characters of the raw line; escapes widen it.
+    // Columns count characters of the raw line; escapes widen it. A line
+    // with nothing to escape (nearly all) is as wide as its characters:
+    // its prefixes are not copied and escaped again.
+    let plain = matches!(line_text, std::borrow::Cow::Borrowed(_));
+    let chars = raw_line.chars().count();
     let widen = |col: usize| {
-        esc(&raw_line.chars().take(col.saturating_sub(1)).collect::<String>())
-            .chars()
-            .count()
-            + 1
+        if plain {
+            col.saturating_sub(1).min(chars) + 1
+        } else {
+            esc(&raw_line.chars().take(col.saturating_sub(1)).collect::<String>())
+                .chars()
+                .count()
+                + 1
+        }
     };
     let gutter = l.line.to_string().len();
     let pad = " ".repeat(gutter);
@@ -138,7 +148,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         let _ = writeln!(
             out,
             "{pad} = see: {}:{rl}:{rc}",
-            esc(&ws.files[*rf].path.display().to_string())
+            esc(&ws.files[*rf].path.to_string_lossy())
         );
     }
     let fix = match &d.fix {
@@ -150,7 +160,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
             // A named file's finding whose fix edits files not named.
             let others: Vec<String> = edits_outside(covered, fx)
                 .into_iter()
-                .map(|f| esc(&ws.files[f].path.display().to_string()).into_owned())
+                .map(|f| esc(&ws.files[f].path.to_string_lossy()).into_owned())
                 .collect();
             let also = if others.is_empty() {
                 String::new()

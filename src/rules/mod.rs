@@ -15,6 +15,7 @@ pub mod suppress;
 pub mod tracker;
 
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 
 use rayon::prelude::*;
 
@@ -444,13 +445,41 @@ fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// path, offset and code, and what involves a file outside the root
 /// withheld.
 pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, sel: &Settings) -> Vec<Diagnostic> {
-    let keep: Vec<bool> = {
-        let mut seen = FastSet::with_capacity_and_hasher(out.len(), Default::default());
-        out.iter().map(|d| seen.insert(same_finding(d))).collect()
-    };
-    let mut keep = keep.into_iter();
-    out.retain(|_| keep.next().unwrap_or(true));
+    keep_first_of_each(&mut out);
     report_distinct(ws, pipelines, out, sel, &suppress::Suppressions::of(ws))
+}
+
+/// Keep the first of the findings that are one ([`same_finding`]), in
+/// order. It ran on the main thread alone (a set of every finding's key,
+/// messages hashed one by one: the largest sequential step after the
+/// rules), so the keys are hashed and sorted on all threads and only the
+/// runs of equal hashes are walked in turn. Within a run (sorted by
+/// position) a finding is dropped when it is one of the run's earlier kept
+/// findings: keys are compared, never trusted to their hash, and a run of
+/// n copies of one finding costs n comparisons.
+fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
+    // Seeded per run: no input can choose keys that share a hash.
+    let state = foldhash::fast::RandomState::default();
+    let mut keys: Vec<(u64, usize)> = out
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| (state.hash_one(same_finding(d)), i))
+        .collect();
+    keys.par_sort_unstable();
+    let mut dropped = vec![false; out.len()];
+    let mut kept: Vec<usize> = Vec::new();
+    for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        kept.clear();
+        for &(_, i) in run {
+            if kept.iter().any(|&k| same_finding(&out[k]) == same_finding(&out[i])) {
+                dropped[i] = true;
+            } else {
+                kept.push(i);
+            }
+        }
+    }
+    let mut dropped = dropped.into_iter();
+    out.retain(|_| !dropped.next().unwrap_or(false));
 }
 
 /// What makes two findings one: the same code, place and message.
@@ -469,13 +498,17 @@ pub fn report_distinct(
     suppressions: &suppress::Suppressions,
 ) -> Vec<Diagnostic> {
     fold_removed_key_notes(ws, &mut out);
-    let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
-    out.retain(|d| {
-        let ignored = per_file
-            .entry(d.file)
-            .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
-        sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
-    });
+    if sel.per_file_ignores.is_empty() {
+        out.retain(|d| sel.enabled(d.code()));
+    } else {
+        let mut per_file: FastMap<FileId, Vec<&str>> = FastMap::default();
+        out.retain(|d| {
+            let ignored = per_file
+                .entry(d.file)
+                .or_insert_with(|| sel.ignored_in(&ws.files[d.file].path));
+            sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
+        });
+    }
     let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
     // After selection and suppressions: `--select DS101` still shows DS101.
     fold_batch_findings(&mut out);
@@ -521,9 +554,12 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         return;
     }
     let line = |d: &Diagnostic| (d.file, ws.files[d.file].position(d.span.start).0);
+    // Only findings in a file with such a key can host its note: the
+    // others' lines are not looked up.
+    let files: FastSet<FileId> = out.iter().filter(|d| removed(d)).map(|d| d.file).collect();
     let mut hosts: FastMap<(FileId, usize), usize> = FastMap::default();
     for (j, d) in out.iter().enumerate() {
-        if d.rule() != Rule::UnknownKey {
+        if d.rule() != Rule::UnknownKey && files.contains(&d.file) {
             hosts.entry(line(d)).or_insert(j);
         }
     }

@@ -188,26 +188,28 @@ pub fn apply(
         sups.extend(list.iter().cloned());
     }
     first.push(sups.len());
-    let mut kept = Vec::with_capacity(diags.len());
-    for d in diags {
-        let mut silenced = false;
-        let places = std::iter::once((d.file, d.span.start)).chain(d.related.iter().map(|(f, s)| (*f, s.start)));
-        for (file, offset) in places {
-            let of_file = &mut sups[first[file]..first[file + 1]];
-            if of_file.is_empty() {
-                continue;
-            }
-            let line = ws.files[file].lines.line(offset);
-            for s in of_file.iter_mut().filter(|s| matches(&s.codes, d.code())) {
-                if s.target_line.is_none_or(|t| t == line) {
-                    s.used = true;
-                    silenced = true;
+    // In place: the findings kept are not moved to a second list, and a
+    // run without suppressions (most) looks at none of them.
+    let mut kept = diags;
+    if !sups.is_empty() {
+        kept.retain(|d| {
+            let mut silenced = false;
+            let places = std::iter::once((d.file, d.span.start)).chain(d.related.iter().map(|(f, s)| (*f, s.start)));
+            for (file, offset) in places {
+                let of_file = &mut sups[first[file]..first[file + 1]];
+                if of_file.is_empty() {
+                    continue;
+                }
+                let line = ws.files[file].lines.line(offset);
+                for s in of_file.iter_mut().filter(|s| matches(&s.codes, d.code())) {
+                    if s.target_line.is_none_or(|t| t == line) {
+                        s.used = true;
+                        silenced = true;
+                    }
                 }
             }
-        }
-        if !silenced {
-            kept.push(d);
-        }
+            !silenced
+        });
     }
     for s in sups.iter().filter(|s| !s.used) {
         let all_enabled = if s.codes.is_empty() {
