@@ -17,6 +17,10 @@
 //! their build was made from (`graph_versions`). On the 10k bench tree the
 //! restart re-parsed, built and checked ~all pipelines again.
 //!
+//! A pipeline whose files have again the texts (versions) one of its
+//! earlier builds was made from takes that build back, with its findings
+//! (`shelf::Builds`), instead of being built and checked again.
+//!
 //! Where an edit could make the tree another shape, a full load is done
 //! instead (the parsed documents reused, as before): a file whose kind or
 //! format its new text changes, a pipeline whose rebuilding loads a file,
