@@ -17,6 +17,10 @@
 //! their build was made from (`graph_versions`). On the 10k bench tree the
 //! restart re-parsed, built and checked ~all pipelines again.
 //!
+//! A pipeline whose files have again the texts (versions) one of its
+//! earlier builds was made from takes that build back, with its findings
+//! (`shelf::Builds`), instead of being built and checked again.
+//!
 //! Where an edit could make the tree another shape, a full load is done
 //! instead (the parsed documents reused, as before): a file whose kind or
 //! format its new text changes, a pipeline whose rebuilding loads a file,
@@ -35,7 +39,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
 use crate::fix::report::{self, Order};
-use crate::fix::shelf::{LOADED, Parsed, Shelf};
+use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Shelf, Versions};
 use crate::model::detect::Kind;
 use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
@@ -87,6 +91,9 @@ pub struct Checks {
     /// Of the checks again, those whose report was merged around what
     /// changed (`fix::report`) instead of made whole.
     pub merged_reports: usize,
+    /// Pipelines' builds and findings taken back (`shelf::Builds`) instead
+    /// of built and checked again.
+    pub builds_taken_back: usize,
 }
 
 /// How a check again was made.
@@ -97,6 +104,8 @@ struct Updated {
     taken_back: usize,
     /// The report merged around what changed (`fix::report`).
     merged_report: bool,
+    /// Pipelines' builds taken back instead of made.
+    builds_taken_back: usize,
 }
 
 /// A checked workspace and what the rules found in it.
@@ -119,9 +128,13 @@ pub struct Checked {
     pipeline_reads: Vec<Vec<FileId>>,
     /// The files each pipeline reads or its findings name, sorted.
     pipeline_files: Vec<Vec<FileId>>,
+    /// Their versions when the pipeline was built.
+    pipeline_versions: Vec<Vec<u64>>,
+    /// The builds pipelines had for other versions of their files.
+    builds: Builds,
     /// Each file's text's version (`shelf`): which of its texts it has.
     versions: Vec<u64>,
-    next_version: u64,
+    text_versions: Versions,
     /// The documents of the texts files had before in this run.
     parsed: Shelf<FileId, Parsed>,
     /// The version of each file's text that the graph, the pipelines',
@@ -169,6 +182,7 @@ impl<'a> Checker<'a> {
                     self.counts.as_loaded += usize::from(u.as_loaded);
                     self.counts.taken_back += u.taken_back;
                     self.counts.merged_reports += usize::from(u.merged_report);
+                    self.counts.builds_taken_back += u.builds_taken_back;
                     last
                 } else {
                     self.full(overlay, Some(last.ws))
@@ -224,9 +238,10 @@ impl<'a> Checker<'a> {
         }
         .whole();
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.iter().map(reads).collect();
-        let pipeline_files = (0..graph.pipelines.len())
+        let pipeline_files: Vec<Vec<FileId>> = (0..graph.pipelines.len())
             .map(|i| files_named(&pipeline_reads[i], found.of_pipeline(i)))
             .collect();
+        let pipeline_versions = pipeline_files.iter().map(|f| vec![LOADED; f.len()]).collect();
         let keys = (0..ws.files.len()).map(|_| OnceLock::new()).collect();
         let loaded_diagnostics = diagnostics.clone();
         let versions = vec![LOADED; ws.files.len()];
@@ -241,9 +256,11 @@ impl<'a> Checker<'a> {
             loaded_kinds,
             pipeline_reads,
             pipeline_files,
+            pipeline_versions,
+            builds: Builds::default(),
             graph_versions: versions.clone(),
             versions,
-            next_version: LOADED + 1,
+            text_versions: Versions::default(),
             parsed: Shelf::default(),
             stale: BTreeSet::new(),
             loaded_diagnostics,
@@ -282,8 +299,7 @@ impl Checked {
         let mut texts_changed: Vec<FileId> = Vec::with_capacity(replaced.len() + back.len());
         let mut reparsed: Vec<FileId> = Vec::with_capacity(replaced.len());
         for (id, doc, lines) in replaced {
-            let version = self.next_version;
-            self.next_version += 1;
+            let version = self.text_versions.of(id, &self.ws.files[id].doc.text);
             // Its own findings are made again (`Findings::recheck`).
             self.shelve(id, doc, lines, version, Vec::new(), &mut named);
             texts_changed.push(id);
@@ -303,7 +319,18 @@ impl Checked {
                 self.stale.insert(id);
             }
         }
-        self.ws.overlay = overlay.clone();
+        // In place: most texts are the last overlay's (a copy of every
+        // text each pass was ~2% of the run on the 10k bench tree).
+        self.ws.overlay.retain(|k, _| overlay.contains_key(k));
+        for (k, text) in overlay {
+            match self.ws.overlay.get_mut(k) {
+                Some(had) if had == text => {}
+                Some(had) => had.clone_from(text),
+                None => {
+                    self.ws.overlay.insert(k.clone(), text.clone());
+                }
+            }
+        }
         texts_changed.sort_unstable();
         reparsed.sort_unstable();
         self.suppressions.update(&self.ws, &texts_changed);
@@ -322,13 +349,18 @@ impl Checked {
                 as_loaded: true,
                 taken_back,
                 merged_report: false,
+                builds_taken_back: 0,
             });
         }
         let changed: Vec<FileId> = std::mem::take(&mut self.stale).into_iter().collect();
         for &id in &changed {
             self.graph_versions[id] = self.versions[id];
         }
-        let (pipelines, elements) = self.rebuild(&changed)?;
+        let Rebuilt {
+            pipelines,
+            taken_back: builds_taken_back,
+            elements,
+        } = self.rebuild(&changed, &mut named)?;
         let ctx = Ctx::new(&self.ws, opts.facts, opts.profile, &opts.selection);
         named.extend(
             self.found
@@ -337,6 +369,7 @@ impl Checked {
         named.extend(&texts_changed);
         for &i in &pipelines {
             self.pipeline_files[i] = files_named(&self.pipeline_reads[i], self.found.of_pipeline(i));
+            self.pipeline_versions[i] = self.pipeline_files[i].iter().map(|f| self.versions[*f]).collect();
         }
         let inputs = report::Inputs {
             ws: &self.ws,
@@ -358,6 +391,7 @@ impl Checked {
             as_loaded: false,
             taken_back,
             merged_report,
+            builds_taken_back,
         })
     }
 
@@ -374,6 +408,9 @@ impl Checked {
         named: &mut Vec<FileId>,
     ) {
         let version = std::mem::replace(&mut self.versions[id], version);
+        if version == LOADED {
+            self.text_versions.loaded(id, &doc.text);
+        }
         rules::named_by(&found, named);
         let found = self.found.swap_file(id, found);
         rules::named_by(&found, named);
@@ -415,12 +452,15 @@ impl Checked {
         Some(edits)
     }
 
-    /// Build again, in place, the pipelines that read a changed file, and
-    /// the standalone elements of changed files; their positions, or
-    /// `None` where the tree may have changed shape.
-    fn rebuild(&mut self, changed: &[FileId]) -> Option<(Vec<usize>, Vec<usize>)> {
+    /// Build again, in place, the pipelines that read a changed file (or
+    /// take back the build they had for the versions their files have now,
+    /// with its findings), and the standalone elements of changed files;
+    /// their positions, or `None` where the tree may have changed shape.
+    /// The files the replaced pipelines' findings named are added to
+    /// `named`, and those of the findings taken back.
+    fn rebuild(&mut self, changed: &[FileId], named: &mut Vec<FileId>) -> Option<Rebuilt> {
         let touched: HashSet<FileId> = changed.iter().copied().collect();
-        let pipelines: Vec<usize> = (0..self.graph.pipelines.len())
+        let affected: Vec<usize> = (0..self.graph.pipelines.len())
             .filter(|&i| self.pipeline_files[i].iter().any(|f| touched.contains(f)))
             .collect();
         let (files, problems, skipped) = (self.ws.files.len(), self.ws.file_problems.len(), self.ws.skipped.len());
@@ -430,7 +470,7 @@ impl Checked {
         // gave it, updated by the pipelines before. They agree where each
         // file the pipeline reads still has its loaded kind.
         let loaded = |f: &FileId| self.loaded_kinds.get(*f).is_some_and(|k| *k == self.ws.files[*f].kind);
-        for &i in &pipelines {
+        for &i in &affected {
             let root = self.graph.pipelines[i].root;
             let by_config = matches!(
                 self.ws.files[root].kind,
@@ -438,6 +478,16 @@ impl Checked {
             );
             if !by_config || !self.pipeline_files[i].iter().all(loaded) {
                 return None;
+            }
+        }
+        // A build kept for the versions the files have now is the build
+        // these texts make.
+        let mut kept = Vec::new();
+        let mut pipelines = Vec::with_capacity(affected.len());
+        for i in affected {
+            match self.builds.take(i, &self.versions) {
+                Some(b) => kept.push((i, b)),
+                None => pipelines.push(i),
             }
         }
         // deepstream-app and test-app configs on all threads, looking up
@@ -472,11 +522,30 @@ impl Checked {
         if !same_reads {
             return None;
         }
-        let mut replaced = Vec::with_capacity(built.len());
-        for (i, (p, _)) in built {
-            replaced.push(std::mem::replace(&mut self.graph.pipelines[i], p));
+        // The builds replaced are kept, with their findings; the new builds'
+        // findings are made by `Findings::recheck`.
+        let taken_back = kept.len();
+        let incoming = built
+            .into_iter()
+            .map(|(i, (pipeline, _))| (i, pipeline, Vec::new(), Vec::new(), Vec::new()))
+            .chain(
+                kept.into_iter()
+                    .map(|(i, b)| (i, b.pipeline, b.found, b.files, b.versions)),
+            );
+        let mut let_go = Vec::new();
+        for (i, pipeline, found, files, versions) in incoming {
+            rules::named_by(&found, named);
+            let found = self.found.swap_pipeline(i, found);
+            rules::named_by(&found, named);
+            let old = Build {
+                pipeline: std::mem::replace(&mut self.graph.pipelines[i], pipeline),
+                found,
+                files: std::mem::replace(&mut self.pipeline_files[i], files),
+                versions: std::mem::replace(&mut self.pipeline_versions[i], versions),
+            };
+            let_go.extend(self.builds.put(i, old));
         }
-        drop_aside(replaced);
+        drop_aside(let_go);
         let same_shape = self.ws.files.len() == files
             && self.ws.file_problems.len() == problems
             && self.ws.skipped.len() == skipped
@@ -495,8 +564,21 @@ impl Checked {
             *e = frontend::config::standalone(&self.ws, file)?;
             elements.push(i);
         }
-        Some((pipelines, elements))
+        Some(Rebuilt {
+            pipelines,
+            taken_back,
+            elements,
+        })
     }
+}
+
+/// What `rebuild` made again: the pipelines built (their findings to be
+/// made), how many builds were taken back (with their findings), and the
+/// standalone elements built.
+struct Rebuilt {
+    pipelines: Vec<usize>,
+    taken_back: usize,
+    elements: Vec<usize>,
 }
 
 /// Let go of what a check no longer needs on a pool thread: freeing the
