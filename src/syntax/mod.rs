@@ -12,6 +12,7 @@ pub mod python_cuts;
 mod render;
 pub mod shell;
 pub mod shell_cuts;
+pub mod shell_plain;
 pub mod yaml;
 pub mod yaml_tree;
 
