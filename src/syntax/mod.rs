@@ -288,6 +288,12 @@ impl Index {
         ix
     }
 
+    /// Whether a group name or a key in a group name repeats: only then
+    /// does how repeats resolve change the index.
+    fn has_repeats(&self) -> bool {
+        self.next.iter().any(|&n| n != NONE) || self.overridden.iter().any(|&o| o)
+    }
+
     /// The first group named `name`.
     fn first(&self, all: &[Group], name: &str) -> Option<usize> {
         let h = self.hasher.hash_one(name);
@@ -377,7 +383,12 @@ impl Document {
     /// up directly (`first_wins(group, key)`) keeps its first copy; a key
     /// the reader meets by iterating the map keeps its last.
     pub fn resolve_as_yaml_cpp(&mut self, first_wins: &FirstWins) {
-        self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        // Without a repeated group or key the index is the same either
+        // way: not built a second time (a tenth of an 8 MiB
+        // deepstream-parallel-infer config's check).
+        if self.by_name.has_repeats() {
+            self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        }
         self.first_map_only = true;
     }
 
@@ -552,7 +563,7 @@ pub fn detect_line_ending(text: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Entry, LineIndex, detect_line_ending};
+    use super::{Document, Entry, Format, LineIndex, detect_line_ending};
 
     /// Every document's entries live to the end of a check: 64 bytes an
     /// entry (96 with 64-bit spans and count).
@@ -595,5 +606,38 @@ mod tests {
         }
         assert_eq!(detect_line_ending("a\r\nb\nc\n"), "\n");
         assert_eq!(detect_line_ending("a\r\nb\r\nc\n"), "\r\n");
+    }
+
+    /// Resolving repeats as yaml-cpp does: a document without repeats
+    /// keeps its index (it would be built the same); with a repeated map
+    /// or key, the first map and a looked-up key's first copy win.
+    #[test]
+    fn yaml_cpp_resolution_with_and_without_repeats() {
+        let lookups = |d: &Document| {
+            let mut out = Vec::new();
+            for (g, group) in d.groups.iter().enumerate() {
+                for (e, entry) in group.entries.iter().enumerate() {
+                    let winner = d.get(&group.name, &entry.key).map(|w| w.spans.key());
+                    let over = d.overridden_by(g, e).map(|w| w.spans.key());
+                    let named: Vec<_> = d.groups_named(&group.name).map(|x| x.name_span.clone()).collect();
+                    out.push(format!("{g}/{e}: {winner:?} {over:?} {named:?}"));
+                }
+            }
+            out
+        };
+        let plain = "a:\n  x: 1\n  y: 2\nb:\n  x: 3\n";
+        let mut d = Document::parse(plain.to_string(), Format::Yaml);
+        let before = lookups(&d);
+        d.resolve_as_yaml_cpp(&|_, _| true);
+        assert_eq!(lookups(&d), before);
+        assert!(d.unread_repeat_of(&d.groups[1]).is_none());
+
+        let repeats = "a:\n  x: 1\n  x: 2\n  y: 5\n  y: 6\na:\n  x: 3\n";
+        let mut d = Document::parse(repeats.to_string(), Format::Yaml);
+        assert_eq!(d.get("a", "x").and_then(|e| e.value.as_deref()), Some("3"));
+        d.resolve_as_yaml_cpp(&|_, key| key == "x");
+        assert_eq!(d.get("a", "x").and_then(|e| e.value.as_deref()), Some("1"));
+        assert_eq!(d.get("a", "y").and_then(|e| e.value.as_deref()), Some("6"));
+        assert!(d.unread_repeat_of(&d.groups[1]).is_some());
     }
 }
