@@ -12,6 +12,7 @@ pub mod python_cuts;
 mod render;
 pub mod shell;
 pub mod shell_cuts;
+pub mod shell_plain;
 pub mod yaml;
 pub mod yaml_tree;
 
@@ -167,9 +168,11 @@ struct Index {
     /// For each group, the next group of its name in file order (`NONE`:
     /// the last).
     next: Vec<u32>,
-    /// The winning entry of each (group name, key), by its ordinal in the
-    /// file (see `first_entry`).
-    winners: HashTable<u32>,
+    /// The winning entry of each (group name, key): its group and its
+    /// position there, not its ordinal (twice the size): finding an
+    /// ordinal's group was a binary search over the groups on every probe
+    /// of every lookup, a tenth of an 8 MiB YAML config's check.
+    winners: HashTable<(u32, u32)>,
     /// Whether a later entry with the same group name and key overrides
     /// an entry, by the entry's ordinal in the file (`first_entry[group] +
     /// entry`): "is this line the one that counts?" is an index, not a
@@ -228,11 +231,11 @@ impl Index {
         ix.names
             .reserve(groups.len(), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
         let first_entry = &ix.first_entry;
-        let at = |ordinal: u32| locate(first_entry, ordinal);
-        ix.winners.reserve(entries, |&w| {
-            let (wg, we) = at(w);
-            hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
-        });
+        let hash_winner = |&(wg, we): &(u32, u32)| {
+            let g = &groups[wg as usize];
+            hasher.hash_one((g.name.as_str(), g.entries[we as usize].key.as_str()))
+        };
+        ix.winners.reserve(entries, hash_winner);
         for (gi, g) in groups.iter().enumerate() {
             let h = hasher.hash_one(g.name.as_str());
             match ix.names.find(h, |&f| groups[f as usize].name == g.name) {
@@ -262,9 +265,9 @@ impl Index {
                     continue;
                 }
                 let h = hasher.hash_one((g.name.as_str(), e.key.as_str()));
-                let same = |&w: &u32| {
-                    let (wg, we) = at(w);
-                    groups[wg].name == g.name && groups[wg].entries[we].key == e.key
+                let same = |&(wg, we): &(u32, u32)| {
+                    let w = &groups[wg as usize];
+                    w.name == g.name && w.entries[we as usize].key == e.key
                 };
                 let first_wins = yaml_cpp.is_some_and(|f| f(&g.name, &e.key));
                 let ordinal = first_entry[gi] + small(ei);
@@ -273,19 +276,22 @@ impl Index {
                         ix.overridden[ordinal as usize] = true;
                     }
                     Some(slot) => {
-                        ix.overridden[*slot as usize] = true;
-                        *slot = ordinal;
+                        ix.overridden[(first_entry[slot.0 as usize] + slot.1) as usize] = true;
+                        *slot = (small(gi), small(ei));
                     }
                     None => {
-                        ix.winners.insert_unique(h, ordinal, |&w| {
-                            let (wg, we) = at(w);
-                            hasher.hash_one((groups[wg].name.as_str(), groups[wg].entries[we].key.as_str()))
-                        });
+                        ix.winners.insert_unique(h, (small(gi), small(ei)), hash_winner);
                     }
                 }
             }
         }
         ix
+    }
+
+    /// Whether a group name or a key in a group name repeats: only then
+    /// does how repeats resolve change the index.
+    fn has_repeats(&self) -> bool {
+        self.next.iter().any(|&n| n != NONE) || self.overridden.iter().any(|&o| o)
     }
 
     /// The first group named `name`.
@@ -307,21 +313,13 @@ impl Index {
 
     fn winner(&self, all: &[Group], group: &str, key: &str) -> Option<(usize, usize)> {
         let h = self.hasher.hash_one((group, key));
-        let at = |w: u32| locate(&self.first_entry, w);
         self.winners
-            .find(h, |&w| {
-                let (g, e) = at(w);
-                all[g].name == group && all[g].entries[e].key == key
+            .find(h, |&(g, e)| {
+                let g = &all[g as usize];
+                g.name == group && g.entries[e as usize].key == key
             })
-            .map(|&w| at(w))
+            .map(|&(g, e)| (g as usize, e as usize))
     }
-}
-
-/// The (group, entry) of an entry's ordinal: the group is the last whose
-/// first ordinal is at most it (empty groups share their successor's).
-fn locate(first_entry: &[u32], ordinal: u32) -> (usize, usize) {
-    let g = first_entry.partition_point(|&f| f <= ordinal) - 1;
-    (g, (ordinal - first_entry[g]) as usize)
 }
 
 impl Document {
@@ -385,7 +383,12 @@ impl Document {
     /// up directly (`first_wins(group, key)`) keeps its first copy; a key
     /// the reader meets by iterating the map keeps its last.
     pub fn resolve_as_yaml_cpp(&mut self, first_wins: &FirstWins) {
-        self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        // Without a repeated group or key the index is the same either
+        // way: not built a second time (a tenth of an 8 MiB
+        // deepstream-parallel-infer config's check).
+        if self.by_name.has_repeats() {
+            self.by_name = Index::build_with(&self.groups, Some(first_wins));
+        }
         self.first_map_only = true;
     }
 
@@ -560,7 +563,7 @@ pub fn detect_line_ending(text: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Entry, LineIndex, detect_line_ending};
+    use super::{Document, Entry, Format, LineIndex, detect_line_ending};
 
     /// Every document's entries live to the end of a check: 64 bytes an
     /// entry (96 with 64-bit spans and count).
@@ -603,5 +606,38 @@ mod tests {
         }
         assert_eq!(detect_line_ending("a\r\nb\nc\n"), "\n");
         assert_eq!(detect_line_ending("a\r\nb\r\nc\n"), "\r\n");
+    }
+
+    /// Resolving repeats as yaml-cpp does: a document without repeats
+    /// keeps its index (it would be built the same); with a repeated map
+    /// or key, the first map and a looked-up key's first copy win.
+    #[test]
+    fn yaml_cpp_resolution_with_and_without_repeats() {
+        let lookups = |d: &Document| {
+            let mut out = Vec::new();
+            for (g, group) in d.groups.iter().enumerate() {
+                for (e, entry) in group.entries.iter().enumerate() {
+                    let winner = d.get(&group.name, &entry.key).map(|w| w.spans.key());
+                    let over = d.overridden_by(g, e).map(|w| w.spans.key());
+                    let named: Vec<_> = d.groups_named(&group.name).map(|x| x.name_span.clone()).collect();
+                    out.push(format!("{g}/{e}: {winner:?} {over:?} {named:?}"));
+                }
+            }
+            out
+        };
+        let plain = "a:\n  x: 1\n  y: 2\nb:\n  x: 3\n";
+        let mut d = Document::parse(plain.to_string(), Format::Yaml);
+        let before = lookups(&d);
+        d.resolve_as_yaml_cpp(&|_, _| true);
+        assert_eq!(lookups(&d), before);
+        assert!(d.unread_repeat_of(&d.groups[1]).is_none());
+
+        let repeats = "a:\n  x: 1\n  x: 2\n  y: 5\n  y: 6\na:\n  x: 3\n";
+        let mut d = Document::parse(repeats.to_string(), Format::Yaml);
+        assert_eq!(d.get("a", "x").and_then(|e| e.value.as_deref()), Some("3"));
+        d.resolve_as_yaml_cpp(&|_, key| key == "x");
+        assert_eq!(d.get("a", "x").and_then(|e| e.value.as_deref()), Some("1"));
+        assert_eq!(d.get("a", "y").and_then(|e| e.value.as_deref()), Some("6"));
+        assert!(d.unread_repeat_of(&d.groups[1]).is_some());
     }
 }

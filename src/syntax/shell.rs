@@ -12,12 +12,13 @@
 //! placeholder.
 
 use rayon::prelude::*;
-use tree_sitter::{Node, Parser, Range, Tree};
+use tree_sitter::{Node, Parser, Point, Range, Tree};
 
 use crate::base::Span;
 use crate::syntax::launch::Mapped;
 use crate::syntax::points::points;
 use crate::syntax::shell_cuts;
+use crate::syntax::shell_plain::{self, Part};
 
 /// One `gst-launch-1.0` command of a script.
 #[derive(Debug, Clone)]
@@ -78,21 +79,91 @@ pub fn launches_by(text: &str, piece: usize) -> Vec<Launch> {
 /// The pieces' launches, in order; `None` when there is only one piece or
 /// a piece has a syntax error.
 fn launches_in_pieces(text: &str, piece: usize) -> Option<Vec<Launch>> {
-    let ranges = pieces(text, &shell_cuts::cuts(text), piece);
+    let cuts = shell_cuts::cuts(text);
+    let ranges = pieces(text, &cuts, piece);
     if ranges.len() < 2 {
         return None;
     }
-    let per_piece: Option<Vec<Vec<Launch>>> = ranges
-        .par_iter()
-        .map(|r| {
-            let mut parser = Parser::new();
-            parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-            parser.set_included_ranges(std::slice::from_ref(r)).ok()?;
-            let tree = parser.parse(text, None)?;
-            (!tree.root_node().has_error()).then(|| launches_in(&tree, text))
-        })
-        .collect();
+    let per_piece: Option<Vec<Vec<Launch>>> = ranges.par_iter().map(|r| piece_launches(text, &cuts, r)).collect();
     Some(per_piece?.into_iter().flatten().collect())
+}
+
+/// The launches of piece `r`, whose lines start at `cuts`: a plain line
+/// (`shell_plain`) read as it is, each run of other lines parsed apart
+/// (whole lines between cuts parse alone as in the whole script); `None`
+/// when a run has a syntax error.
+fn piece_launches(text: &str, cuts: &[usize], r: &Range) -> Option<Vec<Launch>> {
+    let mut parser = Parser::new();
+    parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+    let mut out = Vec::new();
+    // Lines not read yet, from this offset and point.
+    let mut pending: Option<(usize, Point)> = None;
+    let mut parse = |from: (usize, Point), to: (usize, Point), out: &mut Vec<Launch>| -> Option<()> {
+        let range = Range {
+            start_byte: from.0,
+            start_point: from.1,
+            end_byte: to.0,
+            end_point: to.1,
+        };
+        parser.set_included_ranges(&[range]).ok()?;
+        let tree = parser.parse(text, None)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        out.extend(launches_in(&tree, text));
+        Some(())
+    };
+    let first = cuts.partition_point(|&c| c <= r.start_byte);
+    let ends = cuts[first..]
+        .iter()
+        .copied()
+        .take_while(|&c| c < r.end_byte)
+        .chain([r.end_byte]);
+    // Each line's start and point (a cut starts a line: column 0).
+    let mut line = (r.start_byte, r.start_point);
+    for end in ends {
+        let end_point = if end == r.end_byte {
+            r.end_point
+        } else {
+            let rows = memchr::memchr_iter(b'\n', &text.as_bytes()[line.0..end]).count();
+            Point {
+                row: line.1.row + rows,
+                column: 0,
+            }
+        };
+        match plain_launch(text, line.0..end) {
+            Some(l) => {
+                if let Some(from) = pending.take() {
+                    parse(from, line, &mut out)?;
+                }
+                out.push(l);
+            }
+            None => {
+                pending.get_or_insert(line);
+            }
+        }
+        line = (end, end_point);
+    }
+    if let Some(from) = pending {
+        parse(from, line, &mut out)?;
+    }
+    Some(out)
+}
+
+/// The launch of line `span` when it is a plain `gst-launch-1.0` command
+/// (`shell_plain`); `None` for any other line.
+fn plain_launch(text: &str, span: Span) -> Option<Launch> {
+    let line = &text[span.clone()];
+    let words = shell_plain::words(line.strip_suffix('\n').unwrap_or(line), span.start)?;
+    let (name, args) = words.split_first()?;
+    let program = &text[name.span.clone()];
+    // `a=b/gst-launch-1.0` would be an assignment.
+    if name.quoted || program.contains('=') || !is_gst_launch(program) {
+        return None;
+    }
+    let args: Vec<PlainArg> = args.iter().map(|w| PlainArg { w, text }).collect();
+    let end = words.last().map_or(name.span.end, |w| w.span.end);
+    launch_of(program, &args, name.span.start..end)
 }
 
 /// The script's ranges between `cuts`, joined into pieces of at least
@@ -153,17 +224,76 @@ fn is_gst_launch(word: &str) -> bool {
 fn launch(cmd: Node, text: &str) -> Option<Launch> {
     let name = cmd.child_by_field_name("name")?;
     let mut c = cmd.walk();
-    let args: Vec<Node> = cmd.children_by_field_name("argument", &mut c).collect();
+    let args: Vec<NodeArg> = cmd
+        .children_by_field_name("argument", &mut c)
+        .map(|n| NodeArg { n, text })
+        .collect();
     let program = static_word(name, text)?;
-    let rest: &[Node] = if is_gst_launch(program) {
-        &args
+    launch_of(program, &args, cmd.byte_range())
+}
+
+/// An argument of a command as `launch_of` reads it: a node of the parsed
+/// script, or a word of a plain line.
+trait CommandArg {
+    /// Its text when it has no quotes or expansions.
+    fn static_text(&self) -> Option<&str>;
+    /// The file offset just after its last byte.
+    fn end_byte(&self) -> usize;
+    /// Its characters as the shell leaves them.
+    fn build(&self, b: &mut Arg);
+}
+
+struct NodeArg<'t> {
+    n: Node<'t>,
+    text: &'t str,
+}
+
+impl CommandArg for NodeArg<'_> {
+    fn static_text(&self) -> Option<&str> {
+        static_word(self.n, self.text)
+    }
+    fn end_byte(&self) -> usize {
+        self.n.end_byte()
+    }
+    fn build(&self, b: &mut Arg) {
+        b.node(self.n, self.text);
+    }
+}
+
+struct PlainArg<'w> {
+    w: &'w shell_plain::Word,
+    text: &'w str,
+}
+
+impl CommandArg for PlainArg<'_> {
+    fn static_text(&self) -> Option<&str> {
+        (!self.w.quoted).then(|| &self.text[self.w.span.clone()])
+    }
+    fn end_byte(&self) -> usize {
+        self.w.span.end
+    }
+    fn build(&self, b: &mut Arg) {
+        for part in shell_plain::parts(self.text, self.w) {
+            match part {
+                Part::Unquoted(s, at) => b.unquoted(s, at),
+                Part::Single(s, at) => b.chars(s, at),
+                Part::Double(s, at) => b.double_quoted(s, at),
+            }
+        }
+    }
+}
+
+/// The launch of command `program` with `args` (the whole command at
+/// `span`), when it runs gst-launch (itself or behind a wrapper).
+fn launch_of(program: &str, args: &[impl CommandArg], span: Span) -> Option<Launch> {
+    let rest = if is_gst_launch(program) {
+        args
     } else if WRAPPERS.contains(&program) {
-        let at = args
-            .iter()
-            .position(|a| static_word(*a, text).is_some_and(is_gst_launch))?;
+        let at = args.iter().position(|a| a.static_text().is_some_and(is_gst_launch))?;
         // Only the wrappers' own options and `VAR=x` words before it.
         let before_ok = args[..at].iter().all(|a| {
-            static_word(*a, text).is_some_and(|w| w.starts_with('-') || w.contains('=') || w.parse::<f64>().is_ok())
+            a.static_text()
+                .is_some_and(|w| w.starts_with('-') || w.contains('=') || w.parse::<f64>().is_ok())
         });
         if !before_ok {
             return None;
@@ -177,13 +307,13 @@ fn launch(cmd: Node, text: &str) -> Option<Launch> {
         ..Mapped::default()
     };
     // The description is about as long as the command.
-    let len = cmd.end_byte().saturating_sub(cmd.start_byte());
+    let len = span.len();
     mapped.text.reserve(len);
     mapped.origin.reserve(len);
     let mut skip_value = false;
     let mut first = true;
     for arg in rest {
-        if let Some(w) = static_word(*arg, text) {
+        if let Some(w) = arg.static_text() {
             if skip_value {
                 skip_value = false;
                 continue;
@@ -199,14 +329,11 @@ fn launch(cmd: Node, text: &str) -> Option<Launch> {
         }
         first = false;
         let mut b = Arg::new(&mut mapped);
-        b.node(*arg, text);
+        arg.build(&mut b);
         let end = mapped.text.len();
         mapped.word_ends.push((end, arg.end_byte()));
     }
-    Some(Launch {
-        mapped,
-        span: cmd.byte_range(),
-    })
+    Some(Launch { mapped, span })
 }
 
 /// Builds one argument: its characters as the shell leaves them, with
@@ -459,6 +586,76 @@ mod tests {
         "\t",
     ];
 
+    /// Words of plain lines, and some that make a line not plain.
+    const WORDS: &[&str] = &[
+        "!",
+        "-e",
+        "-v",
+        "-",
+        "--gst-debug-level",
+        "3",
+        "-1",
+        "0x1f",
+        "1.5",
+        "a=b",
+        "name=m",
+        "m.sink_0",
+        "location=/a/b_c.mp4",
+        "\"q s\"",
+        "'s q'",
+        "a\"b\"c",
+        "x='y z'",
+        "caps=\"video/x-raw(memory:NVMM), width=(int)1920\"",
+        "\"\"",
+        "''",
+        "=x",
+        "==",
+        "%d",
+        "a@b",
+        "+x",
+        "^",
+        "a,b:c",
+        "\"it's\"",
+        "'say \"hi\"'",
+        "\"a!b\"",
+        "$X",
+        "a#b",
+        "fi",
+        "done",
+        "then",
+        "in",
+        "esac",
+        "{",
+        "\\",
+        "",
+        "\t",
+    ];
+
+    /// How a line starts: plain launches and lines that are not.
+    const HEADS: &[&str] = &[
+        "gst-launch-1.0",
+        "/usr/bin/gst-launch-1.0",
+        "  gst-launch-1.0",
+        "\tgst-launch-1.0",
+        "exec gst-launch-1.0",
+        "echo",
+        "A=1 gst-launch-1.0",
+        // Not a line of assignments only: tree-sitter-bash reads the next
+        // line into the same command after two of them (bash does not).
+        "a=b/gst-launch-1.0 x",
+        "gst-launch-1.0\"\"",
+    ];
+
+    #[test]
+    fn a_plain_line_is_read_without_parsing() {
+        let line = "gst-launch-1.0 filesrc location=/opt/s0.h264 ! h264parse ! m.sink_0 nvstreammux name=m batch-size=1 caps=\"a, b=(int)1\" 'c d' ! fakesink\n";
+        let text = format!("set -e\n{line}");
+        let plain = plain_launch(&text, 7..text.len()).expect("a plain line");
+        let parsed = launches_by(&text, usize::MAX);
+        assert_eq!(format!("{:?}", [plain]), format!("{parsed:?}"));
+        assert!(plain_launch(&text, 0..7).is_none());
+    }
+
     fn whole_and_pieces(text: &str) -> (String, String) {
         (
             format!("{:?}", launches_by(text, usize::MAX)),
@@ -473,6 +670,23 @@ mod tests {
             parts in proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..16)
         ) {
             let text = parts.concat();
+            let (whole, pieces) = whole_and_pieces(&text);
+            proptest::prop_assert_eq!(whole, pieces, "{}", text);
+        }
+
+        /// Plain lines read as tree-sitter reads them (and lines that
+        /// are almost plain are parsed).
+        #[test]
+        fn plain_lines_read_as_the_whole(
+            lines in proptest::collection::vec(
+                (proptest::sample::select(HEADS), proptest::collection::vec(proptest::sample::select(WORDS), 0..8)),
+                1..6,
+            )
+        ) {
+            let text: String = lines
+                .iter()
+                .map(|(head, words)| format!("{head} {}\n", words.join(" ")))
+                .collect();
             let (whole, pieces) = whole_and_pieces(&text);
             proptest::prop_assert_eq!(whole, pieces, "{}", text);
         }
