@@ -418,8 +418,9 @@ fn run_once(
     }
 }
 
-/// A text's fingerprint, to tell a text the file already had.
-fn hash(text: &str) -> u64 {
+/// A text's fingerprint, to tell a text the file already had (here, and
+/// the versions of `shelf::Versions`).
+pub(super) fn hash(text: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault};
     // SipHash with fixed keys: the texts are the run's own, compared only
     // within the run.

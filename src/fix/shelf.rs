@@ -99,7 +99,7 @@ impl Versions {
         let next = &mut self.next;
         *self
             .known
-            .entry((file, fingerprint(text), text.len()))
+            .entry((file, super::engine::hash(text), text.len()))
             .or_insert_with(|| {
                 *next += 1;
                 *next
@@ -108,13 +108,8 @@ impl Versions {
 
     /// Note that `text` is `file`'s loaded text (version `LOADED`).
     pub fn loaded(&mut self, file: FileId, text: &str) {
-        self.known.insert((file, fingerprint(text), text.len()), LOADED);
+        self.known.insert((file, super::engine::hash(text), text.len()), LOADED);
     }
-}
-
-fn fingerprint(text: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(text)
 }
 
 /// A pipeline's build with its findings and the files it reads or its
