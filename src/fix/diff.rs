@@ -35,14 +35,16 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
         .to_string();
     // A diff is read on a terminal: control characters from the configs
     // are shown escaped, line by line (the line structure stays).
-    let text: String = text
-        .split_inclusive('\n')
-        .map(|l| {
-            // The line ending (CRLF too) stays as it is.
-            let body = l.trim_end_matches('\n').trim_end_matches('\r');
-            format!("{}{}", escape_controls(body), &l[body.len()..])
-        })
-        .collect();
+    // One string written line by line (a string a line was most of the
+    // diffs' allocations).
+    let mut escaped = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        // The line ending (CRLF too) stays as it is.
+        let body = l.trim_end_matches('\n').trim_end_matches('\r');
+        escaped.push_str(&escape_controls(body));
+        escaped.push_str(&l[body.len()..]);
+    }
+    let text = escaped;
     if !color {
         return text;
     }

@@ -14,7 +14,7 @@ use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::fix::guard::{self, DroppedFix, FixKey, PassFix};
-use crate::fix::recheck::{Checker, Checks, Recheck};
+use crate::fix::recheck::{Checked, Checker, Checks, Recheck};
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
 use crate::rules::Settings;
@@ -139,7 +139,6 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
     loop {
         let run = run_once(&mut checker, opts, start.clone(), &banned);
         let new = run.introduced();
-        let mut out = run.outcome;
         // A restart goes back to the starting texts and a trial is a whole
         // fix loop, each checking again only what its edits touch; on a
         // large tree the guard still restarts once and blames without
@@ -148,6 +147,12 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
         let large = checker.last().map_or(0, |c| c.ws.files.len()) > guard::TRIAL_FILES;
         let max_restarts = if large { 1 } else { guard::MAX_RESTARTS };
         if new.is_empty() || restarts == max_restarts {
+            // What the run leaves and changed is read from its last check
+            // (the checker's last), made only for the run that is returned.
+            let mut out = match checker.last() {
+                Some(last) => run.finish(last, opts),
+                None => FixOutcome::default(),
+            };
             out.dropped = dropped;
             out.checks = checker.counts();
             out.final_ws = checker.into_ws();
@@ -189,7 +194,15 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
 
 /// One fix loop, the fixes in `banned` left out.
 struct Run {
-    outcome: FixOutcome,
+    passes: usize,
+    /// The texts the loop ends with (by canonical path), and each changed
+    /// file's path and text before its first fix.
+    overlay: HashMap<PathBuf, String>,
+    originals: BTreeMap<PathBuf, (PathBuf, String)>,
+    /// Every fix applied with the files it edits.
+    logged: Vec<(AppliedFix, Vec<PathBuf>)>,
+    /// Files left unfixed (their fixes undid one another).
+    frozen: BTreeSet<PathBuf>,
     /// Findings at warning or above before the first pass.
     before: guard::Counts,
     /// And after the last.
@@ -203,6 +216,82 @@ impl Run {
     fn introduced(&self) -> Vec<(PathBuf, &'static str)> {
         guard::introduced(&self.before, &self.after)
     }
+
+    /// What the loop did and left, `last` its last check: the guard's
+    /// restart and trials only ask `introduced`, so a run they replace
+    /// copies no text nor finding for an outcome no one reads.
+    fn finish(self, last: &Checked, opts: &FixOptions) -> FixOutcome {
+        let Run {
+            passes,
+            overlay,
+            originals,
+            logged,
+            frozen,
+            ..
+        } = self;
+        let ws = &last.ws;
+        let diagnostics = &last.diagnostics;
+        let covered = opts.selection.scope(ws).covered(ws);
+        let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
+        let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
+        let mut out = FixOutcome {
+            passes,
+            ..FixOutcome::default()
+        };
+        for d in diagnostics {
+            if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
+                *out.unsafe_left.entry(d.code()).or_default() += 1;
+            }
+        }
+        out.related_left = diagnostics
+            .iter()
+            .filter_map(|d| {
+                let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
+                let edits = edits_outside(&covered, f)
+                    .into_iter()
+                    .map(|file| ws.files[file].path.clone())
+                    .collect();
+                Some(RelatedLeft {
+                    file: ws.files[d.file].path.clone(),
+                    line: ws.files[d.file].position(d.span.start).0,
+                    code: d.code(),
+                    title: f.title.clone(),
+                    edits,
+                })
+            })
+            .collect();
+        out.remaining = diagnostics.clone();
+        out.conflicting = frozen
+            .iter()
+            .filter_map(|k| ws.get(k).map(|id| ws.files[id].path.clone()))
+            .collect();
+        for (key, (path, original)) in &originals {
+            if let Some(new) = overlay.get(key) {
+                if new != original {
+                    out.changed.insert(path.clone(), (original.clone(), new.clone()));
+                }
+            }
+        }
+        // What the run did is what its final texts hold: a fix to a file that
+        // ended as it began (later fixes undid it, the file shared by
+        // pipelines that want different values) or that was left unfixed is
+        // not reported as applied, nor counted.
+        let kept = |files: &Vec<PathBuf>| {
+            files.iter().all(|k| {
+                !frozen.contains(k)
+                    && originals
+                        .get(k)
+                        .is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
+            })
+        };
+        for (fix, files) in logged {
+            if kept(&files) {
+                *out.applied.entry(fix.code).or_default() += 1;
+                out.log.push(fix);
+            }
+        }
+        out
+    }
 }
 
 fn run_once(
@@ -215,9 +304,10 @@ fn run_once(
     // Every fix applied with the files it edits, kept in the log at the end
     // only if those files hold it.
     let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
+    let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
     let mut overlay = start;
     let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
-    let mut out = FixOutcome::default();
+    let mut passes = 0;
     // Hashes of the texts each changed file had in this run.
     let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
@@ -236,9 +326,14 @@ fn run_once(
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
-        let fix_key =
-            |d: &Diagnostic| -> Option<FixKey> { Some((key(d.file), d.code(), d.fix.as_ref()?.title.clone())) };
-        let allowed = |d: &Diagnostic| banned.is_empty() || fix_key(d).is_none_or(|k| !banned.contains(&k));
+        // Whether a finding's fix is banned: its key is made (a path and a
+        // title copied) only for a fix whose title a banned fix has.
+        let allowed = |d: &Diagnostic| match &d.fix {
+            Some(f) if banned_titles.contains(f.title.as_str()) => {
+                !banned.contains(&(key(d.file), d.code(), f.title.clone()))
+            }
+            _ => true,
+        };
         // A fix whose edits write the bytes already there changes nothing: it
         // is not applied (nor counted), and cannot make a file look as if it
         // came back to an earlier text.
@@ -256,7 +351,7 @@ fn run_once(
         // A file put back this pass: the findings must be read again from
         // the texts that will be written.
         let mut reverted = false;
-        let pass = if out.passes >= MAX_PASSES {
+        let pass = if passes >= MAX_PASSES {
             None
         } else {
             loop {
@@ -264,9 +359,9 @@ fn run_once(
                     .iter()
                     .filter(wanted)
                     .filter(|d| {
-                        d.fix
-                            .as_ref()
-                            .is_some_and(|f| f.edits.iter().all(|e| !frozen.contains(&key(e.file))))
+                        d.fix.as_ref().is_some_and(|f| {
+                            frozen.is_empty() || f.edits.iter().all(|e| !frozen.contains(checked.key(e.file)))
+                        })
                     })
                     .collect();
                 // An engine name (DS207) follows the batch, GPU and precision
@@ -318,37 +413,9 @@ fn run_once(
             if reverted {
                 continue;
             }
-            out.unsafe_left.clear();
-            for d in diagnostics {
-                if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
-                    *out.unsafe_left.entry(d.code()).or_default() += 1;
-                }
-            }
-            out.related_left = diagnostics
-                .iter()
-                .filter_map(|d| {
-                    let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
-                    let edits = edits_outside(&covered, f)
-                        .into_iter()
-                        .map(|file| ws.files[file].path.clone())
-                        .collect();
-                    Some(RelatedLeft {
-                        file: ws.files[d.file].path.clone(),
-                        line: ws.files[d.file].position(d.span.start).0,
-                        code: d.code(),
-                        title: f.title.clone(),
-                        edits,
-                    })
-                })
-                .collect();
-            out.remaining = diagnostics.clone();
-            out.conflicting = frozen
-                .iter()
-                .filter_map(|k| ws.get(k).map(|id| ws.files[id].path.clone()))
-                .collect();
             break guard::warned(diagnostics, |f| checked.key(f));
         };
-        out.passes += 1;
+        passes += 1;
         // By address: a scan of `taken` per fixable finding was quadratic
         // (18k fixes in a pass of a 10k-file tree: a third of a second).
         let taken_at: HashSet<*const Fix> = taken.iter().map(|&t| t as *const Fix).collect();
@@ -385,33 +452,12 @@ fn run_once(
             overlay.insert(k, text);
         }
     };
-    for (key, (path, original)) in &originals {
-        if let Some(new) = overlay.get(key) {
-            if new != original {
-                out.changed.insert(path.clone(), (original.clone(), new.clone()));
-            }
-        }
-    }
-    // What the run did is what its final texts hold: a fix to a file that
-    // ended as it began (later fixes undid it, the file shared by
-    // pipelines that want different values) or that was left unfixed is
-    // not reported as applied, nor counted.
-    let kept = |files: &Vec<PathBuf>| {
-        files.iter().all(|k| {
-            !frozen.contains(k)
-                && originals
-                    .get(k)
-                    .is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
-        })
-    };
-    for (fix, files) in logged {
-        if kept(&files) {
-            *out.applied.entry(fix.code).or_default() += 1;
-            out.log.push(fix);
-        }
-    }
     Run {
-        outcome: out,
+        passes,
+        overlay,
+        originals,
+        logged,
+        frozen,
         before: before.unwrap_or_default(),
         after,
         applied,

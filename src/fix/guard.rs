@@ -23,9 +23,15 @@ pub type Counts = HashMap<(PathBuf, &'static str), usize>;
 
 /// (`key`: a file's canonical path.)
 pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf) -> Counts {
-    let mut counts = Counts::new();
+    // Counted by file id first: a path is copied (and hashed) once a
+    // (file, code) pair, not once a finding.
+    let mut by_id: HashMap<(FileId, &'static str), usize> = HashMap::new();
     for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
-        *counts.entry((key(d.file).clone(), d.code())).or_default() += 1;
+        *by_id.entry((d.file, d.code())).or_default() += 1;
+    }
+    let mut counts = Counts::with_capacity(by_id.len());
+    for ((file, code), n) in by_id {
+        *counts.entry((key(file).clone(), code)).or_default() += n;
     }
     counts
 }

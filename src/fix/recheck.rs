@@ -53,6 +53,23 @@ use rayon::prelude::*;
 /// A pipeline built again and the files it read.
 type Built = (Pipeline, HashSet<FileId>);
 
+/// `Workspace::get` of the fix loop's keys, remembered.
+#[derive(Default)]
+struct FileIds(HashMap<Vec<u8>, Option<FileId>, foldhash::fast::RandomState>);
+
+impl FileIds {
+    fn get(&mut self, ws: &Workspace, key: &std::path::Path) -> Option<FileId> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = key.as_os_str().as_bytes();
+        if let Some(id) = self.0.get(bytes) {
+            return *id;
+        }
+        let id = ws.get(key);
+        self.0.insert(bytes.to_vec(), id);
+        id
+    }
+}
+
 /// How each check after the first is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recheck {
@@ -151,6 +168,10 @@ pub struct Checked {
     loaded_overlay: HashSet<PathBuf>,
     /// Each file's canonical path (the fix loop's key), found once.
     keys: Vec<OnceLock<PathBuf>>,
+    /// The file each overlay key names (`Workspace::get`, which places the
+    /// path on the disk), found once a key instead of once a pass; by the
+    /// key's bytes. The workspace's files stay those of this check.
+    ids: FileIds,
     /// Each file's inline suppressions, collected again where its text
     /// changed.
     suppressions: Suppressions,
@@ -243,6 +264,7 @@ impl<'a> Checker<'a> {
             .collect();
         let pipeline_versions = pipeline_files.iter().map(|f| vec![LOADED; f.len()]).collect();
         let keys = (0..ws.files.len()).map(|_| OnceLock::new()).collect();
+        let ids = FileIds::default();
         let loaded_diagnostics = diagnostics.clone();
         let versions = vec![LOADED; ws.files.len()];
         let order = Order::of(&ws);
@@ -266,6 +288,7 @@ impl<'a> Checker<'a> {
             loaded_diagnostics,
             loaded_overlay: overlay.keys().cloned().collect(),
             keys,
+            ids,
             suppressions,
         }
     }
@@ -430,10 +453,10 @@ impl Checked {
     /// with where the last overlay named it and this one does not. `None`
     /// when that text is not at hand (the load read the last overlay's), or
     /// the overlay changes the text of a file not loaded as a config.
-    fn edits(&self, overlay: &HashMap<PathBuf, String>) -> Option<Vec<(FileId, String)>> {
+    fn edits(&mut self, overlay: &HashMap<PathBuf, String>) -> Option<Vec<(FileId, String)>> {
         let mut edits = Vec::new();
         for (key, text) in overlay {
-            match self.ws.get(key) {
+            match self.ids.get(&self.ws, key) {
                 Some(id) if self.ws.files[id].doc.text != *text => edits.push((id, text.clone())),
                 Some(_) => {}
                 None if self.ws.overlay.get(key) == Some(text) => {}
@@ -444,7 +467,7 @@ impl Checked {
             if self.loaded_overlay.contains(key) {
                 return None;
             }
-            let id = self.ws.get(key)?;
+            let id = self.ids.get(&self.ws, key)?;
             if self.versions[id] != LOADED {
                 edits.push((id, self.parsed.loaded(&id)?.doc.text.clone()));
             }
