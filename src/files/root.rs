@@ -104,6 +104,17 @@ impl ProjectRoot {
         real.starts_with(&self.path)
     }
 
+    /// `contains` for a path this placing built ([`within`]).
+    fn holds(&self, at: &Path) -> bool {
+        within(at, &self.path)
+    }
+
+    /// Whether a walk standing at `at` may look at the disk there: a
+    /// folder above the root (on the way down to it) or a path inside it.
+    fn visible(&self, at: &Path) -> bool {
+        within(&self.path, at) || self.holds(at)
+    }
+
     /// Place `path` (relative to the current folder when relative).
     pub fn place(&self, path: &Path) -> Place {
         self.place_from(path, true)
@@ -140,7 +151,7 @@ impl ProjectRoot {
                 mut at, missing: false, ..
             } => {
                 at.push(name);
-                if self.contains(&at) {
+                if self.holds(&at) {
                     Place::Inside(at)
                 } else {
                     Place::Outside
@@ -166,7 +177,7 @@ impl ProjectRoot {
         };
         match end {
             Walked::Outside => Place::Outside,
-            Walked::At { at, .. } if !self.contains(&at) => Place::Outside,
+            Walked::At { at, .. } if !self.holds(&at) => Place::Outside,
             Walked::At { at, missing: true, .. } => Place::Missing(at),
             Walked::At { at, .. } => Place::Inside(at),
         }
@@ -223,7 +234,7 @@ impl ProjectRoot {
         let mut parts = path.components();
         if let (Some(Component::Normal(name)), None) = (parts.next(), parts.next()) {
             at.push(name);
-            let visible = self.path.starts_with(&at) || self.contains(&at);
+            let visible = self.visible(&at);
             if missing || !visible {
                 return Walked::At { at, links, missing };
             }
@@ -260,7 +271,7 @@ impl ProjectRoot {
             // lexically (`../repo/x` from inside `repo` comes back in);
             // where the walk ends decides, and what is read is the path
             // found here, never the one written.
-            let visible = self.path.starts_with(&at) || self.contains(&at);
+            let visible = self.visible(&at);
             if missing || !visible {
                 continue;
             }
@@ -292,6 +303,18 @@ impl Walked {
             missing: false,
         }
     }
+}
+
+/// `path.starts_with(dir)` for the paths a placing builds: absolute, one
+/// normal component pushed at a time onto `/` or onto a canonical path (no
+/// `.` or `..` component, no repeated `/`, no `/` at the end but the
+/// root's), so that comparing their bytes is comparing their components. A
+/// placement asked it twice for each component it walked, component by
+/// component (~2% of a check's instructions).
+fn within(path: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    p.starts_with(d) && (p.len() == d.len() || d.ends_with(b"/") || p[d.len()] == b'/')
 }
 
 /// Push a path's components onto `todo` so that they pop in order; an
@@ -332,6 +355,38 @@ pub fn discover(start: &Path) -> io::Result<PathBuf> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    /// `within` says what `Path::starts_with` says, for the paths a
+    /// placing builds: the root, names that share a prefix with a folder's
+    /// (`/ab` is not under `/a`), the folder itself, and its own prefixes.
+    #[test]
+    fn within_is_starts_with_for_built_paths() {
+        let paths = [
+            "/",
+            "/a",
+            "/ab",
+            "/a/b",
+            "/a/b/c",
+            "/a/bc",
+            "/a/b-c",
+            "/b",
+            "/a/b/c/d.txt",
+            "/tmp/repo",
+            "/tmp/repo2",
+            "/tmp/repo/x",
+            "/tmp/rep",
+            "/tmp/repo/.hidden",
+        ];
+        for p in paths {
+            for d in paths {
+                assert_eq!(
+                    within(Path::new(p), Path::new(d)),
+                    Path::new(p).starts_with(d),
+                    "within({p}, {d})"
+                );
+            }
+        }
+    }
 
     #[test]
     fn places_paths_without_looking_outside() {

@@ -110,9 +110,9 @@ struct SkippedIndex {
     /// The canonical key of each entry of `skipped`, in its order.
     keys: Vec<PathBuf>,
     /// Canonical key → position in `skipped`.
-    by_key: HashMap<PathBuf, usize>,
+    by_key: PathMap<usize>,
     /// The paths listed.
-    paths: HashSet<PathBuf>,
+    paths: HashSet<PathBuf, foldhash::fast::RandomState>,
     /// Positions a reference took back (the file is read as a config now):
     /// dropped from `skipped` at the end of the graph's building
     /// (`Workspace::drop_taken_back`), so that positions hold until then.
@@ -396,6 +396,16 @@ impl Workspace {
         for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
+        // Sized once: the walk's files are put in on this thread alone, and
+        // growing a map hashes every path in it again.
+        let skipped = walked
+            .files
+            .iter()
+            .filter(|(_, (_, l))| matches!(l, Loaded::Skipped(..)))
+            .count();
+        self.by_path.reserve(walked.files.len() - skipped);
+        self.skipped_index.by_key.reserve(skipped);
+        self.skipped_index.paths.reserve(skipped);
         for (path, (key, loaded)) in walked.files {
             if let Some(&id) = self.by_path.get(&key) {
                 self.files[id].walked = true;
@@ -584,15 +594,18 @@ impl Workspace {
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
-        let templated = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
-        if raw.is_empty() || raw.contains("://") || templated {
+        // (A `char` first: it is found with `memchr`, a `&str` is not.)
+        let templated = raw.contains('{') && raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
+        if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || templated {
             return None;
         }
         let path = Path::new(raw);
         let full = if path.is_absolute() {
             path.to_path_buf()
         } else {
-            normalize(&self.files[from].dir().join(path))
+            // `SourceFile::dir`, without a copy of it.
+            let dir = self.files[from].path.parent().unwrap_or(Path::new(""));
+            normalize(&dir.join(path))
         };
         // A file outside the root leads further out only: what it names is
         // outside too (and is not looked at).
@@ -1103,6 +1116,19 @@ fn skip_reason(doc: &Document) -> String {
     )
 }
 
+/// Whether `normalize` gives `path` back as it is: names between single
+/// `/`s, none of them `.` or `..`, no `/` at the end, after at most one at
+/// the start (the components `normalize` pushes back are then its bytes).
+fn is_normal(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let names = bytes.strip_prefix(b"/").unwrap_or(bytes);
+    !names.is_empty()
+        && names
+            .split(|&b| b == b'/')
+            .all(|n| !n.is_empty() && n != b"." && n != b"..")
+}
+
 /// A key for "the same file": the canonical path when it exists.
 pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
@@ -1110,6 +1136,16 @@ pub fn canonical(path: &Path) -> PathBuf {
 
 /// Lexically drop `.` and fold `dir/..`, keeping the path relative when it is.
 pub fn normalize(path: &Path) -> PathBuf {
+    // Most paths are normal already (every reference is resolved through
+    // here): their components, pushed one by one, are their own bytes.
+    if is_normal(path) {
+        return path.to_path_buf();
+    }
+    by_components(path)
+}
+
+/// `normalize`, one component at a time.
+fn by_components(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -1125,4 +1161,52 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path taken as normal is the same bytes that normalizing it one
+    /// component at a time gives; every other path still goes that way.
+    #[test]
+    fn normal_paths_are_their_own_normal_form() {
+        let paths = [
+            "",
+            "/",
+            "//",
+            "a",
+            "/a",
+            "a/b",
+            "/a/b/c.txt",
+            "./a",
+            "a/./b",
+            "a/.",
+            "a/..",
+            "../a",
+            "a/../b",
+            "/..",
+            "/a/../../b",
+            "a//b",
+            "//a",
+            "a/",
+            "/a/b/",
+            ".",
+            "..",
+            ".a/b..",
+            "a/.b/..c",
+            "a b/#c",
+            "models/labels.txt # class names",
+        ];
+        for p in paths {
+            let p = Path::new(p);
+            let slow = by_components(p);
+            assert_eq!(normalize(p).as_os_str(), slow.as_os_str(), "{}", p.display());
+            if is_normal(p) {
+                assert_eq!(p.as_os_str(), slow.as_os_str(), "{}", p.display());
+            }
+        }
+        assert!(is_normal(Path::new("/a/b/c.txt")) && is_normal(Path::new("a/.b/..c")));
+        assert!(!is_normal(Path::new("a/./b")) && !is_normal(Path::new("../a")) && !is_normal(Path::new("a/")));
+    }
 }

@@ -525,7 +525,7 @@ pub fn report_distinct(
     }
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
-    let mut out = sel.scope(ws).report(ws, out);
+    let out = sel.scope(ws).report(ws, out);
     // Files ranked by path once: the sort compares numbers, not paths
     // (files with the same path share a rank, as the paths compare equal).
     let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
@@ -538,9 +538,26 @@ pub fn report_distinct(
             _ => i,
         };
     }
-    out.par_sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+    let mut out = sorted_by_place(out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
+}
+
+/// The findings by path rank, offset and code, in their order where those
+/// are the same (a stable sort). A finding is ~230 bytes, and a merge sort
+/// moved each of them once a level (~2% of a check's instructions): the
+/// keys are sorted instead, with each finding's position as the last
+/// (which makes the order total, so an unstable sort is stable here), and
+/// each finding is then moved once, to its place.
+fn sorted_by_place(out: Vec<Diagnostic>, rank: &[usize]) -> Vec<Diagnostic> {
+    let mut keys: Vec<(usize, usize, &'static str, usize)> = out
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| (rank[d.file], d.span.start, d.code(), i))
+        .collect();
+    keys.par_sort_unstable();
+    let mut slots: Vec<Option<Diagnostic>> = out.into_iter().map(Some).collect();
+    keys.iter().filter_map(|k| slots[k.3].take()).collect()
 }
 
 /// One defect on one line is one finding (Precision 10): a key a later
