@@ -146,10 +146,22 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 /// finding alive beside them). The findings are the same; the pipelines
 /// returned keep their roots, elements, config files and references, not
 /// their properties.
+///
+/// Where the graph's building changes nothing in the workspace (every
+/// root a deepstream-app or test-app config, no script or module:
+/// [`frontend::build_visiting`]), each app config's pipeline is checked on
+/// the thread that built it, as soon as it is built, and its properties
+/// dropped there: the properties of all pipelines, which were alive
+/// together at the end of the building, are never held at once.
 pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
-    let mut graph = frontend::build(ws);
+    let visit = |ws: &Workspace, p: &mut Pipeline| {
+        let found = pipeline_findings(&Ctx::new(ws, facts, profile, sel), p);
+        drop_properties(p);
+        found
+    };
+    let (mut graph, early) = frontend::build_visiting(ws, &visit);
     let ctx = Ctx::new(ws, facts, profile, sel);
-    let found = Findings::of_dropping_properties(&ctx, &mut graph).joined();
+    let found = Findings::of_dropping_properties(&ctx, &mut graph, early).joined();
     let out = report(ctx.ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
@@ -184,18 +196,22 @@ impl Findings {
     /// have run ([`check_for_report`]). The pipelines' rules run first, so
     /// that the files' checks and the rest reuse the memory they free;
     /// each list still lands in its place.
-    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph) -> Findings {
-        // Before any property is dropped: the stream counts read them.
+    ///
+    /// `early`: each pipeline's findings where they were made as it was
+    /// built (its properties already dropped), by position.
+    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph, early: Vec<Option<Vec<Diagnostic>>>) -> Findings {
+        // The stream counts read roles and config files, not properties.
         let streams = analytics_streams(graph);
         let per_pipeline = graph
             .pipelines
             .par_iter_mut()
-            .map(|p| {
-                let found = pipeline_findings(ctx, p);
-                for e in &mut p.elements {
-                    e.props = Vec::new();
-                }
-                found
+            .zip(early)
+            .map(|(p, early)| {
+                early.unwrap_or_else(|| {
+                    let found = pipeline_findings(ctx, p);
+                    drop_properties(p);
+                    found
+                })
             })
             .collect();
         Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
@@ -415,6 +431,13 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
         }
     }
     streams
+}
+
+/// A pipeline's element properties, once its rules have run (`check`).
+fn drop_properties(p: &mut Pipeline) {
+    for e in &mut p.elements {
+        e.props = Vec::new();
+    }
 }
 
 /// The rules that look at one pipeline.

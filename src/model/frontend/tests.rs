@@ -382,8 +382,8 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
     }
     let load = || Workspace::load(&[dir.path().to_path_buf()]);
     let (mut ahead, mut in_order) = (load(), load());
-    let g_ahead = super::build_with(&mut ahead, true);
-    let g_in_order = super::build_with(&mut in_order, false);
+    let g_ahead = super::build_with::<()>(&mut ahead, true, None).0;
+    let g_in_order = super::build_with::<()>(&mut in_order, false, None).0;
     assert_eq!(format!("{g_ahead:?}"), format!("{g_in_order:?}"));
     let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
     assert_eq!(kinds(&ahead), kinds(&in_order));
