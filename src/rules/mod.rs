@@ -153,16 +153,32 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 /// the thread that built it, as soon as it is built, and its properties
 /// dropped there: the properties of all pipelines, which were alive
 /// together at the end of the building, are never held at once.
-pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
+///
+/// Unless `parses_after` (the caller reads the documents' groups after:
+/// SARIF's logical locations), each document's parse is dropped once every
+/// rule has run, before the findings are joined: the report and the output
+/// read texts and positions only, and the parses were a third of what is
+/// held when the findings are joined and sorted, where a check's memory
+/// peaks.
+pub fn check_for_report(
+    ws: &mut Workspace,
+    facts: Option<&Facts>,
+    profile: Profile,
+    sel: &Settings,
+    parses_after: bool,
+) -> CheckResult {
     let visit = |ws: &Workspace, p: &mut Pipeline| {
         let found = pipeline_findings(&Ctx::new(ws, facts, profile, sel), p);
         drop_properties(p);
         found
     };
     let (mut graph, early) = frontend::build_visiting(ws, &visit);
-    let ctx = Ctx::new(ws, facts, profile, sel);
-    let found = Findings::of_dropping_properties(&ctx, &mut graph, early).joined();
-    let out = report(ctx.ws, &graph.pipelines, found, sel);
+    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, early);
+    if !parses_after {
+        ws.files.par_iter_mut().for_each(|f| f.doc.drop_parse());
+    }
+    let found = found.joined();
+    let out = report(ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
@@ -561,9 +577,40 @@ pub fn report_distinct(
             _ => i,
         };
     }
-    out.par_sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+    sort_by_place(&mut out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
+}
+
+/// Sort findings by file rank, offset and code, equal ones in the order
+/// they came (what a stable sort by that key does). The keys, with each
+/// finding's position last, are sorted instead of the findings (a stable
+/// parallel sort of the findings took a second buffer as large as the
+/// list, at the end of a check, where its memory peaks), and the findings
+/// are then moved into place in turn, one cycle of the order at a time.
+fn sort_by_place(out: &mut [Diagnostic], rank: &[usize]) {
+    let mut keys: Vec<(usize, usize, &'static str, usize)> = out
+        .par_iter()
+        .enumerate()
+        .map(|(i, d)| (rank[d.file], d.span.start, d.code(), i))
+        .collect();
+    // Each key is distinct (its position), so the order is the stable one.
+    keys.par_sort_unstable();
+    let mut from: Vec<usize> = keys.into_iter().map(|k| k.3).collect();
+    // `from[i]`: the position of the finding that goes to `i`; a place
+    // done is marked `from[i] == i`.
+    for start in 0..from.len() {
+        let mut at = start;
+        loop {
+            let next = from[at];
+            from[at] = at;
+            if next == start || next == at {
+                break;
+            }
+            out.swap(at, next);
+            at = next;
+        }
+    }
 }
 
 /// One defect on one line is one finding (Precision 10): a key a later
@@ -741,6 +788,35 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
             d.why = None;
             d.related.clear();
             d.fix = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sort_by_place` puts the findings where a stable sort by (rank,
+    /// offset, code) puts them, equal keys in their first order (the
+    /// messages tell them apart), on lists with many equal keys and long
+    /// cycles.
+    #[test]
+    fn sorting_by_place_is_the_stable_sort() {
+        let rules = [Rule::BatchMismatch, Rule::MissingFile, Rule::OsdEnabled];
+        let rank = [3, 0, 2, 1];
+        for n in [0usize, 1, 2, 7, 100, 1000] {
+            let mut out: Vec<Diagnostic> = (0..n)
+                .map(|i| {
+                    // A fixed scramble: files, offsets and codes repeat.
+                    let h = (i * 7919 + 13) % 101;
+                    Diagnostic::new(rules[h % 3], h % 4, (h % 5)..(h % 5 + 1), format!("#{i}"))
+                })
+                .collect();
+            let mut expected = out.clone();
+            expected.sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+            sort_by_place(&mut out, &rank);
+            let show = |l: &[Diagnostic]| l.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
+            assert_eq!(show(&out), show(&expected), "{n}");
         }
     }
 }
