@@ -608,7 +608,9 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
     }
     let mut ws = Workspace::load_in(&r.paths, Some(r.root.clone()), Default::default());
     Context::find(&ws).load(&mut ws);
-    let result = dslint::rules::check_for_report(&mut ws, r.facts.as_ref(), r.profile, &r.settings);
+    // SARIF names each finding's group and key from the parse.
+    let parses_after = how.format == Format::Sarif;
+    let result = dslint::rules::check_for_report(&mut ws, r.facts.as_ref(), r.profile, &r.settings, parses_after);
     // The process ends after the output: what the run built goes back with
     // it instead of being freed piece by piece (on one thread, ~7% of a
     // check of 10k files). `ws` and the findings likewise below.

@@ -147,7 +147,7 @@ fn check_for_report_finds_what_check_with_finds() {
             let mut kept = Workspace::load(std::slice::from_ref(dir));
             let whole = dslint::rules::check_with(&mut kept, None, profile, &settings);
             let mut dropped = Workspace::load(std::slice::from_ref(dir));
-            let lean = dslint::rules::check_for_report(&mut dropped, None, profile, &settings);
+            let lean = dslint::rules::check_for_report(&mut dropped, None, profile, &settings, false);
             assert!(!whole.diagnostics.is_empty(), "{}", dir.display());
             assert_eq!(whole.pipelines.len(), lean.pipelines.len(), "{}", dir.display());
             assert_eq!(

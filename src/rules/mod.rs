@@ -146,11 +146,39 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 /// finding alive beside them). The findings are the same; the pipelines
 /// returned keep their roots, elements, config files and references, not
 /// their properties.
-pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
-    let mut graph = frontend::build(ws);
-    let ctx = Ctx::new(ws, facts, profile, sel);
-    let found = Findings::of_dropping_properties(&ctx, &mut graph).joined();
-    let out = report(ctx.ws, &graph.pipelines, found, sel);
+///
+/// Where the graph's building changes nothing in the workspace (every
+/// root a deepstream-app or test-app config, no script or module:
+/// [`frontend::build_visiting`]), each app config's pipeline is checked on
+/// the thread that built it, as soon as it is built, and its properties
+/// dropped there: the properties of all pipelines, which were alive
+/// together at the end of the building, are never held at once.
+///
+/// Unless `parses_after` (the caller reads the documents' groups after:
+/// SARIF's logical locations), each document's parse is dropped once every
+/// rule has run, before the findings are joined: the report and the output
+/// read texts and positions only, and the parses were a third of what is
+/// held when the findings are joined and sorted, where a check's memory
+/// peaks.
+pub fn check_for_report(
+    ws: &mut Workspace,
+    facts: Option<&Facts>,
+    profile: Profile,
+    sel: &Settings,
+    parses_after: bool,
+) -> CheckResult {
+    let visit = |ws: &Workspace, p: &mut Pipeline| {
+        let found = pipeline_findings(&Ctx::new(ws, facts, profile, sel), p);
+        drop_properties(p);
+        found
+    };
+    let (mut graph, early) = frontend::build_visiting(ws, &visit);
+    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, early);
+    if !parses_after {
+        ws.files.par_iter_mut().for_each(|f| f.doc.drop_parse());
+    }
+    let found = found.joined();
+    let out = report(ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
@@ -184,18 +212,22 @@ impl Findings {
     /// have run ([`check_for_report`]). The pipelines' rules run first, so
     /// that the files' checks and the rest reuse the memory they free;
     /// each list still lands in its place.
-    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph) -> Findings {
-        // Before any property is dropped: the stream counts read them.
+    ///
+    /// `early`: each pipeline's findings where they were made as it was
+    /// built (its properties already dropped), by position.
+    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph, early: Vec<Option<Vec<Diagnostic>>>) -> Findings {
+        // The stream counts read roles and config files, not properties.
         let streams = analytics_streams(graph);
         let per_pipeline = graph
             .pipelines
             .par_iter_mut()
-            .map(|p| {
-                let found = pipeline_findings(ctx, p);
-                for e in &mut p.elements {
-                    e.props = Vec::new();
-                }
-                found
+            .zip(early)
+            .map(|(p, early)| {
+                early.unwrap_or_else(|| {
+                    let found = pipeline_findings(ctx, p);
+                    drop_properties(p);
+                    found
+                })
             })
             .collect();
         Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
@@ -417,6 +449,13 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
     streams
 }
 
+/// A pipeline's element properties, once its rules have run (`check`).
+fn drop_properties(p: &mut Pipeline) {
+    for e in &mut p.elements {
+        e.props = Vec::new();
+    }
+}
+
 /// The rules that look at one pipeline.
 fn pipeline_rules(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     streammux::check(ctx, p, out);
@@ -538,26 +577,40 @@ pub fn report_distinct(
             _ => i,
         };
     }
-    let mut out = sorted_by_place(out, &rank);
+    sort_by_place(&mut out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
 }
 
-/// The findings by path rank, offset and code, in their order where those
-/// are the same (a stable sort). A finding is ~230 bytes, and a merge sort
-/// moved each of them once a level (~2% of a check's instructions): the
-/// keys are sorted instead, with each finding's position as the last
-/// (which makes the order total, so an unstable sort is stable here), and
-/// each finding is then moved once, to its place.
-fn sorted_by_place(out: Vec<Diagnostic>, rank: &[usize]) -> Vec<Diagnostic> {
+/// Sort findings by file rank, offset and code, equal ones in the order
+/// they came (what a stable sort by that key does). The keys, with each
+/// finding's position last, are sorted instead of the findings (a stable
+/// parallel sort of the findings took a second buffer as large as the
+/// list, at the end of a check, where its memory peaks), and the findings
+/// are then moved into place in turn, one cycle of the order at a time.
+fn sort_by_place(out: &mut [Diagnostic], rank: &[usize]) {
     let mut keys: Vec<(usize, usize, &'static str, usize)> = out
         .par_iter()
         .enumerate()
         .map(|(i, d)| (rank[d.file], d.span.start, d.code(), i))
         .collect();
+    // Each key is distinct (its position), so the order is the stable one.
     keys.par_sort_unstable();
-    let mut slots: Vec<Option<Diagnostic>> = out.into_iter().map(Some).collect();
-    keys.iter().filter_map(|k| slots[k.3].take()).collect()
+    let mut from: Vec<usize> = keys.into_iter().map(|k| k.3).collect();
+    // `from[i]`: the position of the finding that goes to `i`; a place
+    // done is marked `from[i] == i`.
+    for start in 0..from.len() {
+        let mut at = start;
+        loop {
+            let next = from[at];
+            from[at] = at;
+            if next == start || next == at {
+                break;
+            }
+            out.swap(at, next);
+            at = next;
+        }
+    }
 }
 
 /// One defect on one line is one finding (Precision 10): a key a later
@@ -735,6 +788,35 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
             d.why = None;
             d.related.clear();
             d.fix = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sort_by_place` puts the findings where a stable sort by (rank,
+    /// offset, code) puts them, equal keys in their first order (the
+    /// messages tell them apart), on lists with many equal keys and long
+    /// cycles.
+    #[test]
+    fn sorting_by_place_is_the_stable_sort() {
+        let rules = [Rule::BatchMismatch, Rule::MissingFile, Rule::OsdEnabled];
+        let rank = [3, 0, 2, 1];
+        for n in [0usize, 1, 2, 7, 100, 1000] {
+            let mut out: Vec<Diagnostic> = (0..n)
+                .map(|i| {
+                    // A fixed scramble: files, offsets and codes repeat.
+                    let h = (i * 7919 + 13) % 101;
+                    Diagnostic::new(rules[h % 3], h % 4, (h % 5)..(h % 5 + 1), format!("#{i}"))
+                })
+                .collect();
+            let mut expected = out.clone();
+            expected.sort_by_key(|d| (rank[d.file], d.span.start, d.code()));
+            sort_by_place(&mut out, &rank);
+            let show = |l: &[Diagnostic]| l.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
+            assert_eq!(show(&out), show(&expected), "{n}");
         }
     }
 }

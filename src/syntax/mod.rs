@@ -375,6 +375,17 @@ impl Document {
         }
     }
 
+    /// Drop what the parser made (groups, errors, lookups, kept trees),
+    /// keeping the text, format, BOM and line ending: for a run done with
+    /// every reader and rule (`check`'s report and output read texts and
+    /// positions only). Every lookup finds nothing after.
+    pub fn drop_parse(&mut self) {
+        self.groups = Vec::new();
+        self.errors = Vec::new();
+        self.by_name = Index::default();
+        self.kept = None;
+    }
+
     /// Resolve repeats as a reader that looks keys up through yaml-cpp
     /// (`YAML::Node::operator[]`) sees them: `node_data::get`
     /// (yaml-cpp `node/detail/impl.h`) scans the map's pairs in order and

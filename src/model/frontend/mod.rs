@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use crate::base::FileId;
 use crate::base::shared::Shared;
 use crate::model::detect::Kind;
-use crate::model::graph::{Graph, Home, Layer, Property, Role, Setting, Site, Stage, Value};
+use crate::model::graph::{Graph, Home, Layer, Pipeline, Property, Role, Setting, Site, Stage, Value};
 use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Entry};
 
@@ -65,12 +65,36 @@ pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
-    build_with(ws, true)
+    build_with::<()>(ws, true, None).0
+}
+
+/// What [`build_visiting`] calls on a pipeline as soon as it is built,
+/// with the workspace as the rules will see it.
+pub type Visit<'v, R> = dyn Fn(&Workspace, &mut Pipeline) -> R + Sync + 'v;
+
+/// `build`, calling `visit` on each app config's pipeline on the thread
+/// that built it, as soon as it is built, when the workspace is then
+/// already what it is at the end of the building: what `visit` finds is
+/// what it would find in the finished graph (`check` runs a pipeline's
+/// rules there and drops its properties, so that the properties of every
+/// pipeline are never held together). Each pipeline's result, in the
+/// graph's order; `None` for one not visited (it is as `build` makes it).
+///
+/// That holds when the building changes nothing in the workspace: every
+/// root is a deepstream-app or test-app config built ahead by look-ups
+/// alone, and there is no script or Python module (whose pipelines load
+/// what they reference). Whether every build ahead stays a look-up is
+/// known only once all are done: when one is not, the pipelines visited
+/// are built again in their turn as a build in order makes them (the
+/// same pipeline, `visit`'s changes gone) and their results are dropped.
+pub fn build_visiting<R: Send>(ws: &mut Workspace, visit: &Visit<R>) -> (Graph, Vec<Option<R>>) {
+    build_with(ws, true, Some(visit))
 }
 
 /// `build`, with app configs built ahead on all threads or not (the tests
-/// compare both).
-fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
+/// compare both), and visited as built where that is sound
+/// ([`build_visiting`]).
+fn build_with<R: Send>(ws: &mut Workspace, ahead: bool, visit: Option<&Visit<R>>) -> (Graph, Vec<Option<R>>) {
     let roots: Vec<FileId> = (0..ws.files.len())
         .filter(|&i| {
             matches!(
@@ -81,25 +105,65 @@ fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
         .collect();
     let mut referenced = HashSet::new();
     let mut graph = Graph::default();
+    let mut visited: Vec<Option<R>> = Vec::new();
+    // Visiting as built is sound only for a building that changes nothing:
+    // every root an app config (the others are built in order, loading),
+    // no script or module, and every build ahead a look-up (`quiet`, known
+    // at the end).
+    let may_visit = visit.is_some()
+        && ahead
+        && roots
+            .iter()
+            .all(|&r| matches!(ws.files[r].kind, Some(Kind::App | Kind::TestApp)))
+        && !ws
+            .files
+            .iter()
+            .any(|f| matches!(f.kind, Some(Kind::LaunchScript | Kind::PythonApp)));
+    let loud = std::sync::atomic::AtomicBool::new(false);
     // App configs are built on all threads first, only looking up the
     // files they reference; then, in order, each is either taken as built
     // or built again loading what it references, as a build in order
     // would: when it wanted to load a file or change a kind, or when a
     // build before it changed the kind of a file it read. The graph is the
     // same as one built in order, on any number of threads.
-    let ahead: Vec<Option<Ahead>> = roots
-        .par_iter()
-        .map(|&root| if ahead { build_ahead(ws, root) } else { None })
-        .collect();
+    let ahead: Vec<(Option<Ahead>, Option<R>)> = {
+        let ws: &Workspace = ws;
+        roots
+            .par_iter()
+            .map(|&root| {
+                if !ahead {
+                    return (None, None);
+                }
+                let mut built = build_ahead(ws, root);
+                if built.is_none() {
+                    loud.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                let result = match (&mut built, visit) {
+                    (Some(a), Some(visit)) if may_visit && !loud.load(std::sync::atomic::Ordering::Relaxed) => {
+                        Some(visit(ws, &mut a.pipeline))
+                    }
+                    _ => None,
+                };
+                (built, result)
+            })
+            .collect()
+    };
+    let quiet = may_visit && !loud.into_inner();
     // (Kind changes before this build are not this build's.)
     ws.take_rekinded();
     let mut rekinded: HashSet<FileId> = HashSet::new();
-    for (root, ahead) in roots.into_iter().zip(ahead) {
+    for (root, (ahead, result)) in roots.into_iter().zip(ahead) {
         if let Some(a) = ahead.filter(|a| !a.read.iter().any(|f| rekinded.contains(f))) {
-            referenced.extend(a.referenced);
-            graph.pipelines.push(a.pipeline);
-            continue;
+            // A pipeline visited in a building that was not quiet: built
+            // again below, as a build in order makes it.
+            if quiet || result.is_none() {
+                referenced.extend(a.referenced);
+                graph.pipelines.push(a.pipeline);
+                visited.push(if quiet { result } else { None });
+                continue;
+            }
         }
+        visited.push(None);
         let p = match ws.files[root].kind {
             Some(Kind::ServiceMaker) => service_maker::build(ws, root, &mut referenced),
             Some(Kind::ParallelApp) => parallel::build(ws, root, &mut referenced),
@@ -156,7 +220,9 @@ fn build_with(ws: &mut Workspace, ahead: bool) -> Graph {
             graph.standalone.extend(config::standalone(ws, id));
         }
     }
-    graph
+    // The scripts' and modules' pipelines were not visited.
+    visited.resize_with(graph.pipelines.len(), || None);
+    (graph, visited)
 }
 
 /// An app config's pipeline built ahead of its turn (see `build`), with

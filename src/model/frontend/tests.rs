@@ -382,8 +382,8 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
     }
     let load = || Workspace::load(&[dir.path().to_path_buf()]);
     let (mut ahead, mut in_order) = (load(), load());
-    let g_ahead = super::build_with(&mut ahead, true);
-    let g_in_order = super::build_with(&mut in_order, false);
+    let g_ahead = super::build_with::<()>(&mut ahead, true, None).0;
+    let g_in_order = super::build_with::<()>(&mut in_order, false, None).0;
     assert_eq!(format!("{g_ahead:?}"), format!("{g_in_order:?}"));
     let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
     assert_eq!(kinds(&ahead), kinds(&in_order));
@@ -450,4 +450,68 @@ fn sinks_in_order_sized_once(p: &Pipeline, on: impl Iterator<Item = usize>, sing
     assert_eq!(sinks, want);
     let (room, len) = (p.elements.capacity(), p.elements.len());
     assert!(room <= len + singles, "{room} for {len}");
+}
+
+/// `build_visiting` visits a pipeline as built only where what the visit
+/// sees is what the finished graph holds: in a building that changes
+/// nothing, every app config's pipeline (here its properties counted and
+/// dropped); in one that changes a file's kind (`a_app.txt` makes the walked
+/// nvinfer config a preprocess config), the pipelines visited are built
+/// again and their results dropped. Either way the graph is `build`'s,
+/// less the properties of the pipelines visited.
+#[test]
+fn pipelines_are_visited_as_built_only_when_the_building_changes_nothing() {
+    let app = |group: &str, key: &str| {
+        format!(
+            "[application]\nenable-perf-measurement=1\n[{group}]\nenable=1\n{key}=x.txt\n[streammux]\nbatch-size=1\n"
+        )
+    };
+    let nvinfer = "[property]\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\nnetwork-mode=0\nnum-detected-classes=4\n\
+                   gie-unique-id=1\nnetwork-type=0\n";
+    let quiet = [
+        ("a_app.txt", app("primary-gie", "config-file")),
+        ("b_app.txt", app("primary-gie", "config-file")),
+        ("x.txt", nvinfer.to_string()),
+    ];
+    let loud = [
+        ("a_app.txt", app("pre-process", "config-file")),
+        ("b_app.txt", app("tracker", "ll-config-file")),
+        ("c_app.txt", app("primary-gie", "config-file")),
+        ("x.txt", nvinfer.to_string()),
+    ];
+    for (files, visits) in [(&quiet[..], true), (&loud[..], false)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let load = || Workspace::load(&[dir.path().to_path_buf()]);
+        let (mut plain, mut visiting) = (load(), load());
+        let mut whole = build(&mut plain);
+        let visit = |_: &Workspace, p: &mut Pipeline| {
+            let n: usize = p.elements.iter().map(|e| e.props.len()).sum();
+            for e in &mut p.elements {
+                e.props = Vec::new();
+            }
+            n
+        };
+        let (mut g, counts) = super::build_visiting(&mut visiting, &visit);
+        assert_eq!(counts.len(), g.pipelines.len());
+        assert_eq!(counts.iter().all(Option::is_some), visits, "{files:?}");
+        assert!(visits || counts.iter().all(Option::is_none), "{files:?}");
+        for ((p, w), n) in g.pipelines.iter_mut().zip(&mut whole.pipelines).zip(&counts) {
+            let props: usize = w.elements.iter().map(|e| e.props.len()).sum();
+            assert!(props > 0);
+            if let Some(n) = n {
+                assert_eq!(*n, props);
+                for e in &mut w.elements {
+                    e.props = Vec::new();
+                }
+            }
+            assert_eq!(format!("{p:?}"), format!("{w:?}"));
+        }
+        assert_eq!(format!("{:?}", g.standalone), format!("{:?}", whole.standalone));
+        let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
+        assert_eq!(kinds(&plain), kinds(&visiting));
+    }
 }
