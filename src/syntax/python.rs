@@ -200,8 +200,10 @@ fn pieces(text: &str, cuts: Vec<Cut>, piece: usize) -> Vec<(Cut, usize)> {
 /// left out).
 pub struct View<'t> {
     root: Node<'t>,
-    /// The statements a node of the first piece goes on with, by node id.
-    more: HashMap<usize, Vec<Node<'t>>>,
+    /// The statements a node goes on with in later pieces, by node id
+    /// (the module node, and the body of a top-level `def` that a later
+    /// piece continues), each with its node.
+    more: HashMap<usize, (Node<'t>, Vec<Node<'t>>)>,
     end: usize,
 }
 
@@ -246,13 +248,17 @@ impl Parsed {
                     if stmts.first()?.start_byte() != *first {
                         return None;
                     }
-                    let home = bodies.get(&h.start)?;
-                    view.more.entry(home.id()).or_default().extend(stmts);
+                    let home = *bodies.get(&h.start)?;
+                    view.more.entry(home.id()).or_insert((home, Vec::new())).1.extend(stmts);
                     top.remove(0);
                 } else if top.first()?.start_byte() != *first {
                     return None;
                 }
-                view.more.entry(root.id()).or_default().extend(top.iter().copied());
+                view.more
+                    .entry(root.id())
+                    .or_insert((root, Vec::new()))
+                    .1
+                    .extend(top.iter().copied());
             }
             for n in &top {
                 let def = match n.kind() {
@@ -280,16 +286,30 @@ impl<'t> View<'t> {
     /// A node's named children, and the statements it goes on with in
     /// later pieces.
     pub fn children<'a>(&'a self, n: Node<'t>, c: &'a mut TreeCursor<'t>) -> impl Iterator<Item = Node<'t>> + 'a {
+        let more = self.more(n);
+        self.own_children(n, c).chain(more.iter().copied())
+    }
+
+    /// The statements a node goes on with in later pieces (empty for most).
+    pub fn more(&self, n: Node<'t>) -> &[Node<'t>] {
         let k = kinds();
-        let more = if self.more.is_empty() || !(n.kind_id() == k.module || n.kind_id() == k.block) {
-            None
-        } else {
-            self.more.get(&n.id())
-        };
+        if self.more.is_empty() || !(n.kind_id() == k.module || n.kind_id() == k.block) {
+            return &[];
+        }
+        self.more.get(&n.id()).map_or(&[], |(_, m)| m.as_slice())
+    }
+
+    /// Every node that goes on with statements of later pieces, with them.
+    pub fn continued(&self) -> impl Iterator<Item = (Node<'t>, &[Node<'t>])> + '_ {
+        self.more.values().map(|(n, m)| (*n, m.as_slice()))
+    }
+
+    /// A node's own named children (in its piece's tree).
+    pub fn own_children<'a>(&'a self, n: Node<'t>, c: &'a mut TreeCursor<'t>) -> impl Iterator<Item = Node<'t>> + 'a {
         // `Node::named_children`'s walk (its iterator borrows the node).
         c.reset(n);
         let mut next = c.goto_first_child();
-        let own = std::iter::from_fn(move || {
+        std::iter::from_fn(move || {
             while next {
                 let node = c.node();
                 next = c.goto_next_sibling();
@@ -298,8 +318,7 @@ impl<'t> View<'t> {
                 }
             }
             None
-        });
-        own.chain(more.into_iter().flatten().copied())
+        })
     }
 
     /// A node's bytes, to the end of the statements it goes on with.
@@ -309,7 +328,7 @@ impl<'t> View<'t> {
         } else {
             self.more
                 .get(&n.id())
-                .and_then(|m| m.last())
+                .and_then(|(_, m)| m.last())
                 .map_or(n.end_byte(), |s| s.end_byte().max(n.end_byte()))
         };
         n.start_byte()..end

@@ -165,130 +165,76 @@ impl<'v, 't> Module<'v, 't> {
     /// definition.
     fn new(view: &'v View<'t>, src: &'t str) -> (Self, Vec<(Node<'t>, Option<Node<'t>>)>) {
         let root = view.root();
-        let mut assigned: HashMap<&str, usize> = HashMap::new();
-        let mut uses: HashMap<&str, usize> = HashMap::new();
-        let mut rebound: HashSet<&str> = HashSet::new();
-        let mut scopes = Vec::new();
-        // The module's `set_property` calls on attributes, in the order a
-        // walk from the root that takes a node's last child first meets
-        // them: the reverse of this walk's (children in order) post-order.
-        let mut sets_after = Vec::new();
-        let mut walks: HashMap<usize, Walked> = HashMap::new();
-        // One walk, children in order, each node with its parent, whether
-        // it is the parent's `left`, which scope's walk it belongs to (see
-        // `Owner`), and `true` once its children are done (only calls come
-        // back). `Node::parent` walks down from the root past every
-        // sibling, and `child_by_field_name` scans the parent's children:
-        // asking either of every node would be quadratic (in a module of
-        // many functions, in a long list). One cursor for the walk (each
-        // `walk()` allocates).
-        let k = python::kinds();
-        let mut c = root.walk();
-        let mut stack = vec![(root, None, false, Owner::Module, false)];
-        while let Some((n, parent, is_left, owner, after)) = stack.pop() {
-            if after {
-                if let Some((attr, key)) = attribute_set_property(n, src) {
-                    sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
-                }
-                let calls_of = match owner {
-                    Owner::Module => Some(root.id()),
-                    Owner::Body(key) => Some(key),
-                    Owner::Params(_) | Owner::Nowhere => None,
-                };
-                if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
-                    walks.entry(key).or_default().launch_calls.push(n);
-                }
-                continue;
+        // The walk of the module (see `walk`), in parts on all threads: the
+        // module's tree to where it goes on with later pieces' statements,
+        // and those statements in runs; the parts joined in order.
+        let mut tasks: Vec<(usize, Task<'_, 't>)> = vec![(
+            root.id(),
+            Task {
+                nodes: &[],
+                root: Some(root),
+                parent: root,
+                owner: Owner::Module,
+            },
+        )];
+        for (home, stmts) in view.continued() {
+            let owner = if home.id() == root.id() {
+                Owner::Module
+            } else {
+                // The body of a top-level `def`.
+                Owner::Body(home.id())
+            };
+            for run in stmts.chunks(stmts.len().div_ceil(RUNS).max(1)) {
+                tasks.push((
+                    home.id(),
+                    Task {
+                        nodes: run,
+                        root: None,
+                        parent: home,
+                        owner,
+                    },
+                ));
             }
-            work(1);
-            let kind = n.kind_id();
-            if kind == k.module {
-                scopes.push((n, None));
-            } else if kind == k.block {
-                if let Some(f) = parent.filter(|p: &Node| p.kind_id() == k.function_definition) {
-                    scopes.push((n, Some(f)));
-                }
-            } else if kind == k.identifier {
-                *uses.entry(text(n, src)).or_default() += 1;
-                let of = parent.map_or(0, |p| p.kind_id());
-                if is_left && of == k.named_expression {
-                    // `(x := …)` binds x in the scope it is in: a name
-                    // the statement walk unbinds there.
-                    let key = match owner {
-                        Owner::Module => Some(root.id()),
-                        Owner::Body(key) => Some(key),
-                        Owner::Params(_) | Owner::Nowhere => None,
-                    };
-                    if let Some(key) = key {
-                        walks
-                            .entry(key)
-                            .or_default()
-                            .walrus
-                            .push((n.start_byte(), text(n, src)));
-                    }
-                }
-                if let Owner::Params(key) | Owner::Body(key) = owner {
-                    // A parameter or a name bound here is local.
-                    let parameter = of == k.parameters || of == k.default_parameter || of == k.typed_parameter;
-                    if parameter || is_left {
-                        let w = walks.entry(key).or_default();
-                        w.locals.push(text(n, src));
-                        if of == k.assignment {
-                            if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
-                                w.assigned_once.push((text(n, src), right));
-                            }
-                        }
-                    }
-                }
-            } else if kind == k.call {
-                stack.push((n, parent, is_left, owner, true));
-            } else if k.rebinding.contains(&kind) {
-                rebound.extend(
-                    n.named_children(&mut c)
-                        .filter(|i| i.kind_id() == k.identifier)
-                        .map(|i| text(i, src)),
-                );
-            }
-            let bound_field = if kind == k.named_expression { "name" } else { "left" };
-            if kind == k.assignment
-                || kind == k.augmented_assignment
-                || kind == k.for_statement
-                || kind == k.named_expression
-            {
-                if let Some(left) = n.child_by_field_name(bound_field) {
-                    let mut ids = vec![left];
-                    while let Some(t) = ids.pop() {
-                        work(1);
-                        if t.kind_id() == k.identifier {
-                            *assigned.entry(text(t, src)).or_default() += 1;
-                        }
-                        ids.extend(t.named_children(&mut c));
-                    }
-                }
-            }
-            let left = (k.with_left.contains(&kind) || kind == k.named_expression)
-                .then(|| n.child_by_field_name(bound_field))
-                .flatten();
-            // A function's parameters and body are its scope's walk; the
-            // rest of its definition is no scope's.
-            let params = (kind == k.function_definition)
-                .then(|| n.child_by_field_name("parameters"))
-                .flatten();
-            let at = stack.len();
-            stack.extend(view.children(n, &mut c).map(|child| {
-                let owner = if kind != k.function_definition {
-                    owner
-                } else if Some(child) == params {
-                    Owner::Params(n.id())
-                } else if child.kind_id() == k.block {
-                    Owner::Body(child.id())
-                } else {
-                    Owner::Nowhere
-                };
-                (child, Some(n), Some(child) == left, owner, false)
-            }));
-            stack[at..].reverse();
         }
+        let parts: Vec<Vec<Part<'t>>> = if tasks.len() == 1 {
+            vec![walk(view, src, root.id(), &tasks[0].1)]
+        } else {
+            use rayon::prelude::*;
+            tasks.par_iter().map(|(_, t)| walk(view, src, root.id(), t)).collect()
+        };
+        // The runs of each node's later statements, in order.
+        let mut runs: HashMap<usize, Vec<Vec<Part<'t>>>> = HashMap::new();
+        let mut parts = parts.into_iter();
+        let first = parts.next().unwrap_or_default();
+        for ((home, _), p) in tasks.iter().skip(1).zip(parts) {
+            runs.entry(*home).or_default().push(p);
+        }
+        let mut facts = Facts::default();
+        // Join the parts: a `More` is where the runs of its node go.
+        let mut pending: Vec<std::vec::IntoIter<Part<'t>>> = vec![first.into_iter()];
+        while let Some(top) = pending.last_mut() {
+            match top.next() {
+                None => {
+                    pending.pop();
+                }
+                Some(Part::Facts(f)) => facts.join(f),
+                Some(Part::More(id)) => {
+                    for run in runs.remove(&id).into_iter().flatten().rev() {
+                        pending.push(run.into_iter());
+                    }
+                }
+            }
+        }
+        work(facts.work);
+        let Facts {
+            assigned,
+            uses,
+            rebound,
+            scopes,
+            sets_after,
+            mut walks,
+            work: _,
+        } = facts;
         let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
         for (attr, set) in sets_after.into_iter().rev() {
             attribute_sets.entry(attr).or_default().push(set);
@@ -327,6 +273,219 @@ impl<'v, 't> Module<'v, 't> {
         };
         (module, scopes)
     }
+}
+
+/// Into how many parts the statements a node goes on with in later pieces
+/// are split for the module's walk (at most).
+const RUNS: usize = 64;
+
+/// A part of the module's walk: the module's tree from its root (`root`),
+/// or a run of statements (`nodes`) a node (`parent`) goes on with, in the
+/// scope `owner`.
+struct Task<'a, 't> {
+    nodes: &'a [Node<'t>],
+    root: Option<Node<'t>>,
+    parent: Node<'t>,
+    owner: Owner,
+}
+
+/// What a part of the walk found, in order: facts, and where the
+/// statements a node goes on with in later pieces are walked (by the
+/// node's id).
+enum Part<'t> {
+    Facts(Facts<'t>),
+    More(usize),
+}
+
+/// What the module's walk finds (see `walk`).
+#[derive(Default)]
+struct Facts<'t> {
+    /// How many times each name is a target of an assignment, a `for`, …
+    assigned: HashMap<&'t str, usize>,
+    uses: HashMap<&'t str, usize>,
+    rebound: HashSet<&'t str>,
+    scopes: Vec<(Node<'t>, Option<Node<'t>>)>,
+    /// The `set_property` calls on attributes, in post-order.
+    sets_after: Vec<(&'t str, AttributeSet)>,
+    walks: HashMap<usize, Walked<'t>>,
+    /// Nodes visited (the front end's `work`).
+    work: u64,
+}
+
+impl<'t> Facts<'t> {
+    /// `later`'s facts after these.
+    fn join(&mut self, later: Facts<'t>) {
+        if self.work == 0 {
+            // Nothing visited, nothing found.
+            *self = later;
+            return;
+        }
+        for (name, n) in later.assigned {
+            *self.assigned.entry(name).or_default() += n;
+        }
+        for (name, n) in later.uses {
+            *self.uses.entry(name).or_default() += n;
+        }
+        self.rebound.extend(later.rebound);
+        self.scopes.extend(later.scopes);
+        self.sets_after.extend(later.sets_after);
+        for (key, w) in later.walks {
+            let mine = self.walks.entry(key).or_default();
+            mine.locals.extend(w.locals);
+            mine.assigned_once.extend(w.assigned_once);
+            mine.launch_calls.extend(w.launch_calls);
+            mine.walrus.extend(w.walrus);
+        }
+        self.work += later.work;
+    }
+}
+
+/// One part of the module's walk: children in order, each node with its
+/// parent, whether it is the parent's `left`, which scope's walk it
+/// belongs to (see `Owner`), and `true` once its children are done (only
+/// calls come back). `Node::parent` walks down from the root past every
+/// sibling, and `child_by_field_name` scans the parent's children: asking
+/// either of every node would be quadratic (in a module of many
+/// functions, in a long list). One cursor for the walk (each `walk()`
+/// allocates). The statements a node goes on with in later pieces are
+/// other parts' (a `Part::More` where they go).
+fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -> Vec<Part<'t>> {
+    /// What the stack holds: a node to walk, or where a node's later
+    /// statements go.
+    enum Step<'t> {
+        Node(Node<'t>, Option<Node<'t>>, bool, Owner, bool),
+        More(usize),
+    }
+    let k = python::kinds();
+    let mut parts = Vec::new();
+    let mut f = Facts::default();
+    let mut c = task.parent.walk();
+    let mut stack: Vec<Step<'t>> = match task.root {
+        Some(root) => vec![Step::Node(root, None, false, task.owner, false)],
+        None => task
+            .nodes
+            .iter()
+            .rev()
+            .map(|n| Step::Node(*n, Some(task.parent), false, task.owner, false))
+            .collect(),
+    };
+    while let Some(step) = stack.pop() {
+        let (n, parent, is_left, owner, after) = match step {
+            Step::Node(n, parent, is_left, owner, after) => (n, parent, is_left, owner, after),
+            Step::More(id) => {
+                parts.push(Part::Facts(std::mem::take(&mut f)));
+                parts.push(Part::More(id));
+                continue;
+            }
+        };
+        if after {
+            if let Some((attr, key)) = attribute_set_property(n, src) {
+                f.sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+            }
+            let calls_of = match owner {
+                Owner::Module => Some(module),
+                Owner::Body(key) => Some(key),
+                Owner::Params(_) | Owner::Nowhere => None,
+            };
+            if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
+                f.walks.entry(key).or_default().launch_calls.push(n);
+            }
+            continue;
+        }
+        f.work += 1;
+        let kind = n.kind_id();
+        if kind == k.module {
+            f.scopes.push((n, None));
+        } else if kind == k.block {
+            if let Some(d) = parent.filter(|p: &Node| p.kind_id() == k.function_definition) {
+                f.scopes.push((n, Some(d)));
+            }
+        } else if kind == k.identifier {
+            *f.uses.entry(text(n, src)).or_default() += 1;
+            let of = parent.map_or(0, |p| p.kind_id());
+            if is_left && of == k.named_expression {
+                // `(x := …)` binds x in the scope it is in: a name
+                // the statement walk unbinds there.
+                let key = match owner {
+                    Owner::Module => Some(module),
+                    Owner::Body(key) => Some(key),
+                    Owner::Params(_) | Owner::Nowhere => None,
+                };
+                if let Some(key) = key {
+                    f.walks
+                        .entry(key)
+                        .or_default()
+                        .walrus
+                        .push((n.start_byte(), text(n, src)));
+                }
+            }
+            if let Owner::Params(key) | Owner::Body(key) = owner {
+                // A parameter or a name bound here is local.
+                let parameter = of == k.parameters || of == k.default_parameter || of == k.typed_parameter;
+                if parameter || is_left {
+                    let w = f.walks.entry(key).or_default();
+                    w.locals.push(text(n, src));
+                    if of == k.assignment {
+                        if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                            w.assigned_once.push((text(n, src), right));
+                        }
+                    }
+                }
+            }
+        } else if kind == k.call {
+            stack.push(Step::Node(n, parent, is_left, owner, true));
+        } else if k.rebinding.contains(&kind) {
+            f.rebound.extend(
+                n.named_children(&mut c)
+                    .filter(|i| i.kind_id() == k.identifier)
+                    .map(|i| text(i, src)),
+            );
+        }
+        let bound_field = if kind == k.named_expression { "name" } else { "left" };
+        if kind == k.assignment
+            || kind == k.augmented_assignment
+            || kind == k.for_statement
+            || kind == k.named_expression
+        {
+            if let Some(left) = n.child_by_field_name(bound_field) {
+                let mut ids = vec![left];
+                while let Some(t) = ids.pop() {
+                    f.work += 1;
+                    if t.kind_id() == k.identifier {
+                        *f.assigned.entry(text(t, src)).or_default() += 1;
+                    }
+                    ids.extend(t.named_children(&mut c));
+                }
+            }
+        }
+        let left = (k.with_left.contains(&kind) || kind == k.named_expression)
+            .then(|| n.child_by_field_name(bound_field))
+            .flatten();
+        // A function's parameters and body are its scope's walk; the
+        // rest of its definition is no scope's.
+        let params = (kind == k.function_definition)
+            .then(|| n.child_by_field_name("parameters"))
+            .flatten();
+        if !view.more(n).is_empty() {
+            stack.push(Step::More(n.id()));
+        }
+        let at = stack.len();
+        stack.extend(view.own_children(n, &mut c).map(|child| {
+            let owner = if kind != k.function_definition {
+                owner
+            } else if Some(child) == params {
+                Owner::Params(n.id())
+            } else if child.kind_id() == k.block {
+                Owner::Body(child.id())
+            } else {
+                Owner::Nowhere
+            };
+            Step::Node(child, Some(n), Some(child) == left, owner, false)
+        }));
+        stack[at..].reverse();
+    }
+    parts.push(Part::Facts(f));
+    parts
 }
 
 /// Blocks nested deeper than this (or calls chained longer) are not read:
