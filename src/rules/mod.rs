@@ -149,8 +149,7 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 pub fn check_for_report(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, sel: &Settings) -> CheckResult {
     let mut graph = frontend::build(ws);
     let ctx = Ctx::new(ws, facts, profile, sel);
-    let found = Findings::of_dropping_properties(&ctx, &mut graph);
-    let found = found.joined();
+    let found = Findings::of_dropping_properties(&ctx, &mut graph).joined();
     let out = report(ctx.ws, &graph.pipelines, found, sel);
     CheckResult {
         pipelines: graph.pipelines,
