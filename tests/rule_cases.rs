@@ -163,3 +163,75 @@ fn the_registry_says_what_the_rules_do() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A group of more entries than one task checks (`input::check_group`
+/// cuts it in runs on all threads) reads as one pass: its findings in
+/// entry order, a repeated key's DS004 naming the winner in a later run,
+/// and "did you mean" on the first unknown keys of the file in whichever
+/// run they fall.
+#[test]
+fn a_large_group_is_checked_as_one_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    // 9,000 entries after two lines: entry k is on line k + 4. The filler
+    // is a localized key, which DS001–DS006 pass over.
+    let special = |k: usize| match k {
+        3 => Some("batch-sise=1".to_string()),
+        4100 => Some("batch-siz=1".to_string()),
+        4101 => Some("batch-size=2".to_string()),
+        8200 => Some("batch-size=3".to_string()),
+        8300 => Some("netwrk-mode=2".to_string()),
+        _ => None,
+    };
+    let body: String = (0..9000)
+        .map(|k| special(k).unwrap_or_else(|| "custom-lib-path[de]=x.so".to_string()) + "\n")
+        .collect();
+    std::fs::write(
+        dir.path().join("pgie.txt"),
+        format!("[property]\ngie-unique-id=1\nonnx-file=m.onnx\n{body}"),
+    )
+    .unwrap();
+    let checked = check_dir(dir.path());
+    let f = &checked.ws.files[0];
+    let found: Vec<(&str, usize, &str, Option<&str>)> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d.code(), "DS002" | "DS004"))
+        .map(|d| {
+            (
+                d.code(),
+                f.position(d.span.start).0,
+                d.message.as_str(),
+                d.expected.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "DS002",
+                7,
+                "unknown key `batch-sise` in [property]",
+                Some("did you mean `batch-size`?")
+            ),
+            (
+                "DS002",
+                4104,
+                "unknown key `batch-siz` in [property]",
+                Some("did you mean `batch-size`?")
+            ),
+            (
+                "DS004",
+                4105,
+                "`batch-size` is set again on line 8204; this line is ignored",
+                None
+            ),
+            (
+                "DS002",
+                8304,
+                "unknown key `netwrk-mode` in [property]",
+                Some("did you mean `network-mode`?")
+            ),
+        ]
+    );
+}

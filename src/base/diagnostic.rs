@@ -1,6 +1,8 @@
 //! A finding: its rule (and so its code and severity), where, what was
 //! found, what was expected and why, and the fix if there is one.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::base::edit::Fix;
@@ -35,8 +37,9 @@ pub struct Diagnostic {
     pub message: String,
     /// The value dslint expects, when there is one.
     pub expected: Option<String>,
-    /// Why: the reasoning or the inputs the expected value came from.
-    pub why: Option<String>,
+    /// Why: the reasoning or the inputs the expected value came from
+    /// (nearly always a fixed text: borrowed, not a copy a finding).
+    pub why: Option<Cow<'static, str>>,
     /// Other places this finding involves (DS701 names two files).
     pub related: Vec<(FileId, Span)>,
     /// The message as it reads at the first related place, for when the
@@ -83,7 +86,7 @@ impl Diagnostic {
         self.expected = Some(e.into());
         self
     }
-    pub fn why(mut self, w: impl Into<String>) -> Self {
+    pub fn why(mut self, w: impl Into<Cow<'static, str>>) -> Self {
         self.why = Some(w.into());
         self
     }

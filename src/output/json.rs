@@ -106,7 +106,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
         }),
         message: d.message.clone(),
         expected: d.expected.clone(),
-        why: d.why.clone(),
+        why: d.why.as_deref().map(str::to_owned),
         related: d
             .related
             .iter()

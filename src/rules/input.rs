@@ -40,6 +40,9 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // first unknown keys of a file only, so a file of 100k junk keys stays
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
+    // Room for all at once: a file of 100k findings is not copied again at
+    // each doubling.
+    out.reserve(per_group.iter().map(|(found, _)| found.len()).sum());
     for ((mut found, unknown), group) in per_group.into_iter().zip(&doc.groups) {
         for (at, schema, entry) in unknown {
             if suggestions_left == 0 {
@@ -150,7 +153,57 @@ fn check_group(
         );
         return;
     }
-    for (i, e) in group.entries.iter().enumerate() {
+    let n = group.entries.len();
+    if n <= ENTRIES_PER_TASK {
+        check_entries(ctx, file, gi, group, 0..n, schema, out, unknown);
+        return;
+    }
+    // A group of many entries (100k keys in one [tracker]) is checked in
+    // runs of entries on all threads, each run's findings in entry order,
+    // joined in run order: the same list as one pass.
+    let runs: Vec<(Vec<Diagnostic>, Vec<Unknown>)> = (0..n.div_ceil(ENTRIES_PER_TASK))
+        .into_par_iter()
+        .map(|r| {
+            let (mut out, mut unknown) = (Vec::new(), Vec::new());
+            let from = r * ENTRIES_PER_TASK;
+            let to = (from + ENTRIES_PER_TASK).min(n);
+            check_entries(ctx, file, gi, group, from..to, schema, &mut out, &mut unknown);
+            (out, unknown)
+        })
+        .collect();
+    out.reserve_exact(runs.iter().map(|(found, _)| found.len()).sum());
+    for (found, run_unknown) in runs {
+        let at = out.len();
+        unknown.extend(
+            run_unknown
+                .into_iter()
+                .map(|(i, schema, entry)| (at + i, schema, entry)),
+        );
+        out.extend(found);
+    }
+}
+
+/// Entries a task checks at most: a group of more is cut in runs of this
+/// many (`check_group`).
+const ENTRIES_PER_TASK: usize = 4096;
+
+/// The checks of the entries `range` of the `gi`-th group (its group-level
+/// checks passed: `check_group`), in entry order; `unknown` gets positions
+/// in `out`.
+#[allow(clippy::too_many_arguments)]
+fn check_entries(
+    ctx: &Ctx,
+    file: FileId,
+    gi: usize,
+    group: &crate::syntax::Group,
+    range: std::ops::Range<usize>,
+    schema: Option<Schema>,
+    out: &mut Vec<Diagnostic>,
+    unknown: &mut Vec<Unknown>,
+) {
+    let f = &ctx.ws.files[file];
+    let doc = &f.doc;
+    for (i, e) in group.entries.iter().enumerate().skip(range.start).take(range.len()) {
         if e.localized {
             continue;
         }

@@ -342,7 +342,8 @@ impl Findings {
 
     /// Every list joined, in order.
     pub fn joined(self) -> Vec<Diagnostic> {
-        let mut out = Vec::with_capacity(self.len());
+        let len = self.len();
+        let mut out = Vec::new();
         let analytics = self.per_analytics.into_iter().map(|(_, _, found)| found);
         for list in self
             .per_file
@@ -351,6 +352,14 @@ impl Findings {
             .chain(self.per_element)
             .chain(analytics)
         {
+            // A list that holds them all (one large file; the others are
+            // empty) is taken as it is, not copied.
+            if list.len() == len {
+                return list;
+            }
+            if out.capacity() == 0 {
+                out.reserve_exact(len);
+            }
             out.extend(list);
         }
         out
@@ -641,10 +650,13 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         if let Some(&j) = hosts.get(&line(&out[i])) {
             let note = out[i].message.clone();
             let host = &mut out[j];
-            host.why = Some(match host.why.take() {
-                Some(w) => format!("{w}; note: {note}"),
-                None => format!("note: {note}"),
-            });
+            host.why = Some(
+                match host.why.take() {
+                    Some(w) => format!("{w}; note: {note}"),
+                    None => format!("note: {note}"),
+                }
+                .into(),
+            );
             folded[i] = true;
         }
     }
@@ -679,10 +691,13 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
         }
         let note = format!("note: {} {}", out[i].code(), out[i].message);
         let kept = &mut out[j];
-        kept.why = Some(match kept.why.take() {
-            Some(w) => format!("{w}; {note}"),
-            None => note,
-        });
+        kept.why = Some(
+            match kept.why.take() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            }
+            .into(),
+        );
         folded[i] = true;
     }
     let mut folded = folded.into_iter();
@@ -716,10 +731,13 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         let (kept, other) = (&mut before[j], &rest[0]);
         if kept.message != other.message {
             let note = format!("also: {}", other.message);
-            kept.why = Some(match kept.why.take() {
-                Some(w) => format!("{w}; {note}"),
-                None => note,
-            });
+            kept.why = Some(
+                match kept.why.take() {
+                    Some(w) => format!("{w}; {note}"),
+                    None => note,
+                }
+                .into(),
+            );
         }
         // Each pipeline's own expectation (DS207: the name for its batch).
         if let (Some(k), Some(o)) = (&kept.expected, &other.expected) {

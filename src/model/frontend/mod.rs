@@ -326,10 +326,14 @@ pub(crate) fn setting(file: FileId, group: &Shared, e: &Entry, layer: Layer) -> 
 pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> Vec<Property> {
     // One copy of the group's name for all its settings.
     let name = Shared::from(group);
-    by_name(
+    // At most one property an entry: room for them at once, so that a
+    // group of 100k keys is not copied again at each doubling.
+    let entries = doc.groups_named(group).map(|g| g.entries.len()).sum();
+    by_name_within(
         doc.entries_read(group)
             .filter(|e| readable(&e.key))
             .map(|e| (e.key.clone(), setting(file, &name, e, layer))),
+        entries,
     )
 }
 
@@ -337,8 +341,17 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
 /// repeated name's earlier settings are the ones its last overrides); by
 /// hash, so that 100k keys stay linear.
 pub fn by_name(settings: impl Iterator<Item = (Shared, Setting)>) -> Vec<Property> {
-    let mut props: Vec<Property> = Vec::new();
-    let mut index = NameIndex::default();
+    let (lower, upper) = settings.size_hint();
+    by_name_within(settings, upper.unwrap_or(lower))
+}
+
+/// `by_name` of at most `most` settings (room is made for them first).
+fn by_name_within(settings: impl Iterator<Item = (Shared, Setting)>, most: usize) -> Vec<Property> {
+    let mut props: Vec<Property> = Vec::with_capacity(most);
+    let mut index = NameIndex {
+        table: hashbrown::HashTable::with_capacity(most),
+        ..NameIndex::default()
+    };
     for (name, s) in settings {
         match index.find(&props, &name) {
             Some(i) => props[i].settings.push(s),
