@@ -5,7 +5,7 @@ use crate::base::edit::Fix;
 use crate::base::rule::{Rule, When};
 use crate::model::detect::Kind;
 use crate::model::frontend::config::DEFAULT_BATCH;
-use crate::model::graph::{Effective, Element, Layer, Pipeline, Role, Site};
+use crate::model::graph::{Effective, Element, Layer, Pipeline, Role, Site, Stage};
 use crate::model::workspace::Target;
 use crate::rules::context::{Ctx, Profile, site};
 use crate::syntax::glib;
@@ -320,35 +320,28 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
     }
     // DS705 / DS706: unique IDs and valid operate-on-gie-id.
-    // deepstream-app and deepstream-parallel-infer refuse any shared id
-    // when they parse their config ("Non unique gie ids found",
-    // `parse_config_file` in `deepstream_app_config_parser.c`, and the
-    // parallel app's `deepstream_parallel_infer_config_parser.cpp`); other
-    // apps run the pipeline, where a shared id only matters when both
-    // elements write metadata that the id is meant to tell apart.
-    let app_refuses = matches!(ws.files[p.root].kind, Some(Kind::App | Kind::ParallelApp));
-    let app_ids = (ws.files[p.root].kind == Some(Kind::App)).then(|| AppGieIds::new(&ws.files[p.root].doc));
+    // deepstream-app and deepstream-parallel-infer compare the ids their
+    // GIE groups set when they parse their config, and refuse a shared one
+    // ("Non unique gie ids found": `AppGieIds`); elsewhere, and for ids the
+    // apps do not compare (set in the nvinfer files, or in two branches of
+    // the parallel app), a shared id matters only when both elements write
+    // metadata that the id is meant to tell apart.
+    let mut app_ids = AppGieIds::new(ctx.ws, p);
     let mut ids: Vec<(i64, &Element)> = Vec::new();
-    let mut compared: Vec<(AppGieId, &Element)> = Vec::new();
-    for gie in p.infers() {
-        // deepstream-app compares the ids its own groups set, 0 where a
-        // group sets none: that refusal is the finding.
-        if let Some(app_ids) = &app_ids {
-            let mine = app_ids.of(gie);
-            let clash = mine.and_then(|m| compared.iter().find(|(o, _)| o.id == m.id).map(|(o, e)| (m, *o, *e)));
-            if let Some(m) = mine {
-                compared.push((m, gie));
-            }
-            if let Some((m, o, other)) = clash.filter(|(m, o, _)| !(m.explicit && o.explicit)) {
-                out.push(app_refuses_id(gie, m, o, &other.name));
-                continue;
-            }
+    for gie in &p.elements {
+        if let Some(app_ids) = app_ids.as_mut() {
+            app_ids.enter(gie);
+        }
+        if !gie.role.is_inference() {
+            continue;
+        }
+        if let Some(d) = app_ids.as_mut().and_then(|a| a.check(gie)) {
+            out.push(d);
+            continue;
         }
         let found = gie.int("gie-unique-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            let clash = ids
-                .iter()
-                .find(|(i, other)| *i == id && (app_refuses || !metadata_apart(gie, other)));
+            let clash = ids.iter().find(|(i, other)| *i == id && !metadata_apart(gie, other));
             if let Some((_, other)) = clash {
                 let other = &other.name;
                 out.push(
@@ -414,8 +407,42 @@ struct AppGieId {
     explicit: bool,
 }
 
-/// What [`AppGieId`] needs from the app config.
+/// Whether a group the app compares builds an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GroupState {
+    On,
+    /// Written, but off: deepstream-app still compares its id.
+    Off,
+    /// Not in the config: its struct keeps the zero it starts with.
+    Absent,
+}
+
+/// A group whose id the app has compared (or will compare) with the next.
+struct Compared {
+    id: AppGieId,
+    name: String,
+    state: GroupState,
+}
+
+/// Which app parses the config, and so which ids it compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdReader {
+    /// deepstream-app (`parse_config_file`, `parse_config_file_yaml`):
+    /// every enabled secondary with `[primary-gie]` (on, off or absent) and
+    /// with each other.
+    App { yaml: bool },
+    /// deepstream-parallel-infer (`parse_config_file_yaml`,
+    /// `deepstream_parallel_infer_config_parser.cpp`): the secondaries of the
+    /// `i`-th `secondary-gie*` fragment with the `i`-th primary slot and with
+    /// each other; nothing across slots (two branches' primaries are never
+    /// compared).
+    Parallel,
+}
+
+/// DS706 where the app itself refuses the config: the ids it compares, as
+/// it reads them (see [`AppGieId`]).
 struct AppGieIds {
+    reader: IdReader,
     /// A YAML `secondary-gie…` map without `enable` sets `gie-unique-id`:
     /// `parse_gie_yaml` reads every key of it (it returns early only for an
     /// `enable` written false) into the slot of the next secondary, which
@@ -424,17 +451,116 @@ struct AppGieIds {
     /// not known. The key-file `parse_gie` returns before any key when
     /// `enable` is 0 or missing.
     secondary_slot_reused: bool,
+    /// The parallel app's primary slots are not known as dslint reads
+    /// them: a `primary-gie*` map without `enable` that sets
+    /// `gie-unique-id` leaves it in the slot the next primary is parsed
+    /// into, or a counted group is repeated at the top level.
+    unknown: bool,
+    /// The groups compared so far: deepstream-app's `[primary-gie]` (also
+    /// when off or absent) and enabled secondaries; the parallel app's
+    /// current slot (its primary and secondaries).
+    compared: Vec<Compared>,
 }
 
 impl AppGieIds {
-    fn new(doc: &crate::syntax::Document) -> AppGieIds {
-        let secondary_slot_reused = doc.format != crate::syntax::Format::KeyFile
+    fn new(ws: &crate::model::workspace::Workspace, p: &Pipeline) -> Option<AppGieIds> {
+        let doc = &ws.files[p.root].doc;
+        let yaml = doc.format != crate::syntax::Format::KeyFile;
+        let reader = match ws.files[p.root].kind {
+            Some(Kind::App) => IdReader::App { yaml },
+            Some(Kind::ParallelApp) => IdReader::Parallel,
+            _ => return None,
+        };
+        let secondary_slot_reused = yaml
             && doc.group_names().into_iter().any(|g| {
                 g.starts_with("secondary-gie")
                     && doc.get(g, "enable").is_none()
                     && doc.get(g, "gie-unique-id").is_some()
             });
-        AppGieIds { secondary_slot_reused }
+        let unknown = reader == IdReader::Parallel
+            && (crate::model::frontend::parallel::counted_group_repeated(ws, p.root)
+                || doc.group_names().into_iter().any(|g| {
+                    g.starts_with("primary-gie")
+                        && doc.get(g, "enable").is_none()
+                        && doc.get(g, "gie-unique-id").is_some()
+                }));
+        let mut compared = Vec::new();
+        // deepstream-app compares each enabled secondary with
+        // `primary_gie_config.unique_id` whether or not `[primary-gie]` is
+        // on: where it builds no element, the id is what its parser left.
+        let primary_built = p.infers().any(|e| e.name == "primary-gie");
+        if matches!(reader, IdReader::App { .. }) && !primary_built {
+            let zero = AppGieId { id: 0, explicit: false };
+            let (state, id) = if !doc.has_group("primary-gie") {
+                (GroupState::Absent, Some(zero))
+            } else if !yaml {
+                // `parse_gie` returns before any key unless `enable` reads
+                // as a non-zero integer.
+                (GroupState::Off, Some(zero))
+            } else {
+                // `parse_gie_yaml` returns early only for an `enable`
+                // written 0; without one it reads every key (and the group
+                // stays off). Any other `enable` (`false`: yaml-cpp's
+                // integer conversion throws) is not known.
+                let value = |k| doc.get("primary-gie", k).map(|e| e.value.as_deref().map(str::trim));
+                let id = match value("enable") {
+                    Some(v) => (v.and_then(glib::parse_int) == Some(0)).then_some(zero),
+                    None => match value("gie-unique-id") {
+                        None => Some(zero),
+                        Some(v) => v.and_then(glib::parse_int).map(|id| AppGieId { id, explicit: true }),
+                    },
+                };
+                (GroupState::Off, id)
+            };
+            if let Some(id) = id {
+                compared.push(Compared {
+                    id,
+                    name: "primary-gie".into(),
+                    state,
+                });
+            }
+        }
+        Some(AppGieIds {
+            reader,
+            secondary_slot_reused,
+            unknown,
+            compared,
+        })
+    }
+
+    /// The parallel app starts a new slot at each primary and video
+    /// template; a video template's slot compares its secondaries with a
+    /// primary struct dslint does not follow (left out).
+    fn enter(&mut self, e: &Element) {
+        if self.reader != IdReader::Parallel {
+            return;
+        }
+        let head = matches!(e.role, Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary))
+            || matches!(&e.role, Role::Other(f) if f == "nvdsvideotemplate");
+        if head {
+            self.compared.clear();
+        }
+    }
+
+    /// DS706 for `gie` when the app refuses its id: the same as one it
+    /// already compared it with.
+    fn check(&mut self, gie: &Element) -> Option<Diagnostic> {
+        if self.unknown {
+            return None;
+        }
+        let mine = self.of(gie)?;
+        let clash = self
+            .compared
+            .iter()
+            .find(|o| o.id.id == mine.id)
+            .map(|o| (o.id, o.name.clone(), o.state));
+        self.compared.push(Compared {
+            id: mine,
+            name: gie.name.clone(),
+            state: GroupState::On,
+        });
+        let (other, other_name, state) = clash?;
+        Some(app_refuses_id(self.reader, gie, mine, other, &other_name, state))
     }
 
     /// `None` when unknown: an id the app cannot read (it refuses the file
@@ -449,17 +575,31 @@ impl AppGieIds {
             };
             return glib::parse_int(v).map(|id| AppGieId { id, explicit: true });
         }
-        let secondary = gie.name.starts_with("secondary-gie");
-        let implicit =
-            (gie.name == "primary-gie" || (secondary && !self.secondary_slot_reused)) && gie.declared.is_some();
-        implicit.then_some(AppGieId { id: 0, explicit: false })
+        let implicit = match self.reader {
+            IdReader::App { .. } => {
+                let secondary = gie.name.starts_with("secondary-gie");
+                gie.name == "primary-gie" || (secondary && !self.secondary_slot_reused)
+            }
+            // Every inference element of the parallel app is one of its
+            // groups or fragment maps, parsed into a zeroed slot.
+            IdReader::Parallel => true,
+        };
+        (implicit && gie.declared.is_some()).then_some(AppGieId { id: 0, explicit: false })
     }
 }
 
-/// DS706 where deepstream-app refuses the config because a group that sets
-/// no `gie-unique-id` gets the same 0 as another ("Non unique gie id 0
-/// found", `parse_config_file`, `deepstream_app_config_parser.c`).
-fn app_refuses_id(gie: &Element, mine: AppGieId, other: AppGieId, other_name: &str) -> Diagnostic {
+/// DS706 where the app refuses the config because `gie`'s id is one it
+/// already compared: ("Non unique gie ids found", `parse_config_file`,
+/// `deepstream_app_config_parser.c`; the same check in the YAML and the
+/// parallel app's readers).
+fn app_refuses_id(
+    reader: IdReader,
+    gie: &Element,
+    mine: AppGieId,
+    other: AppGieId,
+    other_name: &str,
+    state: GroupState,
+) -> Diagnostic {
     let id = mine.id;
     let (file, span) = match (mine.explicit, gie.int("gie-unique-id").and_then(|e| e.site())) {
         (true, Some(site)) => (site.file, site.spans.value()),
@@ -469,28 +609,73 @@ fn app_refuses_id(gie: &Element, mine: AppGieId, other: AppGieId, other_name: &s
             .map(crate::model::graph::Home::at)
             .unwrap_or_default(),
     };
-    let message = match (mine.explicit, other.explicit) {
-        (false, false) => format!(
-            "[{}] and [{other_name}] set no gie-unique-id: deepstream-app gives both 0",
-            gie.name
+    let (app, source) = match reader {
+        IdReader::App { yaml: false } => ("deepstream-app", "parse_config_file, deepstream_app_config_parser.c"),
+        IdReader::App { yaml: true } => (
+            "deepstream-app",
+            "parse_config_file_yaml, deepstream_app_config_parser_yaml.cpp",
         ),
-        (false, true) => format!(
-            "[{}] sets no gie-unique-id, so deepstream-app gives it 0, the id [{other_name}] sets",
-            gie.name
+        IdReader::Parallel => (
+            "deepstream-parallel-infer",
+            "parse_config_file_yaml, deepstream_parallel_infer_config_parser.cpp",
         ),
-        _ => format!("gie-unique-id {id} is the id deepstream-app gives [{other_name}], which sets none"),
+    };
+    let me = &gie.name;
+    let message = match (state, mine.explicit, other.explicit) {
+        (GroupState::On, false, false) => {
+            format!("[{me}] and [{other_name}] set no gie-unique-id: {app} gives both 0")
+        }
+        (GroupState::On, false, true) => {
+            format!("[{me}] sets no gie-unique-id, so {app} gives it 0, the id [{other_name}] sets")
+        }
+        (GroupState::On, true, false) => {
+            format!("gie-unique-id {id} is the id {app} gives [{other_name}], which sets none")
+        }
+        (GroupState::On, true, true) => format!("gie-unique-id {id} is also used by [{other_name}]"),
+        (GroupState::Off, false, _) => format!(
+            "[{me}] sets no gie-unique-id, so {app} gives it 0, the id it still compares for [{other_name}], which is off"
+        ),
+        (GroupState::Off, true, false) => {
+            format!("gie-unique-id {id} is the id {app} still compares for [{other_name}], which is off")
+        }
+        (GroupState::Off, true, true) => {
+            format!("gie-unique-id {id} is also set in [{other_name}], which is off but still read and compared")
+        }
+        (GroupState::Absent, false, _) => format!(
+            "[{me}] sets no gie-unique-id, so {app} gives it 0, the id it compares for the missing [{other_name}]"
+        ),
+        (GroupState::Absent, true, _) => {
+            format!("gie-unique-id {id} is the id {app} compares for the missing [{other_name}]")
+        }
     };
     // The app's words: a secondary against the primary, or two secondaries.
-    let refusal = if other_name == "primary-gie" {
+    let refusal = if other_name.starts_with("primary-gie") {
         "Non unique gie ids found".to_string()
     } else {
         format!("Non unique gie id {id} found")
     };
+    let compares = match (reader, state) {
+        (IdReader::Parallel, _) => format!(
+            "{app} compares the ids each branch's primary-gie group and its secondary-gie fragment's maps set (0 where one sets none; an id in the nvinfer config file does not count)"
+        ),
+        (_, GroupState::On) => format!(
+            "{app} compares the ids its groups set (0 where a group sets none; an id in the nvinfer config file does not count)"
+        ),
+        _ => format!(
+            "{app} compares every enabled secondary's id with [primary-gie]'s, on or not (0 where that group is missing, sets none, or is skipped unread; an id in the nvinfer config file does not count)"
+        ),
+    };
+    let expected = match reader {
+        IdReader::Parallel => {
+            "a gie-unique-id in each GIE group and secondary map the app reads, unique within a branch"
+        }
+        IdReader::App { .. } => {
+            "a gie-unique-id in each enabled GIE group of the app config, unique per inference element"
+        }
+    };
     Diagnostic::new(Rule::DuplicateGieId, file, span, message)
-        .expected("a gie-unique-id in each enabled GIE group of the app config, unique per inference element")
-        .why(format!(
-            "deepstream-app compares the ids its groups set (0 where a group sets none; an id in the nvinfer config file does not count) and refuses the config: \"{refusal}\" (parse_config_file, deepstream_app_config_parser.c)"
-        ))
+        .expected(expected)
+        .why(format!("{compares} and refuses the config: \"{refusal}\" ({source})"))
 }
 
 /// Whether two inference elements that share a `gie-unique-id` are known

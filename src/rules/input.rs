@@ -81,6 +81,12 @@ fn check_group(
         Some(Kind::ParallelFragment) => (group.name == "tracker").then_some(Schema::App),
         _ => schema,
     };
+    if f.kind == Some(Kind::App) {
+        if let Some(d) = app_refuses_source_group(file, doc, group) {
+            out.push(d);
+            return;
+        }
+    }
     if let Some(schema) = schema {
         if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
             let mut d = Diagnostic::new(
@@ -279,6 +285,47 @@ fn check_entries(
         };
         check_type(file, doc, e, value, spec, out);
     }
+}
+
+/// DS003 where deepstream-app refuses the config for a source group's
+/// name. Key-file: `parse_config_file` (deepstream_app_config_parser.c)
+/// removes `[source-list]` and `[source-attr-all]`, then takes every group
+/// whose name starts with `source` as a source, reads its number with
+/// `g_ascii_strtoull` and stops unless that reads to the name's end
+/// ("Source group \"[%s]\" is not in the form \"[source<%d>]\""): `[source]`,
+/// `[sources]`, `[source1x]`. YAML: `parse_config_file_yaml`
+/// (deepstream_app_config_parser_yaml.cpp) reads `source:` only for its
+/// `csv-file-path` and stops without one ("CSV file not specified").
+fn app_refuses_source_group(file: FileId, doc: &Document, group: &crate::syntax::Group) -> Option<Diagnostic> {
+    let name = group.name.as_str();
+    let d = match doc.format {
+        Format::KeyFile => {
+            let numbered = crate::model::detect::app_source_group(name);
+            if !name.starts_with("source") || numbered || matches!(name, "source-list" | "source-attr-all") {
+                return None;
+            }
+            Diagnostic::new(
+                Rule::InvalidValue,
+                file,
+                group.name_span.clone(),
+                format!("[{name}] is not a numbered source group: deepstream-app refuses the config"),
+            )
+            .expected("[source0], [source1], … (or [source-list] with [source-attr-all])")
+            .why(format!(
+                "parse_config_file (deepstream_app_config_parser.c) takes every group whose name starts with `source` (but [source-list] and [source-attr-all]) as a source, reads its number with g_ascii_strtoull to the end of the name, and stops: \"Source group \"[{name}]\" is not in the form \"[source<%d>]\"\""
+            ))
+        }
+        Format::Yaml if name == "source" && doc.get(name, "csv-file-path").is_none() => Diagnostic::new(
+            Rule::InvalidValue,
+            file,
+            group.name_span.clone(),
+            "`source:` has no `csv-file-path`: deepstream-app refuses the config",
+        )
+        .expected("`source:` with `csv-file-path:` naming the CSV of sources")
+        .why("parse_config_file_yaml (deepstream_app_config_parser_yaml.cpp) reads its sources only from the CSV that `source: csv-file-path` names, and stops without one: \"CSV file not specified\""),
+        _ => return None,
+    };
+    Some(d)
 }
 
 /// What the reader does with a key it does not know (DS002's why). The new

@@ -646,6 +646,25 @@ mod tests {
         "gst-launch-1.0\"\"",
     ];
 
+    /// tree-sitter-bash reads a line of two assignments and the next line
+    /// as one command (`a=b c=d` as its environment); bash runs them apart.
+    /// Only the command's name and arguments make its description, so the
+    /// launch is the one the script runs either way.
+    #[test]
+    fn assignments_on_the_line_before_do_not_change_the_launch() {
+        let launch = "gst-launch-1.0 -e filesrc location=a.mp4 ! nvstreammux name=m batch-size=2 ! fakesink\n";
+        for before in ["a=b c=d\n", "A=1 B=2 C=3\n", "a=b c=d \\\n  e=f\n"] {
+            let with = launches_by(&format!("{before}{launch}"), usize::MAX);
+            let without = launches_by(launch, usize::MAX);
+            assert_eq!(with.len(), 1, "{before:?}");
+            assert_eq!(with[0].mapped.text, without[0].mapped.text, "{before:?}");
+            let at = before.len();
+            let origins = |l: &Launch| l.mapped.origin.iter().map(|o| o.get()).collect::<Vec<_>>();
+            let shifted: Vec<Option<usize>> = origins(&without[0]).into_iter().map(|o| o.map(|o| o + at)).collect();
+            assert_eq!(origins(&with[0]), shifted, "{before:?}");
+        }
+    }
+
     #[test]
     fn a_plain_line_is_read_without_parsing() {
         let line = "gst-launch-1.0 filesrc location=/opt/s0.h264 ! h264parse ! m.sink_0 nvstreammux name=m batch-size=1 caps=\"a, b=(int)1\" 'c d' ! fakesink\n";

@@ -54,7 +54,7 @@ pub fn looked_up_directly(group: &str, key: &str) -> bool {
 /// template, tracker, secondary or analytics slot) is written twice at the
 /// top level: the app counts each copy (each reading the first map), which
 /// dslint does not model, so the branches' pairing is left unknown.
-fn counted_group_repeated(ws: &Workspace, root: FileId) -> bool {
+pub fn counted_group_repeated(ws: &Workspace, root: FileId) -> bool {
     let doc = &ws.files[root].doc;
     doc.groups.iter().any(|g| {
         [
