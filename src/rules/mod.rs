@@ -573,7 +573,7 @@ pub fn report_distinct(
     }
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
-    let out = sel.scope(ws).report(ws, out);
+    let mut out = sel.scope(ws).report(ws, out);
     // Files ranked by path once: the sort compares numbers, not paths
     // (files with the same path share a rank, as the paths compare equal).
     let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
