@@ -179,6 +179,11 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     )
     .unwrap();
     std::os::unix::fs::symlink("/nonexistent/dslint-target", d.join("broken-link.txt")).unwrap();
+    // Links to nothing under names no reader takes (a Triton model
+    // repository's model folder, a built engine): nothing would be read
+    // through them, so they are no finding.
+    std::os::unix::fs::symlink("../samples/models/Detector", d.join("Detector")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/detector.engine", d.join("detector.engine")).unwrap();
     std::fs::create_dir(d.join("loop")).unwrap();
     std::os::unix::fs::symlink("..", d.join("loop/up")).unwrap();
     // A multibyte character before a nested `:` or an unclosed bracket: the
@@ -204,6 +209,8 @@ fn bad_input_gives_one_diagnostic_each_and_the_run_goes_on() {
     assert_eq!(find("binary.yml", "DS005"), 1, "{out}");
     assert_eq!(find("huge.txt", "DS005"), 1, "{out}");
     assert_eq!(find("broken-link.txt", "DS005"), 1, "{out}");
+    assert_eq!(find("/Detector", "DS005"), 0, "{out}");
+    assert_eq!(find("detector.engine", "DS005"), 0, "{out}");
     assert_eq!(find("dangling.txt", "DS704"), 1, "{out}");
     assert_eq!(find("self.txt", "DS704"), 1, "{out}");
     assert!(

@@ -140,8 +140,17 @@ pub fn walk<T: Send>(
                 }
                 Ok(_) => {}
                 Err(err) => {
+                    let (path, msg) = walk_error(&err);
+                    // A link to nothing under a name no reader takes (a
+                    // Triton model repository's `Primary_Detector ->
+                    // ../samples/…`, an `.engine` link to a build product):
+                    // nothing would have been read through it.
+                    let dangling = err.io_error().is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+                    if dangling && !wanted(&path) {
+                        return ignore::WalkState::Continue;
+                    }
                     if let Ok(mut v) = errors.lock() {
-                        v.push(walk_error(&err));
+                        v.push((path, msg));
                     }
                 }
             }

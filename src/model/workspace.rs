@@ -160,6 +160,25 @@ pub fn is_candidate(path: &Path) -> bool {
     CANDIDATE_EXTENSIONS.iter().any(|c| ext.eq_ignore_ascii_case(c))
 }
 
+/// Whether a path holds a template placeholder that something renders
+/// before DeepStream reads the file: Jinja's `{{ name }}`, a `sed` script's
+/// `@@NAME@@`, envsubst's (or a shell heredoc's) `${NAME}`. DeepStream's
+/// readers expand none of them (`get_absolute_file_path` only joins a
+/// relative path to the config's folder).
+fn templated(raw: &str) -> bool {
+    let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let jinja = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
+    // The pieces between two `@@`: `model-engine-file=@@ENGINE@@`.
+    let marks = raw.matches("@@").count();
+    let at_at = marks >= 2 && raw.split("@@").skip(1).take(marks - 1).any(word);
+    // `${NAME}` and `${NAME:-default}`.
+    let dollar = raw.split("${").skip(1).any(|rest| {
+        rest.find('}')
+            .is_some_and(|j| word(rest[..j].split(':').next().unwrap_or("")))
+    });
+    jinja || at_at || dollar
+}
+
 impl Workspace {
     /// Load with the project root discovered from the paths.
     pub fn load(paths: &[PathBuf]) -> Workspace {
@@ -588,15 +607,17 @@ impl Workspace {
     /// Resolve a path written in `from` (relative to its folder; `file://`
     /// URIs too), placed against the project root. `None` for a path that
     /// names no file of its own: a URI of another scheme, or a template's
-    /// path whose pieces are placeholders an app renders before DeepStream
-    /// reads the file (`{{ model_dir }}/model.plan`): where it points is not
-    /// in the file, so whether it exists is unknown (Precision 5).
+    /// path whose pieces are placeholders an app or a script renders before
+    /// DeepStream reads the file (`{{ model_dir }}/model.plan`,
+    /// `@@ENGINE@@`, `${MODEL_DIR}/model.plan`): where it points is not in
+    /// the file, so whether it exists is unknown (Precision 5).
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
-        // (A `char` first: it is found with `memchr`, a `&str` is not.)
-        let templated = raw.contains('{') && raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
-        if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || templated {
+        // (Chars first: they are found with `memchr`, a `&str` is not; every
+        // placeholder `templated` knows holds a `{` or an `@`.)
+        let placeholder = raw.contains(['{', '@']) && templated(raw);
+        if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || placeholder {
             return None;
         }
         let path = Path::new(raw);
@@ -1208,5 +1229,34 @@ mod tests {
         }
         assert!(is_normal(Path::new("/a/b/c.txt")) && is_normal(Path::new("a/.b/..c")));
         assert!(!is_normal(Path::new("a/./b")) && !is_normal(Path::new("../a")) && !is_normal(Path::new("a/")));
+    }
+}
+
+#[cfg(test)]
+mod template_tests {
+    use super::templated;
+
+    #[test]
+    fn placeholders_are_told_from_paths() {
+        for t in [
+            "{{ model_dir }}/model.plan",
+            "@@ENGINE@@",
+            "@@ROOT@@/build/libparser.so",
+            "${MODEL_DIR}/detector.onnx",
+            "${LABEL_DIR:-/labels}/classes.txt",
+        ] {
+            assert!(templated(t), "{t}");
+        }
+        for p in [
+            "models/detector.onnx",
+            "model@2x.engine",
+            "a@@b.engine",
+            "@@/x@@",
+            "$MODEL_DIR/detector.onnx",
+            "${}/x",
+            "{{ unclosed",
+        ] {
+            assert!(!templated(p), "{p}");
+        }
     }
 }

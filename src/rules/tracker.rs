@@ -1,5 +1,6 @@
 //! R4: nvtracker (DS401–DS404).
 
+use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::Fix;
 use crate::base::rule::Rule;
@@ -24,10 +25,7 @@ fn segments(ctx: &Ctx, t: &Element) -> bool {
             .to_ascii_lowercase()
             .contains("masktracker")
     });
-    let read = t
-        .config
-        .as_ref()
-        .is_some_and(|c| ctx.ws.files[c.file].doc.groups.iter().any(|g| g.name == "Segmenter"));
+    let read = low_level(ctx.ws, t).is_some_and(|f| ctx.ws.files[f].doc.groups.iter().any(|g| g.name == "Segmenter"));
     named || read
 }
 
@@ -45,8 +43,8 @@ pub fn projects_3d(ctx: &Ctx, t: &Element) -> bool {
         let base = v.value.rsplit('/').next().unwrap_or("").trim().to_ascii_lowercase();
         base.ends_with("_3d.yml") || base.ends_with("_3d.yaml")
     });
-    let read = t.config.as_ref().is_some_and(|c| {
-        ctx.ws.files[c.file]
+    let read = low_level(ctx.ws, t).is_some_and(|f| {
+        ctx.ws.files[f]
             .doc
             .groups
             .iter()
@@ -93,7 +91,10 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // 1920x1080: the NvDCF preset's size is no claim about either. A
     // low-level library or config named by an expression (a Python
     // variable, a `$VAR`) may be either: unknown, silent.
-    let unknown = at.unknown("ll-config-file") || at.unknown("ll-lib-file") || config_unread(ws, at);
+    let unknown = at.unknown("ll-config-file")
+        || at.unknown("ll-lib-file")
+        || (config_unread(ws, at) && !frame_library(at))
+        || library_not_nvidias(at);
     let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) || projects_3d(ctx, at) {
         &[]
     } else {
@@ -130,10 +131,9 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             // The preset the element loads, when dslint read it: its first
             // section, where the finding reads when that file is the one
             // named (a pull request that changes the preset).
-            let preset = at.config.as_ref().and_then(|c| {
-                let f = &ws.files[c.file];
-                let g = f.doc.groups.iter().find(|g| !g.name.is_empty())?;
-                Some((c.file, g.name_span.clone()))
+            let preset = low_level(ws, at).and_then(|file| {
+                let g = ws.files[file].doc.groups.iter().find(|g| !g.name.is_empty())?;
+                Some((file, g.name_span.clone()))
             });
             if let Some((file, span)) = preset {
                 let (line, _) = ws.files[loc.file].position(loc.spans.value().start);
@@ -202,12 +202,61 @@ fn config_unread(ws: &Workspace, at: &Element) -> bool {
     let Some(cfg) = at.str("ll-config-file") else {
         return false;
     };
-    let read = at.config.is_some()
-        || cfg
-            .site()
-            .is_some_and(|s| matches!(ws.resolve(s.file, cfg.value), Some(Target::Exists(p)) if ws.get(&p).is_some()));
     let name = base_name(cfg.value);
-    !read && !FRAMELESS_SAMPLES.contains(&name) && !FRAME_SAMPLES.contains(&name)
+    low_level(ws, at).is_none() && !FRAMELESS_SAMPLES.contains(&name) && !FRAME_SAMPLES.contains(&name)
+}
+
+/// The low-level config the tracker loads, when dslint read it: the
+/// element's `config` (an app's `[tracker] ll-config-file`, a pipeline's
+/// `ll-config-file` property), else the file its `ll-config-file` names.
+/// A tracker key-file checked on its own (`config::standalone`) carries
+/// that key-file as its `config`: it is not the low-level config, which is
+/// then found by the path the key-file writes.
+fn low_level(ws: &Workspace, at: &Element) -> Option<FileId> {
+    if let Some(c) = at
+        .config
+        .as_ref()
+        .filter(|c| ws.files[c.file].kind != Some(Kind::Tracker))
+    {
+        return Some(c.file);
+    }
+    let cfg = at.str("ll-config-file")?;
+    match ws.resolve(cfg.site()?.file, cfg.value)? {
+        Target::Exists(p) => ws.get(&p),
+        _ => None,
+    }
+}
+
+/// NVIDIA's low-level tracker libraries: NvMultiObjectTracker (DeepStream
+/// 6.0 on: IOU, NvSORT, NvDCF, DeepSORT by its config) and DeepStream 4–5's
+/// NvDCF, KLT and IOU libraries.
+const NVIDIA_LIBRARIES: [&str; 4] = [
+    "libnvds_nvmultiobjecttracker.so",
+    "libnvds_nvdcf.so",
+    "libnvds_mot_klt.so",
+    "libnvds_mot_iou.so",
+];
+
+/// DeepStream 4–5's libraries that each run one tracker, one that works on
+/// frames whatever its config says: NVIDIA's DS 5.1 Gst-nvtracker guide,
+/// "the KLT tracker uses Luma-only format; NvDCF uses NV12 or RGBA; and IOU
+/// requires no buffer at all", converted at `tracker-width` x
+/// `tracker-height`.
+const FRAME_LIBRARIES: [&str; 2] = ["libnvds_nvdcf.so", "libnvds_mot_klt.so"];
+
+fn frame_library(at: &Element) -> bool {
+    at.str("ll-lib-file")
+        .is_some_and(|lib| FRAME_LIBRARIES.contains(&base_name(lib.value)))
+}
+
+/// Whether `ll-lib-file` names a low-level library that is none of
+/// NVIDIA's (a ByteTrack or SORT build against `nvdstracker.h`): whether it
+/// asks nvtracker for frames at all is its own `NvMOT_Query`'s answer
+/// (`numTransforms`, kept by `NvTrackerProc::initTrackerContext`,
+/// `nvtracker_proc.cpp`), which dslint cannot read (Precision 5).
+fn library_not_nvidias(at: &Element) -> bool {
+    at.str("ll-lib-file")
+        .is_some_and(|lib| !NVIDIA_LIBRARIES.contains(&base_name(lib.value)))
 }
 
 /// Top-level sections of an NvMultiObjectTracker config that read no pixels:
@@ -235,23 +284,20 @@ const FRAMELESS_SECTIONS: [&str; 5] = [
 /// `false` when unknown (no config, a config outside the tree with another
 /// name, a section this table does not know).
 pub fn takes_no_frames(ws: &Workspace, at: &Element) -> bool {
-    // DeepStream 5's separate IOU library.
+    // DeepStream 5's separate IOU library; its NvDCF and KLT ones take
+    // frames whatever their config.
     if let Some(lib) = at.str("ll-lib-file") {
         if base_name(lib.value) == "libnvds_mot_iou.so" {
             return true;
         }
     }
+    if frame_library(at) {
+        return false;
+    }
     let Some(cfg) = at.str("ll-config-file") else {
         return false;
     };
-    let file = at.config.as_ref().map(|c| c.file).or_else(|| {
-        let from = cfg.site()?.file;
-        match ws.resolve(from, cfg.value)? {
-            Target::Exists(p) => ws.get(&p),
-            _ => None,
-        }
-    });
-    match file {
+    match low_level(ws, at) {
         // The config in the tree: its sections decide, whatever its name.
         Some(id) => {
             let f = &ws.files[id];
