@@ -25,7 +25,7 @@ use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{Element, Graph, Pipeline, Role};
+use crate::model::graph::{ConfigFile, Element, Graph, Pipeline, Role};
 use crate::model::workspace::{Target, Workspace};
 use context::{Ctx, Profile};
 
@@ -144,8 +144,9 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 /// the properties held instead of adding to it (the graph's properties
 /// were the largest share of a check's peak, with every document and
 /// finding alive beside them). The findings are the same; the pipelines
-/// returned keep their roots, elements, config files and references, not
-/// their properties.
+/// returned keep what the report reads ([`keep_for_report`]): their roots,
+/// the roles and config files of their sources and of the elements that
+/// load a config, and their references to configs outside the root.
 ///
 /// Where the graph's building changes nothing in the workspace (every
 /// root a deepstream-app or test-app config, no script or module:
@@ -169,7 +170,7 @@ pub fn check_for_report(
 ) -> CheckResult {
     let visit = |ws: &Workspace, p: &mut Pipeline| {
         let found = pipeline_findings(&Ctx::new(ws, facts, profile, sel), p);
-        drop_properties(p);
+        keep_for_report(p);
         found
     };
     let (mut graph, early) = frontend::build_visiting(ws, &visit);
@@ -225,7 +226,7 @@ impl Findings {
             .map(|(p, early)| {
                 early.unwrap_or_else(|| {
                     let found = pipeline_findings(ctx, p);
-                    drop_properties(p);
+                    keep_for_report(p);
                     found
                 })
             })
@@ -458,11 +459,32 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
     streams
 }
 
-/// A pipeline's element properties, once its rules have run (`check`).
-fn drop_properties(p: &mut Pipeline) {
-    for e in &mut p.elements {
-        e.props = Vec::new();
+/// A pipeline once its rules have run (`check`), cut to what the report
+/// still reads (`withhold_outside`, `analytics_streams`): its root, the
+/// sources and the elements that load a config file (their role and the
+/// file's id and kind), and the references to configs outside the
+/// project root. The properties, the other elements, names, homes, links
+/// and other references are dropped: until the findings are joined they
+/// held memory beside the findings made after them.
+fn keep_for_report(p: &mut Pipeline) {
+    let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_));
+    let mut elements = Vec::with_capacity(p.elements.iter().filter(|e| kept(e)).count());
+    for e in std::mem::take(&mut p.elements).into_iter().filter(kept) {
+        elements.push(Element {
+            role: e.role,
+            factory: None,
+            name: String::new(),
+            props: Vec::new(),
+            config: e.config.map(|c| ConfigFile { home: None, ..c }),
+            home: None,
+            declared: None,
+        });
     }
+    p.elements = elements;
+    p.links = Vec::new();
+    p.references
+        .retain(|r| r.is_config && matches!(r.target, Target::Outside(_)));
+    p.references.shrink_to_fit();
 }
 
 /// The rules that look at one pipeline.
