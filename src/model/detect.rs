@@ -197,6 +197,16 @@ const APP_KEYFILE_ONLY: &[&str] = &[
 /// `source-list`, no `sourceN`).
 const APP_YAML_ONLY: &[&str] = &["source"];
 
+/// Groups deepstream-app's key-file reader takes that its YAML reader
+/// (`parse_config_file_yaml`, deepstream_app_config_parser_yaml.cpp) has
+/// no branch for, so it skips them: `sourceN` and every other `source…`
+/// but `source` itself (its sources are `source:`'s CSV only),
+/// `source-list`, `source-attr-all`, `visionencoder`, `text-embedder`,
+/// `secondary-pre-process*`.
+pub fn app_yaml_skips(name: &str) -> bool {
+    (name.starts_with("source") && name != "source") || in_list(APP_KEYFILE_ONLY, name)
+}
+
 fn app_group(format: Format, name: &str) -> bool {
     let extra = match format {
         Format::KeyFile => APP_KEYFILE_ONLY,

@@ -364,6 +364,13 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // the tree or not loaded, an nvinferserver's (its default is not
     // nvinfer's), or an id dslint cannot know may be the one named: silent
     // (Precision 5).
+    // nvdsvideotemplate runs a custom library that may attach objects
+    // under an id of its own (the parallel app puts one in a primary's
+    // place): with one in the pipeline, the ids objects carry are not known.
+    let template = p.elements.iter().any(|e| {
+        e.factory.as_deref() == Some("nvdsvideotemplate")
+            || matches!(&e.role, Role::Other(f) if f == "nvdsvideotemplate")
+    });
     let carried: Option<Vec<i64>> = p
         .infers()
         .map(|g| match g.int("gie-unique-id") {
@@ -372,7 +379,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             None if matches!(g.role, Role::Infer(_)) && g.config.is_some() => Some(NVINFER_DEFAULT_UNIQUE_ID),
             None => None,
         })
-        .collect();
+        .collect::<Option<Vec<i64>>>()
+        .filter(|_| !template);
     for gie in p.secondaries() {
         let found = gie.int("operate-on-gie-id").and_then(|e| Some((e.value, e.site()?)));
         if let (Some((id, loc)), Some(carried)) = (found, &carried) {

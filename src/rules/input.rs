@@ -87,6 +87,25 @@ fn check_group(
             return;
         }
     }
+    // Groups only the key-file reader takes: the YAML reader skips them.
+    if f.kind == Some(Kind::App) && doc.format == Format::Yaml && crate::model::detect::app_yaml_skips(&group.name) {
+        let expected = if group.name.starts_with("source") {
+            "`source:` with `csv-file-path:` (the YAML reader's only sources)".to_string()
+        } else {
+            format!("the key-file form of the config ([{}]) to use this group", group.name)
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::UnknownKey,
+                file,
+                group.name_span.clone(),
+                format!("unknown group `{}` for a deepstream-app config (YAML)", group.name),
+            )
+            .expected(expected)
+            .why("deepstream-app's YAML reader (parse_config_file_yaml, deepstream_app_config_parser_yaml.cpp) has no branch for it and skips it, so nothing in it takes effect; the key-file reader's [sourceN], [source-list], [source-attr-all], [visionencoder], [text-embedder] and [secondary-pre-process…] groups are not read from YAML"),
+        );
+        return;
+    }
     if let Some(schema) = schema {
         if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
             let mut d = Diagnostic::new(

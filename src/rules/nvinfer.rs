@@ -36,6 +36,17 @@ fn has_model_source(inf: &Element) -> bool {
         .any(|k| inf.str(k).is_some_and(|v| !v.value.trim().is_empty()))
 }
 
+/// Whether nvinfer gets its engine from a function rather than its own ONNX
+/// build (`TrtModelBuilder::buildModel`): a custom `engine-create-func-name`,
+/// or a TAO model (`tlt-encoded-model`, built by
+/// `NvDsInferCudaEngineGetFromTltModel`). `getCudaEngineFromCustomLib` then
+/// keeps INT8 without a calibration table (no FP16 fallback).
+fn engine_from_function(inf: &Element) -> bool {
+    ["engine-create-func-name", "tlt-encoded-model"]
+        .iter()
+        .any(|k| inf.str(k).is_some_and(|e| !e.value.trim().is_empty()))
+}
+
 /// The precision TensorRT builds in, as nvinfer names the engine it saves
 /// (`nvdsinfer_model_builder.cpp` `TrtModelBuilder::configCommonOptions`
 /// and `getCudaEngineFromCustomLib`): INT8 (1) and BEST (3) without an
@@ -119,8 +130,10 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             // A custom engine-create function keeps INT8 without a table
             // (`getCudaEngineFromCustomLib` only warns: "INT8 calibration
             // can be done through setDynamicRange API"); such libraries
-            // often calibrate and write the table themselves: unknown.
-            let custom_engine = inf.str("engine-create-func-name").is_some();
+            // often calibrate and write the table themselves: unknown. A
+            // TAO model is built the same way (`buildModel` hands it to
+            // `NvDsInferCudaEngineGetFromTltModel` as such a function).
+            let custom_engine = engine_from_function(inf);
             if has_calib == Some(false) && !engine_used && !custom_engine {
                 let (file, span) = mode_loc
                     .as_ref()
@@ -215,7 +228,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // DS207: the engine name's batch, GPU and precision, when nvinfer will
     // build one and save it under another name (Precision 6).
     if let (Some((v, loc)), true) = (&engine, model_source) {
-        let custom_engine = inf.str("engine-create-func-name").is_some();
+        let custom_engine = engine_from_function(inf);
         let built = if mode_unreadable {
             None
         } else {
@@ -529,28 +542,87 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
     if problems.is_empty() {
         return;
     }
-    let new_name = format!(
-        "{}_b{}_gpu{}_{}.engine",
-        &base[..model_len],
-        want.batch.unwrap_or(b as i64),
-        gpu,
-        want.precision.unwrap_or(prec)
-    );
+    let (nb, ng, np) = (want.batch.unwrap_or(b as i64), gpu, want.precision.unwrap_or(prec));
+    let suffix = format!("_b{nb}_gpu{ng}_{np}.engine");
     let text = ctx.text(loc.file, &loc.spans.value());
-    let fix = text.find(base.trim_end()).map(|off| {
-        let start = loc.spans.value().start + off;
-        crate::base::edit::Edit {
-            file: loc.file,
-            range: start..start + base.trim_end().len(),
-            text: new_name.clone(),
-        }
+    // nvinfer saves the engine it builds next to the model it builds from,
+    // named after it (`TrtModelBuilder::buildModel`: `modelPath + "_b" …`):
+    // the rename points there only when the configured name's folder and
+    // model part are that model's path; written in the same file, the
+    // whole value can point there; otherwise no edit is sure.
+    let saved = saved_model(ctx, inf);
+    let prefix = &value[..base_start + model_len];
+    let same_model = saved.as_ref().is_some_and(|(path, _, _)| {
+        matches!(ctx.ws.resolve(loc.file, prefix), Some(Target::Exists(p) | Target::Missing(p) | Target::Outside(p)) if p == *path)
     });
+    let (new_name, fix) = if same_model {
+        let new_name = format!("{}{suffix}", &base[..model_len]);
+        let fix = text.find(base.trim_end()).map(|off| {
+            let start = loc.spans.value().start + off;
+            crate::base::edit::Edit {
+                file: loc.file,
+                range: start..start + base.trim_end().len(),
+                text: new_name.clone(),
+            }
+        });
+        (new_name, fix)
+    } else if let Some((_, model_value, model_file)) = saved.as_ref().filter(|(_, _, f)| *f == loc.file) {
+        let new_name = format!("{}{suffix}", model_value.trim());
+        let fix = text.find(value.trim()).map(|off| {
+            let start = loc.spans.value().start + off;
+            crate::base::edit::Edit {
+                file: *model_file,
+                range: start..start + value.trim().len(),
+                text: new_name.clone(),
+            }
+        });
+        (new_name, fix)
+    } else {
+        let new_name = match &saved {
+            Some((path, _, _)) => format!("{}{suffix}", path.display()),
+            None => format!("<model>{suffix}, named after the model nvinfer builds from (not known here)"),
+        };
+        (new_name, None)
+    };
+    let why = if fix.is_some() {
+        "the configured engine cannot be used here, so nvinfer builds one and saves it under the name it derives; the next start looks for this name again and rebuilds. The rename points at the engine it will build (the file itself is not touched)"
+    } else {
+        "the configured engine cannot be used here, so nvinfer builds one and saves it next to its model under the name it derives; the next start looks for this name again and rebuilds. The configured name is elsewhere than where nvinfer saves, so no edit is offered"
+    };
     out.push(
-        Diagnostic::new(Rule::EngineNameMismatch, loc.file, loc.spans.value(), format!("engine name says {}", problems.join(", ")))
-            .expected(new_name.clone())
-            .why("the configured engine cannot be used here, so nvinfer builds one and saves it under the name it derives; the next start looks for this name again and rebuilds. The rename points at the engine it will build (the file itself is not touched)")
-            .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),
+        Diagnostic::new(
+            Rule::EngineNameMismatch,
+            loc.file,
+            loc.spans.value(),
+            format!("engine name says {}", problems.join(", ")),
+        )
+        .expected(new_name.clone())
+        .why(why)
+        .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),
     );
+}
+
+/// The model nvinfer builds from, whose path (resolved) starts the name of
+/// the engine it saves, with the value as written and its file
+/// (`TrtModelBuilder::buildModel`, `nvdsinfer_model_builder.cpp`): a TAO
+/// model (`tlt-encoded-model`, taken before any other), else the ONNX file.
+/// `None` where the path is not known: a custom engine-create function
+/// (`modelPath` is the working directory's `model`), a custom network
+/// config or parser, no model at all.
+fn saved_model(ctx: &Ctx, inf: &Element) -> Option<(std::path::PathBuf, String, crate::base::FileId)> {
+    if inf
+        .str("engine-create-func-name")
+        .is_some_and(|e| !e.value.trim().is_empty())
+    {
+        return None;
+    }
+    let (v, loc) = ["tlt-encoded-model", "onnx-file"]
+        .iter()
+        .find_map(|k| written_str(inf, k).filter(|(v, _)| !v.trim().is_empty()))?;
+    let path = match ctx.ws.resolve(loc.file, v)? {
+        Target::Exists(p) | Target::Missing(p) | Target::Outside(p) => p,
+    };
+    Some((path, v.to_string(), loc.file))
 }
 
 #[cfg(test)]

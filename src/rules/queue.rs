@@ -64,7 +64,11 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         });
         let Some(fed) = path.last() else { continue };
         let reaches = |f: &dyn Fn(&Element) -> bool| f(fed);
-        if reaches(&|e| matches!(e.role, Role::MsgConv | Role::MsgBroker)) {
+        // A converter feeds the broker only when one is downstream of it:
+        // `nvmsgconv ! fakesink` sends nothing, and has no broker to stall.
+        let broker = fed.role == Role::MsgBroker
+            || (fed.role == Role::MsgConv && p.downstream(fed).any(|e| e.role == Role::MsgBroker));
+        if broker {
             judge(ctx, q, Rule::QueueBeforeBroker, &[("max-size-buffers", 2), ("leaky", 2)],
                 "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline".into(), out);
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 
 use crate::base::FileId;
-use crate::model::detect::{Kind, app_source_group, numbered};
+use crate::model::detect::{Kind, app_source_group, app_yaml_skips, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{
@@ -390,6 +390,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
         kind,
         referenced,
     };
+    let app_yaml = kind == Kind::App && r.ws.files[root].doc.format == Format::Yaml;
     let mut found = Found::default();
     let mut application = None;
     let mut tests = None;
@@ -422,10 +423,14 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             "primary-gie" | "pgie" if on => primary = Some(name),
             "nvds-analytics" if on => analytics = Some(name),
             "message-converter" if on => found.others.push(r.element(Role::MsgConv, name)),
-            "source-list" => found.source_list = Some(r.source_list(name)),
+            // deepstream-app's YAML reader has no branch for `source-list:`
+            // or `sourceN:` (`parse_config_file_yaml`,
+            // deepstream_app_config_parser_yaml.cpp): it skips them, and its
+            // only sources are `source:`'s CSV (DS002 names them).
+            "source-list" if !app_yaml => found.source_list = Some(r.source_list(name)),
             "source" if kind == Kind::App => sources.push((SourceGroup::Csv, name)),
             "source" if kind == Kind::TestApp => sources.push((SourceGroup::TestApp, name)),
-            n if (numbered(n, "source") || (kind == Kind::App && app_source_group(n))) && on => {
+            n if (numbered(n, "source") || (kind == Kind::App && app_source_group(n))) && on && !app_yaml => {
                 sources.push((SourceGroup::Numbered, n));
             }
             "sink" if kind == Kind::TestApp && on => sinks.push((name, true)),
@@ -648,7 +653,10 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
         .map(|(gi, g)| {
             let mut out = Vec::new();
             // A map yaml-cpp's lookups never reach is never read.
-            if app.is_some_and(|k| group_is_off(doc, &g.name, k)) || doc.unread_repeat_of(g).is_some() {
+            if app.is_some_and(|k| group_is_off(doc, &g.name, k))
+                || doc.unread_repeat_of(g).is_some()
+                || (app == Some(Kind::App) && doc.format == Format::Yaml && app_yaml_skips(&g.name))
+            {
                 return out;
             }
             for (ei, e) in g.entries.iter().enumerate() {
