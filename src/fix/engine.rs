@@ -155,7 +155,8 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             };
             out.dropped = dropped;
             out.checks = checker.counts();
-            out.final_ws = checker.into_ws();
+            // What is left is the last check's report, moved out.
+            (out.final_ws, out.remaining) = checker.into_ws_and_report();
             return out;
         }
         restarts += 1;
@@ -217,7 +218,8 @@ impl Run {
         guard::introduced(&self.before, &self.after)
     }
 
-    /// What the loop did and left, `last` its last check: the guard's
+    /// What the loop did and left (but the findings left: the caller moves
+    /// them out of the last check), `last` its last check: the guard's
     /// restart and trials only ask `introduced`, so a run they replace
     /// copies no text nor finding for an outcome no one reads.
     fn finish(self, last: &Checked, opts: &FixOptions) -> FixOutcome {
@@ -260,7 +262,6 @@ impl Run {
                 })
             })
             .collect();
-        out.remaining = diagnostics.clone();
         out.conflicting = frozen
             .iter()
             .filter_map(|k| ws.get(k).map(|id| ws.files[id].path.clone()))
