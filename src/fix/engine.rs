@@ -155,7 +155,8 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             };
             out.dropped = dropped;
             out.checks = checker.counts();
-            out.final_ws = checker.into_ws();
+            // What is left is the last check's report, moved out.
+            (out.final_ws, out.remaining) = checker.into_ws_and_report();
             return out;
         }
         restarts += 1;
@@ -198,7 +199,7 @@ struct Run {
     /// The texts the loop ends with (by canonical path), and each changed
     /// file's path and text before its first fix.
     overlay: HashMap<PathBuf, String>,
-    originals: BTreeMap<PathBuf, (PathBuf, String)>,
+    originals: HashMap<PathBuf, (PathBuf, String)>,
     /// Every fix applied with the files it edits.
     logged: Vec<(AppliedFix, Vec<PathBuf>)>,
     /// Files left unfixed (their fixes undid one another).
@@ -217,7 +218,8 @@ impl Run {
         guard::introduced(&self.before, &self.after)
     }
 
-    /// What the loop did and left, `last` its last check: the guard's
+    /// What the loop did and left (but the findings left: the caller moves
+    /// them out of the last check), `last` its last check: the guard's
     /// restart and trials only ask `introduced`, so a run they replace
     /// copies no text nor finding for an outcome no one reads.
     fn finish(self, last: &Checked, opts: &FixOptions) -> FixOutcome {
@@ -260,15 +262,20 @@ impl Run {
                 })
             })
             .collect();
-        out.remaining = diagnostics.clone();
         out.conflicting = frozen
             .iter()
             .filter_map(|k| ws.get(k).map(|id| ws.files[id].path.clone()))
             .collect();
+        // The files not left unfixed whose final text differs from their
+        // original, each compared once (not once a fix that edits them).
+        let mut differ: HashSet<&PathBuf> = HashSet::new();
         for (key, (path, original)) in &originals {
             if let Some(new) = overlay.get(key) {
                 if new != original {
                     out.changed.insert(path.clone(), (original.clone(), new.clone()));
+                    if !frozen.contains(key) {
+                        differ.insert(key);
+                    }
                 }
             }
         }
@@ -276,14 +283,7 @@ impl Run {
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
-        let kept = |files: &Vec<PathBuf>| {
-            files.iter().all(|k| {
-                !frozen.contains(k)
-                    && originals
-                        .get(k)
-                        .is_some_and(|(_, old)| overlay.get(k).is_some_and(|new| new != old))
-            })
-        };
+        let kept = |files: &Vec<PathBuf>| files.iter().all(|k| differ.contains(k));
         for (fix, files) in logged {
             if kept(&files) {
                 *out.applied.entry(fix.code).or_default() += 1;
@@ -306,7 +306,9 @@ fn run_once(
     let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
     let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
     let mut overlay = start;
-    let mut originals: BTreeMap<PathBuf, (PathBuf, String)> = BTreeMap::new();
+    // By hash: a path compares component by component, and a pass adds
+    // thousands of files (`changed` is sorted by path in `finish`).
+    let mut originals: HashMap<PathBuf, (PathBuf, String)> = HashMap::new();
     let mut passes = 0;
     // Hashes of the texts each changed file had in this run.
     let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();

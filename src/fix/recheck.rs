@@ -223,14 +223,15 @@ impl<'a> Checker<'a> {
         self.last.as_ref()
     }
 
-    /// The last check's workspace.
-    pub fn into_ws(self) -> Workspace {
+    /// The last check's workspace and report.
+    pub fn into_ws_and_report(self) -> (Workspace, Vec<Diagnostic>) {
         let Some(mut last) = self.last else {
-            return Workspace::default();
+            return (Workspace::default(), Vec::new());
         };
         let ws = std::mem::take(&mut last.ws);
+        let diagnostics = std::mem::take(&mut last.diagnostics);
         drop_aside(last);
-        ws
+        (ws, diagnostics)
     }
 
     /// Load the whole tree (the documents of `previous` whose text is the
