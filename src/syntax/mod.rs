@@ -425,7 +425,7 @@ impl Document {
         (entries, self.entries_read_of(groups.into_iter()))
     }
 
-    fn entries_read_of<'a>(&'a self, groups: impl Iterator<Item = usize>) -> impl Iterator<Item = &'a Entry> {
+    fn entries_read_of(&self, groups: impl Iterator<Item = usize>) -> impl Iterator<Item = &Entry> {
         groups
             .flat_map(move |gi| {
                 self.groups[gi]
