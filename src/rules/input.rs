@@ -40,9 +40,14 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
     // first unknown keys of a file only, so a file of 100k junk keys stays
     // fast (each still gets its DS002).
     let mut suggestions_left = MAX_SUGGESTIONS_PER_FILE;
-    // Room for all at once: a file of 100k findings is not copied again at
-    // each doubling.
-    out.reserve(per_group.iter().map(|(found, _)| found.len()).sum());
+    // The findings of a group that has them all (a file of one large
+    // group) are moved, not copied; else room is made for all at once, so
+    // that a file of 100k findings is not copied again at each doubling.
+    let total: usize = per_group.iter().map(|(found, _)| found.len()).sum();
+    let one = out.is_empty() && per_group.iter().any(|(found, _)| found.len() == total);
+    if !one {
+        out.reserve(total);
+    }
     for ((mut found, unknown), group) in per_group.into_iter().zip(&doc.groups) {
         for (at, schema, entry) in unknown {
             if suggestions_left == 0 {
@@ -53,7 +58,11 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
                 found[at].expected = Some(format!("did you mean `{s}`?"));
             }
         }
-        out.extend(found);
+        if one && out.is_empty() {
+            *out = found;
+        } else {
+            out.extend(found);
+        }
     }
 }
 
@@ -189,9 +198,11 @@ fn check_group(
     let runs: Vec<(Vec<Diagnostic>, Vec<Unknown>)> = (0..n.div_ceil(ENTRIES_PER_TASK))
         .into_par_iter()
         .map(|r| {
-            let (mut out, mut unknown) = (Vec::new(), Vec::new());
             let from = r * ENTRIES_PER_TASK;
             let to = (from + ENTRIES_PER_TASK).min(n);
+            // Room for a finding an entry (a file of junk keys has one
+            // each), not grown by doubling run after run.
+            let (mut out, mut unknown) = (Vec::with_capacity(to - from), Vec::new());
             check_entries(ctx, file, gi, group, from..to, schema, &mut out, &mut unknown);
             (out, unknown)
         })

@@ -425,8 +425,19 @@ impl Document {
     /// first: [`Document::resolve_as_yaml_cpp`]). Asks the index's flags,
     /// and looks the winner up only for an overridden entry.
     pub fn entries_read<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a Entry> + use<'a, 'n> {
-        self.by_name
-            .groups(&self.groups, name)
+        self.entries_read_of(self.by_name.groups(&self.groups, name))
+    }
+
+    /// `entries_read`, with how many entries the groups hold in all (at
+    /// least as many as it yields), the name looked up once.
+    pub fn entries_read_counted<'a>(&'a self, name: &str) -> (usize, impl Iterator<Item = &'a Entry> + use<'a>) {
+        let groups: smallvec::SmallVec<[usize; 2]> = self.by_name.groups(&self.groups, name).collect();
+        let entries = groups.iter().map(|&g| self.groups[g].entries.len()).sum();
+        (entries, self.entries_read_of(groups.into_iter()))
+    }
+
+    fn entries_read_of(&self, groups: impl Iterator<Item = usize>) -> impl Iterator<Item = &Entry> {
+        groups
             .flat_map(move |gi| {
                 self.groups[gi]
                     .entries

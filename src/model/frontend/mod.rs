@@ -328,10 +328,9 @@ pub fn group_props(doc: &Document, file: FileId, group: &str, layer: Layer) -> V
     let name = Shared::from(group);
     // At most one property an entry: room for them at once, so that a
     // group of 100k keys is not copied again at each doubling.
-    let entries = doc.groups_named(group).map(|g| g.entries.len()).sum();
+    let (entries, read) = doc.entries_read_counted(group);
     by_name_within(
-        doc.entries_read(group)
-            .filter(|e| readable(&e.key))
+        read.filter(|e| readable(&e.key))
             .map(|e| (e.key.clone(), setting(file, &name, e, layer))),
         entries,
     )
