@@ -548,12 +548,14 @@ pub fn report_distinct(
 /// moved each of them once a level (~2% of a check's instructions): the
 /// keys are sorted instead, with each finding's position as the last
 /// (which makes the order total, so an unstable sort is stable here), and
-/// each finding is then moved once, to its place.
+/// each finding is then moved once, to its place. Codes compare as their
+/// rules do: `Rule` is in code order, one code a rule (the registry's
+/// `the_table_is_in_enum_order_and_codes_are_unique`).
 fn sorted_by_place(out: Vec<Diagnostic>, rank: &[usize]) -> Vec<Diagnostic> {
-    let mut keys: Vec<(usize, usize, &'static str, usize)> = out
+    let mut keys: Vec<(usize, usize, Rule, usize)> = out
         .par_iter()
         .enumerate()
-        .map(|(i, d)| (rank[d.file], d.span.start, d.code(), i))
+        .map(|(i, d)| (rank[d.file], d.span.start, d.rule(), i))
         .collect();
     keys.par_sort_unstable();
     let mut slots: Vec<Option<Diagnostic>> = out.into_iter().map(Some).collect();
