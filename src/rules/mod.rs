@@ -545,21 +545,40 @@ pub fn report_distinct(
 
 /// The findings by path rank, offset and code, in their order where those
 /// are the same (a stable sort). A finding is ~230 bytes, and a merge sort
-/// moved each of them once a level (~2% of a check's instructions): the
-/// keys are sorted instead, with each finding's position as the last
-/// (which makes the order total, so an unstable sort is stable here), and
-/// each finding is then moved once, to its place. Codes compare as their
-/// rules do: `Rule` is in code order, one code a rule (the registry's
-/// `the_table_is_in_enum_order_and_codes_are_unique`).
-fn sorted_by_place(out: Vec<Diagnostic>, rank: &[usize]) -> Vec<Diagnostic> {
+/// moved each of them once a level (~2% of a check's instructions) through
+/// a buffer of half of them: the keys are sorted instead, with each
+/// finding's position as the last (which makes the order total, so an
+/// unstable sort is stable here), and the findings are then put in that
+/// order in place, a cycle of the permutation at a time. Codes compare as
+/// their rules do: `Rule` is in code order, one code a rule (the
+/// registry's `the_table_is_in_enum_order_and_codes_are_unique`).
+fn sorted_by_place(mut out: Vec<Diagnostic>, rank: &[usize]) -> Vec<Diagnostic> {
     let mut keys: Vec<(usize, usize, Rule, usize)> = out
         .par_iter()
         .enumerate()
         .map(|(i, d)| (rank[d.file], d.span.start, d.rule(), i))
         .collect();
     keys.par_sort_unstable();
-    let mut slots: Vec<Option<Diagnostic>> = out.into_iter().map(Some).collect();
-    keys.iter().filter_map(|k| slots[k.3].take()).collect()
+    permute(&mut out, keys.into_iter().map(|k| k.3).collect());
+    out
+}
+
+/// Put `items` in the order `from` gives (position j takes the item at
+/// `from[j]`; `from` is a permutation), in place: each cycle of the
+/// permutation is followed once, `usize::MAX` marking a position given
+/// its item.
+fn permute<T>(items: &mut [T], mut from: Vec<usize>) {
+    for i in 0..from.len() {
+        let mut j = i;
+        while from[j] != usize::MAX {
+            let k = std::mem::replace(&mut from[j], usize::MAX);
+            if k == i {
+                break;
+            }
+            items.swap(j, k);
+            j = k;
+        }
+    }
 }
 
 /// One defect on one line is one finding (Precision 10): a key a later
@@ -737,6 +756,39 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
             d.why = None;
             d.related.clear();
             d.fix = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `permute` gives what gathering `from`'s positions in order gives,
+    /// for every permutation of five items (fixed points, 2-cycles, one
+    /// long cycle, and mixes of them).
+    #[test]
+    fn permute_gathers_in_place() {
+        fn all(rest: Vec<usize>, done: Vec<usize>, out: &mut Vec<Vec<usize>>) {
+            if rest.is_empty() {
+                out.push(done);
+            }
+            for (i, &x) in rest.iter().enumerate() {
+                let mut r = rest.clone();
+                r.remove(i);
+                let mut d = done.clone();
+                d.push(x);
+                all(r, d, out);
+            }
+        }
+        let mut perms = Vec::new();
+        all((0..5).collect(), Vec::new(), &mut perms);
+        assert_eq!(perms.len(), 120);
+        for from in perms {
+            let mut items: Vec<String> = (0..5).map(|i| format!("item {i}")).collect();
+            let gathered: Vec<String> = from.iter().map(|&i| items[i].clone()).collect();
+            permute(&mut items, from);
+            assert_eq!(items, gathered);
         }
     }
 }
