@@ -772,6 +772,7 @@ mod tests {
         fn all(rest: Vec<usize>, done: Vec<usize>, out: &mut Vec<Vec<usize>>) {
             if rest.is_empty() {
                 out.push(done);
+                return;
             }
             for (i, &x) in rest.iter().enumerate() {
                 let mut r = rest.clone();
