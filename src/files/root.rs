@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -53,8 +54,10 @@ enum Walked {
 /// missing. Bounded, so a walk of a huge tree does not grow it without end.
 #[derive(Debug, Default)]
 struct DirCache {
-    /// foldhash, as the workspace's path maps (bounded: `DIR_CACHE_MAX`).
-    map: RwLock<HashMap<PathBuf, Walked, foldhash::fast::RandomState>>,
+    /// By the bytes of the folder's path (hashing a `Path` parses its
+    /// components); foldhash, as the workspace's maps (bounded:
+    /// `DIR_CACHE_MAX`).
+    map: RwLock<HashMap<Vec<u8>, Walked, foldhash::fast::RandomState>>,
 }
 
 const DIR_CACHE_MAX: usize = 1 << 16;
@@ -194,7 +197,7 @@ impl ProjectRoot {
             return self.walk(state, dir);
         };
         for d in dir.ancestors() {
-            if let Some(w) = map.get(d) {
+            if let Some(w) = map.get(d.as_os_str().as_bytes()) {
                 state = w.clone();
                 break;
             }
@@ -211,7 +214,7 @@ impl ProjectRoot {
             if let Walked::At { missing: false, .. } = state {
                 if let Ok(mut m) = self.dirs.map.write() {
                     if m.len() < DIR_CACHE_MAX {
-                        m.insert(d.to_path_buf(), state.clone());
+                        m.insert(d.as_os_str().as_bytes().to_vec(), state.clone());
                     }
                 }
             }
@@ -312,7 +315,6 @@ impl Walked {
 /// placement asked it twice for each component it walked, component by
 /// component (~2% of a check's instructions).
 fn within(path: &Path, dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
     p.starts_with(d) && (p.len() == d.len() || d.ends_with(b"/") || p[d.len()] == b'/')
 }

@@ -699,13 +699,10 @@ fn mostly_unknown_keys(doc: &Document, names: &[&str]) -> Option<Verdict> {
         .groups
         .par_iter()
         .with_min_len(64)
-        .filter(|g| keys::group_has_key_table(Schema::App, &g.name))
-        .map(|g| {
-            let known = g
-                .entries
-                .iter()
-                .filter(|e| keys::lookup(Schema::App, &g.name, &e.key).is_some())
-                .count();
+        .map(|g| (g, keys::GroupRows::of(Schema::App, &g.name)))
+        .filter(|(_, rows)| rows.has_key_table())
+        .map(|(g, rows)| {
+            let known = g.entries.iter().filter(|e| rows.lookup(&e.key).is_some()).count();
             (known, g.entries.len() - known)
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));

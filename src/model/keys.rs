@@ -212,7 +212,7 @@ fn index() -> &'static Index {
 
 /// The row groups that apply to `group`: its exact group, then the
 /// patterns it matches.
-fn row_groups(schema: Schema, group: &str) -> impl Iterator<Item = &'static Rows> + use<'_> {
+fn row_groups(schema: Schema, group: &str) -> impl Iterator<Item = &'static Rows> + Clone + use<'_> {
     let ix = index();
     ix.exact.get(&schema).and_then(|m| m.get(group)).into_iter().chain(
         ix.patterns
@@ -240,18 +240,41 @@ pub fn known_group(schema: Schema, group: &str) -> bool {
 const APP_GROUPS_WITHOUT_TABLE: &[&str] = &["visionencoder", "audio-transform", "audio-classifier", "pre-process*"];
 
 pub fn lookup(schema: Schema, group: &str, key: &str) -> Option<&'static KeySpec> {
+    lookup_in(row_groups(schema, group), key)
+}
+
+/// [`lookup`] in the row groups that apply to a group.
+fn lookup_in(rows: impl Iterator<Item = &'static Rows> + Clone, key: &str) -> Option<&'static KeySpec> {
     // Exact group and key first, then patterns, so `[sink0] type` finds the
     // sink row rather than a looser match: the first row in table order
     // that names the key, else the first whose key pattern matches it.
-    let exact = row_groups(schema, group)
-        .filter_map(|r| r.by_key.get(key).copied())
-        .min();
+    let exact = rows.clone().filter_map(|r| r.by_key.get(key).copied()).min();
     let row = exact.or_else(|| {
-        row_groups(schema, group)
-            .filter_map(|r| r.key_patterns.iter().find(|(p, _)| key.starts_with(p)).map(|&(_, i)| i))
+        rows.filter_map(|r| r.key_patterns.iter().find(|(p, _)| key.starts_with(p)).map(|&(_, i)| i))
             .min()
     })?;
     Some(&table()[row])
+}
+
+/// The row groups that apply to one group ([`row_groups`]), gathered once:
+/// the input checks look up every key of a group, and gathering them for
+/// each key (two map lookups and the patterns) cost more than the lookup.
+pub struct GroupRows(smallvec::SmallVec<[&'static Rows; 2]>);
+
+impl GroupRows {
+    pub fn of(schema: Schema, group: &str) -> GroupRows {
+        GroupRows(row_groups(schema, group).collect())
+    }
+
+    /// [`group_has_key_table`] for this group.
+    pub fn has_key_table(&self) -> bool {
+        !self.0.is_empty()
+    }
+
+    /// [`lookup`] in this group.
+    pub fn lookup(&self, key: &str) -> Option<&'static KeySpec> {
+        lookup_in(self.0.iter().copied(), key)
+    }
 }
 
 /// Whether the keys of this group can be checked (the table lists them).

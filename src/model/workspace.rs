@@ -6,6 +6,7 @@
 //! its content never shown).
 
 use std::collections::{HashMap, HashSet};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
@@ -92,7 +93,7 @@ pub struct Workspace {
     pub root: Option<ProjectRoot>,
     /// Paths already placed in this run (references are resolved by the
     /// front ends and again by rules): one look at the disk each.
-    placed: std::sync::RwLock<PathMap<Place>>,
+    placed: std::sync::RwLock<BytesMap<Place>>,
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
     reuse: std::sync::Mutex<PathMap<Reusable>>,
@@ -124,6 +125,12 @@ struct SkippedIndex {
 /// the keys are paths from the disk and the configs, and each map is bounded
 /// by the files read or by `MAX_PLACED`).
 type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
+
+/// Placements by the bytes of the path placed: a path spelled two ways
+/// (`a//b`, `a/b`) is placed twice, to the same place, and a lookup hashes
+/// bytes instead of parsing the path's components (what hashing a `Path`
+/// does: ~10 instructions a byte, for every reference resolved).
+type BytesMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
 
 /// At most this many placements are remembered.
 const MAX_PLACED: usize = 1 << 17;
@@ -358,7 +365,12 @@ impl Workspace {
         let Some(root) = &self.root else {
             return Place::Outside;
         };
-        if let Some(p) = self.placed.read().ok().and_then(|m| m.get(path).cloned()) {
+        if let Some(p) = self
+            .placed
+            .read()
+            .ok()
+            .and_then(|m| m.get(path.as_os_str().as_bytes()).cloned())
+        {
             return p;
         }
         let place = root.place(path);
@@ -369,7 +381,7 @@ impl Workspace {
     fn remember_place(&self, path: PathBuf, place: Place) {
         if let Ok(mut m) = self.placed.write() {
             if m.len() < MAX_PLACED {
-                m.insert(path, place);
+                m.insert(path.into_os_string().into_vec(), place);
             }
         }
     }
@@ -1141,7 +1153,6 @@ fn skip_reason(doc: &Document) -> String {
 /// `/`s, none of them `.` or `..`, no `/` at the end, after at most one at
 /// the start (the components `normalize` pushes back are then its bytes).
 fn is_normal(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let bytes = path.as_os_str().as_bytes();
     let names = bytes.strip_prefix(b"/").unwrap_or(bytes);
     !names.is_empty()

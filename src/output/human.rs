@@ -26,14 +26,15 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
+    /// `s` in the colour `code`, or `s` itself (no copy) without colour.
+    fn paint<'a>(&self, code: &str, s: &'a str) -> std::borrow::Cow<'a, str> {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            std::borrow::Cow::Owned(format!("\x1b[{code}m{s}\x1b[0m"))
         } else {
-            s.to_string()
+            std::borrow::Cow::Borrowed(s)
         }
     }
-    fn severity(&self, sev: Severity) -> String {
+    fn severity(&self, sev: Severity) -> std::borrow::Cow<'static, str> {
         let code = match sev {
             Severity::Error => "1;31",
             Severity::Warning => "1;33",
@@ -121,8 +122,10 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
                 + 1
         }
     };
-    let gutter = l.line.to_string().len();
-    let pad = " ".repeat(gutter);
+    // Padding and carets are written by the formatter (a fill of ""),
+    // not made as strings first: a finding's lines are most of the output.
+    let gutter = digits(l.line);
+    let pad = Fill(SPACES, gutter);
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
     let col = widen(l.col);
@@ -131,12 +134,13 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
     } else {
         line_text.chars().count().saturating_sub(col - 1).max(1)
     };
-    let _ = writeln!(
-        out,
-        "{pad} | {}{}",
-        " ".repeat(col - 1),
-        style.paint("1;31", &"^".repeat(caret_len))
-    );
+    let carets = Fill(CARETS, caret_len);
+    let indent = Fill(SPACES, col - 1);
+    if style.color {
+        let _ = writeln!(out, "{pad} | {indent}\x1b[1;31m{carets}\x1b[0m");
+    } else {
+        let _ = writeln!(out, "{pad} | {indent}{carets}");
+    }
     if let Some(e) = &d.expected {
         let _ = writeln!(out, "{pad} = expected: {}", esc(e));
     }
@@ -173,6 +177,30 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         None => "none".to_string(),
     };
     let _ = writeln!(out, "{pad} = fix: {fix}\n");
+}
+
+/// `n` copies of the one ASCII char a run repeats ([`SPACES`],
+/// [`CARETS`]), written a run at a time, without making a string of them.
+struct Fill(&'static str, usize);
+
+const SPACES: &str = "                                                                ";
+const CARETS: &str = "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^";
+
+impl std::fmt::Display for Fill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut left = self.1;
+        while left > 0 {
+            let n = left.min(self.0.len());
+            f.write_str(&self.0[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
+}
+
+/// How many digits `n` is written with (`n.to_string().len()`).
+fn digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// The closing line: counts by severity and how many are fixable; when
@@ -213,5 +241,22 @@ pub fn summary(t: &Totals, skipped: usize, missing: usize) -> String {
         format!("No findings in {files}, but {not_found} not found.\n")
     } else {
         format!("All checks passed ({files}).\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_and_digits_are_the_strings_they_replace() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
+            assert_eq!(digits(n), n.to_string().len(), "{n}");
+        }
+        assert!(SPACES.bytes().all(|b| b == b' ') && CARETS.bytes().all(|b| b == b'^'));
+        for n in [0, 1, 7, 63, 64, 65, 200] {
+            assert_eq!(Fill(CARETS, n).to_string(), "^".repeat(n));
+            assert_eq!(format!("{}|", Fill(SPACES, n)), format!("{}|", " ".repeat(n)));
+        }
     }
 }

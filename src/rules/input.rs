@@ -239,6 +239,8 @@ fn check_entries(
 ) {
     let f = &ctx.ws.files[file];
     let doc = &f.doc;
+    // The key table's rows for this group, gathered once for the run's keys.
+    let rows = schema.map(|s| (s, keys::GroupRows::of(s, &group.name)));
     for (i, e) in group.entries.iter().enumerate().skip(range.start).take(range.len()) {
         if e.localized {
             continue;
@@ -276,13 +278,14 @@ fn check_entries(
         let Some(value) = e.value.as_deref() else { continue };
         // DS006: GLib keeps ` # …` as part of a string value.
         if doc.format == Format::KeyFile {
-            check_trailing_comment(ctx, file, e, value, schema, &group.name, out);
+            check_trailing_comment(ctx, file, e, value, rows.as_ref().map(|(_, r)| r), out);
         }
-        let Some(schema) = schema else { continue };
-        if !keys::group_has_key_table(schema, &group.name) {
+        let Some((schema, rows)) = &rows else { continue };
+        let schema = *schema;
+        if !rows.has_key_table() {
             continue;
         }
-        let spec = keys::lookup(schema, &group.name, &e.key);
+        let spec = rows.lookup(&e.key);
         if let Some(removal) = spec.and_then(keys::KeySpec::removal) {
             let spec = spec.expect("a removal comes from a spec");
             // Info: which release runs the config is not known, and the
@@ -438,15 +441,14 @@ fn check_trailing_comment(
     file: FileId,
     e: &crate::syntax::Entry,
     value: &str,
-    schema: Option<Schema>,
-    group: &str,
+    rows: Option<&keys::GroupRows>,
     out: &mut Vec<Diagnostic>,
 ) {
     let Some((hash, kept, edits)) = comment_moved_above(file, &ctx.ws.files[file].doc, e, value) else {
         return;
     };
-    let spec = schema.and_then(|s| keys::lookup(s, group, &e.key));
-    if spec.is_none() && schema.is_some_and(|s| keys::group_has_key_table(s, group)) {
+    let spec = rows.and_then(|r| r.lookup(&e.key));
+    if spec.is_none() && rows.is_some_and(keys::GroupRows::has_key_table) {
         return; // a key its reader does not read: DS002 says so, and nothing reads the comment
     }
     if !spec.is_none_or(|k| matches!(k.ty, glib::ValueType::String | glib::ValueType::StringList)) {

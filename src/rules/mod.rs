@@ -614,32 +614,40 @@ pub fn report_distinct(
 }
 
 /// Sort findings by file rank, offset and code, equal ones in the order
-/// they came (what a stable sort by that key does). The keys, with each
-/// finding's position last, are sorted instead of the findings (a stable
-/// parallel sort of the findings took a second buffer as large as the
-/// list, at the end of a check, where its memory peaks), and the findings
-/// are then moved into place in turn, one cycle of the order at a time.
+/// they came (what a stable sort by that key does). A finding is ~230
+/// bytes: the keys, with each finding's position last (which makes the
+/// order total, so an unstable sort is stable here), are sorted instead of
+/// the findings (a stable parallel sort of the findings moved each once a
+/// level through a second buffer, at the end of a check, where its memory
+/// peaks), and the findings are then put in that order in place, a cycle
+/// of the permutation at a time. Codes compare as their rules do: `Rule`
+/// is in code order, one code a rule (the registry's
+/// `the_table_is_in_enum_order_and_codes_are_unique`).
 fn sort_by_place(out: &mut [Diagnostic], rank: &[usize]) {
-    let mut keys: Vec<(usize, usize, &'static str, usize)> = out
+    let mut keys: Vec<(usize, usize, Rule, usize)> = out
         .par_iter()
         .enumerate()
-        .map(|(i, d)| (rank[d.file], d.span.start, d.code(), i))
+        .map(|(i, d)| (rank[d.file], d.span.start, d.rule(), i))
         .collect();
     // Each key is distinct (its position), so the order is the stable one.
     keys.par_sort_unstable();
-    let mut from: Vec<usize> = keys.into_iter().map(|k| k.3).collect();
-    // `from[i]`: the position of the finding that goes to `i`; a place
-    // done is marked `from[i] == i`.
-    for start in 0..from.len() {
-        let mut at = start;
-        loop {
-            let next = from[at];
-            from[at] = at;
-            if next == start || next == at {
+    permute(out, keys.into_iter().map(|k| k.3).collect());
+}
+
+/// Put `items` in the order `from` gives (position j takes the item at
+/// `from[j]`; `from` is a permutation), in place: each cycle of the
+/// permutation is followed once, `usize::MAX` marking a position given
+/// its item.
+fn permute<T>(items: &mut [T], mut from: Vec<usize>) {
+    for i in 0..from.len() {
+        let mut j = i;
+        while from[j] != usize::MAX {
+            let k = std::mem::replace(&mut from[j], usize::MAX);
+            if k == i {
                 break;
             }
-            out.swap(at, next);
-            at = next;
+            items.swap(j, k);
+            j = k;
         }
     }
 }
@@ -857,6 +865,35 @@ mod tests {
             sort_by_place(&mut out, &rank);
             let show = |l: &[Diagnostic]| l.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
             assert_eq!(show(&out), show(&expected), "{n}");
+        }
+    }
+
+    /// `permute` gives what gathering `from`'s positions in order gives,
+    /// for every permutation of five items (fixed points, 2-cycles, one
+    /// long cycle, and mixes of them).
+    #[test]
+    fn permute_gathers_in_place() {
+        fn all(rest: Vec<usize>, done: Vec<usize>, out: &mut Vec<Vec<usize>>) {
+            if rest.is_empty() {
+                out.push(done);
+                return;
+            }
+            for (i, &x) in rest.iter().enumerate() {
+                let mut r = rest.clone();
+                r.remove(i);
+                let mut d = done.clone();
+                d.push(x);
+                all(r, d, out);
+            }
+        }
+        let mut perms = Vec::new();
+        all((0..5).collect(), Vec::new(), &mut perms);
+        assert_eq!(perms.len(), 120);
+        for from in perms {
+            let mut items: Vec<String> = (0..5).map(|i| format!("item {i}")).collect();
+            let gathered: Vec<String> = from.iter().map(|&i| items[i].clone()).collect();
+            permute(&mut items, from);
+            assert_eq!(items, gathered);
         }
     }
 }

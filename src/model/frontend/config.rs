@@ -75,12 +75,13 @@ pub fn layered(
 ) -> Vec<Property> {
     let app = group_props(&ws.files[group_file].doc, group_file, group, Layer::Element);
     let mut props = config.map(|c| config_props(ws, c)).unwrap_or_default();
+    let reads = reader.map(|r| keys::GroupRows::of(r, "property"));
     let upper = app
         .into_iter()
         .filter(|p| {
             set_on_element.contains(&p.name.as_str())
                 || !(props.iter().any(|c| c.name == p.name)
-                    || reader.is_some_and(|r| keys::lookup(r, "property", &p.name).is_some()))
+                    || reads.as_ref().is_some_and(|rows| rows.lookup(&p.name).is_some()))
         })
         .collect();
     overlay(&mut props, upper);
