@@ -1652,7 +1652,7 @@ mod tests {
     fn summary(s: &Stmt) -> String {
         let call = |c: &Call| {
             format!(
-                "{:?} {:?} {} {:?} {:?} {:?} {:?} {:?}",
+                "{:?} {:?} {} {:?} {:?} {:?} {:?} {}",
                 c.span,
                 c.object_text,
                 c.method,
@@ -1660,7 +1660,10 @@ mod tests {
                 c.receiver,
                 c.strs,
                 c.key_range,
-                c.written.as_ref().map(|w| (format!("{:?}", w.shown), &w.edit, &w.at)),
+                c.written
+                    .as_ref()
+                    .map(|w| format!("{:?} {:?} {:?}", w.shown, w.edit, w.at))
+                    .unwrap_or_default(),
             )
         };
         let exprs: Vec<String> = s
@@ -1702,24 +1705,25 @@ mod tests {
         let (names, _) = Names::new(&module, body, function);
         let mut c = body.walk();
         let stmts: Vec<Node> = view.children(body, &mut c).collect();
-        assert_eq!(stmts.len(), 240);
+        // Seven statements for each `i`: the comment is one.
+        assert_eq!(stmts.len(), 280);
         let here: Vec<String> = stmts.iter().map(|s| summary(&Stmt::read(&names, *s))).collect();
-        for (ahead, run) in [(1, 7), (1, 1), (240, 1000), (241, 1)] {
+        for (ahead, run) in [(1, 7), (1, 1), (280, 1000), (281, 1)] {
             let mut read = Vec::new();
             read_ahead_by(&names, &stmts, ahead, run, |s| read.push(summary(&s)));
             assert_eq!(read, here, "{ahead} {run}");
         }
         // What the summaries hold: a constant's value, an edit, an anchor.
         assert!(
-            here[1].contains("max-size-buffers") && here[1].contains("Known(\"4\")"),
+            here[1].contains("max-size-buffers") && here[1].contains(r#"Known(\"4\")"#),
             "{}",
             here[1]
         );
         assert!(
-            here[0].contains("Some((") && here[2].contains("true None ["),
+            here[0].contains("Some((") && here[3].contains("true None ["),
             "{}\n{}",
             here[0],
-            here[2]
+            here[3]
         );
     }
 }
