@@ -218,7 +218,7 @@ impl<'v, 't> Module<'v, 't> {
                 None => {
                     pending.pop();
                 }
-                Some(Part::Facts(f)) => facts.join(f),
+                Some(Part::Facts(f)) => facts.join(*f),
                 Some(Part::More(id)) => {
                     for run in runs.remove(&id).into_iter().flatten().rev() {
                         pending.push(run.into_iter());
@@ -294,7 +294,7 @@ struct Task<'a, 't> {
 /// statements a node goes on with in later pieces are walked (by the
 /// node's id).
 enum Part<'t> {
-    Facts(Facts<'t>),
+    Facts(Box<Facts<'t>>),
     More(usize),
 }
 
@@ -374,7 +374,7 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
         let (n, parent, is_left, owner, after) = match step {
             Step::Node(n, parent, is_left, owner, after) => (n, parent, is_left, owner, after),
             Step::More(id) => {
-                parts.push(Part::Facts(std::mem::take(&mut f)));
+                parts.push(Part::Facts(Box::new(std::mem::take(&mut f))));
                 parts.push(Part::More(id));
                 continue;
             }
@@ -485,7 +485,7 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
         }));
         stack[at..].reverse();
     }
-    parts.push(Part::Facts(f));
+    parts.push(Part::Facts(Box::new(f)));
     parts
 }
 
