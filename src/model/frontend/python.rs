@@ -427,7 +427,7 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     let w = f.walks.entry(key).or_default();
                     w.locals.push(text(n, src));
                     if of == k.assignment {
-                        if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                        if let Some(right) = parent.and_then(|p| p.child_by_field_id(k.fields.right)) {
                             w.assigned_once.push((text(n, src), right));
                         }
                     }
@@ -442,13 +442,17 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     .map(|i| text(i, src)),
             );
         }
-        let bound_field = if kind == k.named_expression { "name" } else { "left" };
+        let bound_field = if kind == k.named_expression {
+            k.fields.name
+        } else {
+            k.fields.left
+        };
         if kind == k.assignment
             || kind == k.augmented_assignment
             || kind == k.for_statement
             || kind == k.named_expression
         {
-            if let Some(left) = n.child_by_field_name(bound_field) {
+            if let Some(left) = n.child_by_field_id(bound_field) {
                 let mut ids = vec![left];
                 while let Some(t) = ids.pop() {
                     f.work += 1;
@@ -460,12 +464,12 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
             }
         }
         let left = (k.with_left.contains(&kind) || kind == k.named_expression)
-            .then(|| n.child_by_field_name(bound_field))
+            .then(|| n.child_by_field_id(bound_field))
             .flatten();
         // A function's parameters and body are its scope's walk; the
         // rest of its definition is no scope's.
         let params = (kind == k.function_definition)
-            .then(|| n.child_by_field_name("parameters"))
+            .then(|| n.child_by_field_id(k.fields.parameters))
             .flatten();
         if !view.more(n).is_empty() {
             stack.push(Step::More(n.id()));
@@ -1418,7 +1422,7 @@ struct Call<'t> {
 
 impl<'t> Stmt<'t> {
     fn read(names: &Names<'_, '_, 't>, s: Node<'t>) -> Self {
-        let expression = s.kind() == "expression_statement";
+        let expression = s.kind_id() == python::kinds().expression_statement;
         let exprs: Vec<Expr<'t>> = if expression {
             let mut c = s.walk();
             let exprs: Vec<Node<'t>> = s.named_children(&mut c).collect();
@@ -1443,14 +1447,16 @@ impl<'t> Stmt<'t> {
 
 impl<'t> Expr<'t> {
     fn read(names: &Names<'_, '_, 't>, e: Node<'t>) -> Self {
-        match e.kind() {
-            "assignment" => {
+        let k = python::kinds();
+        match e.kind_id() {
+            kind if kind == k.assignment => {
                 let mut targets = Vec::new();
                 let mut value = e;
-                while value.kind() == "assignment" {
-                    let (Some(left), Some(right)) =
-                        (value.child_by_field_name("left"), value.child_by_field_name("right"))
-                    else {
+                while value.kind_id() == k.assignment {
+                    let (Some(left), Some(right)) = (
+                        value.child_by_field_id(k.fields.left),
+                        value.child_by_field_id(k.fields.right),
+                    ) else {
                         return Expr::Other;
                     };
                     targets.push((left, target(left, names.src())));
@@ -1461,7 +1467,7 @@ impl<'t> Expr<'t> {
                     value: Call::read(names, value),
                 }
             }
-            "call" => Call::read(names, e).map_or(Expr::Other, Expr::Call),
+            kind if kind == k.call => Call::read(names, e).map_or(Expr::Other, Expr::Call),
             _ => Expr::Other,
         }
     }
@@ -1470,20 +1476,21 @@ impl<'t> Expr<'t> {
 impl<'t> Call<'t> {
     /// `None`: not a call of a name or an attribute.
     fn read(names: &Names<'_, '_, 't>, n: Node<'t>) -> Option<Self> {
-        if n.kind() != "call" {
+        let k = python::kinds();
+        if n.kind_id() != k.call {
             return None;
         }
         let src = names.src();
-        let f = n.child_by_field_name("function")?;
-        let args = n.child_by_field_name("arguments")?;
+        let f = n.child_by_field_id(k.fields.function)?;
+        let args = n.child_by_field_id(k.fields.arguments)?;
         let mut c = args.walk();
         let argv: Vec<Node> = args.named_children(&mut c).collect();
-        let (object, method) = match f.kind() {
-            "attribute" => (
-                f.child_by_field_name("object"),
-                text(f.child_by_field_name("attribute")?, src),
+        let (object, method) = match f.kind_id() {
+            kind if kind == k.attribute => (
+                f.child_by_field_id(k.fields.object),
+                text(f.child_by_field_id(k.fields.attribute)?, src),
             ),
-            "identifier" => (None, text(f, src)),
+            kind if kind == k.identifier => (None, text(f, src)),
             _ => return None,
         };
         let string = |i: usize| argv.get(i).and_then(|a| names.string(*a));
@@ -1540,7 +1547,10 @@ fn is_launch_call(x: Node, src: &str) -> bool {
     if x.kind_id() != python::kinds().call {
         return false;
     }
-    let name = x.child_by_field_name("function").map(|f| text(f, src)).unwrap_or("");
+    let name = x
+        .child_by_field_id(python::kinds().fields.function)
+        .map(|f| text(f, src))
+        .unwrap_or("");
     name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description")
 }
 
@@ -1548,11 +1558,12 @@ fn is_launch_call(x: Node, src: &str) -> bool {
 /// a name (`mux`) or an attribute path of names (`self.mux`, `app.sink`),
 /// without spaces; `None` for anything else (a subscript, a call).
 fn target(n: Node, src: &str) -> Option<String> {
-    match n.kind() {
-        "identifier" => Some(text(n, src).to_string()),
-        "attribute" => {
-            let object = target(n.child_by_field_name("object")?, src)?;
-            let attr = n.child_by_field_name("attribute")?;
+    let k = python::kinds();
+    match n.kind_id() {
+        kind if kind == k.identifier => Some(text(n, src).to_string()),
+        kind if kind == k.attribute => {
+            let object = target(n.child_by_field_id(k.fields.object)?, src)?;
+            let attr = n.child_by_field_id(k.fields.attribute)?;
             Some(format!("{object}.{}", text(attr, src)))
         }
         _ => None,
@@ -1562,17 +1573,22 @@ fn target(n: Node, src: &str) -> Option<String> {
 /// `<obj>.<attr>.set_property(<key>, …)`: `attr` and the key when it is a
 /// plain string literal.
 fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Option<String>)> {
-    if n.kind_id() != python::kinds().call {
+    let k = python::kinds();
+    if n.kind_id() != k.call {
         return None;
     }
-    let f = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
-    if text(f.child_by_field_name("attribute")?, src) != "set_property" {
+    let f = n
+        .child_by_field_id(k.fields.function)
+        .filter(|f| f.kind_id() == k.attribute)?;
+    if text(f.child_by_field_id(k.fields.attribute)?, src) != "set_property" {
         return None;
     }
-    let receiver = f.child_by_field_name("object").filter(|o| o.kind() == "attribute")?;
-    let attr = text(receiver.child_by_field_name("attribute")?, src);
+    let receiver = f
+        .child_by_field_id(k.fields.object)
+        .filter(|o| o.kind_id() == k.attribute)?;
+    let attr = text(receiver.child_by_field_id(k.fields.attribute)?, src);
     let key = n
-        .child_by_field_name("arguments")
+        .child_by_field_id(k.fields.arguments)
         .and_then(|a| a.named_child(0))
         .and_then(|k| python::string(k, src, &|_| None))
         .filter(|m| m.unknown.is_empty())
