@@ -779,7 +779,7 @@ mod tests {
     fn every_kind_is_the_grammars() {
         let k = kinds();
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        for (id, name) in [
+        let kind_ids = [
             (k.module, "module"),
             (k.block, "block"),
             (k.identifier, "identifier"),
@@ -796,25 +796,39 @@ mod tests {
             (k.rebinding[1], "nonlocal_statement"),
             (k.expression_statement, "expression_statement"),
             (k.attribute, "attribute"),
-        ] {
+        ]
+        .map(|(id, name)| (id, name, language.node_kind_for_id(id)));
+        let f = &k.fields;
+        let names = [
+            "left",
+            "right",
+            "name",
+            "parameters",
+            "function",
+            "arguments",
+            "object",
+            "attribute",
+        ];
+        let ids = [
+            f.left,
+            f.right,
+            f.name,
+            f.parameters,
+            f.function,
+            f.arguments,
+            f.object,
+            f.attribute,
+        ];
+        let field_ids = ids.map(|id| (id, language.field_name_for_id(id)));
+        let field_ids = field_ids
+            .into_iter()
+            .zip(names)
+            .map(|((id, named), name)| (id, name, named));
+        for (id, name, named) in kind_ids.into_iter().chain(field_ids) {
             assert_ne!(id, 0, "{name}");
-            assert_eq!(language.node_kind_for_id(id), Some(name));
+            assert_eq!(named, Some(name));
         }
         assert!(!k.with_left.contains(&0));
-        let f = &k.fields;
-        for (id, name) in [
-            (f.left, "left"),
-            (f.right, "right"),
-            (f.name, "name"),
-            (f.parameters, "parameters"),
-            (f.function, "function"),
-            (f.arguments, "arguments"),
-            (f.object, "object"),
-            (f.attribute, "attribute"),
-        ] {
-            assert_ne!(id, 0, "{name}");
-            assert_eq!(language.field_name_for_id(id), Some(name));
-        }
         // The ids the tree's nodes carry.
         let tree = parse_tree("def f(a, b=1):\n    x = g(a)\n").unwrap();
         let def = tree.root_node().named_child(0).unwrap();
