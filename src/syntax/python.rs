@@ -53,6 +53,23 @@ pub struct Kinds {
     /// The kinds with a `left` field (tree-sitter-python's
     /// node-types.json): asking any other kind for it finds nothing.
     pub with_left: [u16; 7],
+    pub expression_statement: u16,
+    pub attribute: u16,
+    /// Field ids (`Node::child_by_field_id`): `child_by_field_name` looks
+    /// the name up among the grammar's field names on each call.
+    pub fields: Fields,
+}
+
+/// tree-sitter-python's field ids for the names.
+pub struct Fields {
+    pub left: u16,
+    pub right: u16,
+    pub name: u16,
+    pub parameters: u16,
+    pub function: u16,
+    pub arguments: u16,
+    pub object: u16,
+    pub attribute: u16,
 }
 
 /// The kinds' numbers (see `Kinds`).
@@ -61,6 +78,7 @@ pub fn kinds() -> &'static Kinds {
     KINDS.get_or_init(|| {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         let id = |name: &str| language.id_for_node_kind(name, true);
+        let field = |name: &str| language.field_id_for_name(name).map_or(0, |f| f.get());
         Kinds {
             module: id("module"),
             block: id("block"),
@@ -84,6 +102,18 @@ pub fn kinds() -> &'static Kinds {
                 id("for_statement"),
                 id("type_alias_statement"),
             ],
+            expression_statement: id("expression_statement"),
+            attribute: id("attribute"),
+            fields: Fields {
+                left: field("left"),
+                right: field("right"),
+                name: field("name"),
+                parameters: field("parameters"),
+                function: field("function"),
+                arguments: field("arguments"),
+                object: field("object"),
+                attribute: field("attribute"),
+            },
         }
     })
 }
@@ -749,7 +779,7 @@ mod tests {
     fn every_kind_is_the_grammars() {
         let k = kinds();
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        for (id, name) in [
+        let kind_ids = [
             (k.module, "module"),
             (k.block, "block"),
             (k.identifier, "identifier"),
@@ -764,9 +794,39 @@ mod tests {
             (k.named_expression, "named_expression"),
             (k.rebinding[0], "global_statement"),
             (k.rebinding[1], "nonlocal_statement"),
-        ] {
+            (k.expression_statement, "expression_statement"),
+            (k.attribute, "attribute"),
+        ]
+        .map(|(id, name)| (id, name, language.node_kind_for_id(id)));
+        let f = &k.fields;
+        let names = [
+            "left",
+            "right",
+            "name",
+            "parameters",
+            "function",
+            "arguments",
+            "object",
+            "attribute",
+        ];
+        let ids = [
+            f.left,
+            f.right,
+            f.name,
+            f.parameters,
+            f.function,
+            f.arguments,
+            f.object,
+            f.attribute,
+        ];
+        let field_ids = ids.map(|id| (id, language.field_name_for_id(id)));
+        let field_ids = field_ids
+            .into_iter()
+            .zip(names)
+            .map(|((id, named), name)| (id, name, named));
+        for (id, name, named) in kind_ids.into_iter().chain(field_ids) {
             assert_ne!(id, 0, "{name}");
-            assert_eq!(language.node_kind_for_id(id), Some(name));
+            assert_eq!(named, Some(name));
         }
         assert!(!k.with_left.contains(&0));
         // The ids the tree's nodes carry.

@@ -63,7 +63,8 @@ pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -
     let mut out = Vec::new();
     let mut strings = Vec::new();
     for (body, function) in scopes {
-        let mut s = Scope::new(&module, file, body, function);
+        let (names, walked) = Names::new(&module, body, function);
+        let mut s = Scope::new(&names, walked, file, body);
         s.block(body, Cond::default());
         s.find_launches();
         work(s.env.steps as u64);
@@ -124,7 +125,7 @@ struct Module<'v, 't> {
     /// What each scope's walk found, by the node it starts at (a
     /// function's for its parameters, its body's for the body; the
     /// module's for the top level), taken by the scope.
-    walks: std::cell::RefCell<HashMap<usize, Walked<'t>>>,
+    walks: std::sync::Mutex<HashMap<usize, Walked<'t>>>,
     /// The quote the file's `set_property` keys use.
     quote: char,
 }
@@ -268,7 +269,7 @@ impl<'v, 't> Module<'v, 't> {
             rebound,
             uses,
             attribute_sets,
-            walks: std::cell::RefCell::new(walks),
+            walks: std::sync::Mutex::new(walks),
             quote: if src.contains("set_property('") { '\'' } else { '"' },
         };
         (module, scopes)
@@ -426,7 +427,7 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     let w = f.walks.entry(key).or_default();
                     w.locals.push(text(n, src));
                     if of == k.assignment {
-                        if let Some(right) = parent.and_then(|p| p.child_by_field_name("right")) {
+                        if let Some(right) = parent.and_then(|p| p.child_by_field_id(k.fields.right)) {
                             w.assigned_once.push((text(n, src), right));
                         }
                     }
@@ -441,13 +442,17 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     .map(|i| text(i, src)),
             );
         }
-        let bound_field = if kind == k.named_expression { "name" } else { "left" };
+        let bound_field = if kind == k.named_expression {
+            k.fields.name
+        } else {
+            k.fields.left
+        };
         if kind == k.assignment
             || kind == k.augmented_assignment
             || kind == k.for_statement
             || kind == k.named_expression
         {
-            if let Some(left) = n.child_by_field_name(bound_field) {
+            if let Some(left) = n.child_by_field_id(bound_field) {
                 let mut ids = vec![left];
                 while let Some(t) = ids.pop() {
                     f.work += 1;
@@ -459,12 +464,12 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
             }
         }
         let left = (k.with_left.contains(&kind) || kind == k.named_expression)
-            .then(|| n.child_by_field_name(bound_field))
+            .then(|| n.child_by_field_id(bound_field))
             .flatten();
         // A function's parameters and body are its scope's walk; the
         // rest of its definition is no scope's.
         let params = (kind == k.function_definition)
-            .then(|| n.child_by_field_name("parameters"))
+            .then(|| n.child_by_field_id(k.fields.parameters))
             .flatten();
         if !view.more(n).is_empty() {
             stack.push(Step::More(n.id()));
@@ -534,15 +539,30 @@ struct Made {
     pads: Option<u32>,
 }
 
-struct Scope<'m, 'v, 't> {
+/// What a scope's names stand for before its statements are read: the
+/// module's constants, unless a name is local, and the scope's own
+/// constants. Shared by the threads that read its statements ahead.
+struct Names<'m, 'v, 't> {
     m: &'m Module<'v, 't>,
-    file: FileId,
-    /// The scope's own bytes (a function body, or the whole module).
-    body: Span,
     /// Names assigned in this scope (they hide module constants), with how
     /// many times, and those assigned once: their value.
     locals: HashMap<&'t str, usize>,
     local_constants: HashMap<&'t str, Node<'t>>,
+}
+
+/// What the module's walk found for a scope that its statement walk takes:
+/// its `parse_launch` calls and the names `(x := …)` binds.
+struct ScopeWalked<'t> {
+    launch_calls: Vec<Node<'t>>,
+    walrus: Vec<(usize, &'t str)>,
+}
+
+struct Scope<'m, 'v, 't> {
+    m: &'m Module<'v, 't>,
+    names: &'m Names<'m, 'v, 't>,
+    file: FileId,
+    /// The scope's own bytes (a function body, or the whole module).
+    body: Span,
     env: Bindings<Bind>,
     elements: Vec<Made>,
     links: Vec<(usize, usize)>,
@@ -561,13 +581,13 @@ struct Scope<'m, 'v, 't> {
     walrus: Vec<(usize, &'t str)>,
 }
 
-impl<'m, 'v, 't> Scope<'m, 'v, 't> {
+impl<'m, 'v, 't> Names<'m, 'v, 't> {
     /// `function`: the definition whose body `body` is (`None`: the
     /// module's top level).
-    fn new(m: &'m Module<'v, 't>, file: FileId, body: Node<'t>, function: Option<Node<'t>>) -> Self {
+    fn new(m: &'m Module<'v, 't>, body: Node<'t>, function: Option<Node<'t>>) -> (Self, ScopeWalked<'t>) {
         // What the module's walk found for this scope: a function's
         // parameters and body, or the top level's calls.
-        let mut walks = m.walks.borrow_mut();
+        let mut walks = m.walks.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut found = walks.remove(&body.id()).unwrap_or_default();
         let walrus = std::mem::take(&mut found.walrus);
         let (locals, assigned_once, launch_calls) = match function {
@@ -590,22 +610,14 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             .into_iter()
             .filter(|(name, _)| bound.get(name) == Some(&1) && !m.rebound.contains(name))
             .collect();
-        Scope {
-            m,
-            file,
-            body: m.view.byte_range(body),
-            locals: bound,
-            local_constants,
-            env: Bindings::default(),
-            elements: Vec::new(),
-            links: Vec::new(),
-            launch_calls,
-            launches: Vec::new(),
-            quote: m.quote,
-            made_per_factory: HashMap::new(),
-            by_name: HashMap::new(),
-            walrus,
-        }
+        (
+            Names {
+                m,
+                locals: bound,
+                local_constants,
+            },
+            ScopeWalked { launch_calls, walrus },
+        )
     }
 
     fn src(&self) -> &'t str {
@@ -623,6 +635,105 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         self.m.constants.get(name).copied()
     }
 
+    fn int(&self, n: Node<'t>) -> Option<i64> {
+        python::int(n, self.src()).or_else(|| {
+            let c = (n.kind() == "identifier")
+                .then(|| self.constant(text(n, self.src())))
+                .flatten()?;
+            python::int(c, self.src())
+        })
+    }
+
+    fn string(&self, n: Node<'t>) -> Option<String> {
+        let m = python::string(n, self.src(), &|name| self.constant(name))?;
+        m.unknown.is_empty().then_some(m.text)
+    }
+
+    /// A value's text and the literal node that writes it (the argument, or
+    /// a constant's literal when the argument is its only use).
+    fn literal(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
+        let src = self.src();
+        match n.kind() {
+            "integer" | "unary_operator" => (python::int(n, src).map(|v| v.to_string()), Some(n)),
+            "float" => (Some(text(n, src).replace('_', "")), Some(n)),
+            "true" => (Some("true".into()), Some(n)),
+            "false" => (Some("false".into()), Some(n)),
+            "string" | "concatenated_string" => (self.string(n), Some(n)),
+            "identifier" => {
+                let name = text(n, src);
+                let Some(c) = self.constant(name) else {
+                    return (None, None);
+                };
+                let (v, lit) = self.literal_only(c);
+                // The constant's own line is one use; the argument another.
+                let only_here = self.m.uses.get(name) == Some(&2);
+                (v, lit.filter(|_| only_here))
+            }
+            _ => (None, None),
+        }
+    }
+
+    fn literal_only(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
+        match n.kind() {
+            "identifier" => (None, None),
+            _ => self.literal(n),
+        }
+    }
+
+    /// What a value written in code says (see `Scope::setting`).
+    fn written(&self, value: Node<'t>) -> Written {
+        let src = self.src();
+        let (known, literal) = self.literal(value);
+        let shown = match known {
+            Some(v) => Value::Known(v.into()),
+            None => Value::Unknown(format!("`{}`", short(text(value, src)))),
+        };
+        Written {
+            shown,
+            edit: literal.and_then(|l| editable(l, src)),
+            at: value.byte_range(),
+        }
+    }
+}
+
+/// What a value written in code says: its value (known when it is a
+/// literal or a module constant), the literal an edit can replace, and
+/// its bytes.
+struct Written {
+    shown: Value,
+    edit: Option<Span>,
+    at: Span,
+}
+
+impl<'m, 'v, 't> Scope<'m, 'v, 't> {
+    fn new(names: &'m Names<'m, 'v, 't>, walked: ScopeWalked<'t>, file: FileId, body: Node<'t>) -> Self {
+        let m = names.m;
+        Scope {
+            m,
+            names,
+            file,
+            body: m.view.byte_range(body),
+            env: Bindings::default(),
+            elements: Vec::new(),
+            links: Vec::new(),
+            launch_calls: walked.launch_calls,
+            launches: Vec::new(),
+            quote: m.quote,
+            made_per_factory: HashMap::new(),
+            by_name: HashMap::new(),
+            walrus: walked.walrus,
+        }
+    }
+
+    fn src(&self) -> &'t str {
+        self.m.src
+    }
+
+    /// A module constant's value expression, unless the name is local here.
+    fn constant(&self, name: &str) -> Option<Node<'t>> {
+        self.names.constant(name)
+    }
+
     fn block(&mut self, block: Node<'t>, cond: Cond) {
         if cond.depth > MAX_NESTING {
             return;
@@ -633,10 +744,11 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         };
         let mut c = block.walk();
         let stmts: Vec<Node> = self.m.view.children(block, &mut c).collect();
-        for s in stmts {
+        let names = self.names;
+        read_ahead(names, &stmts, |s| {
             work(1);
             self.statement(s, block, cond);
-        }
+        });
     }
 
     /// Run branches: each from the bindings before; a name the branches do
@@ -652,28 +764,28 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         self.env.merge(outcomes, complete);
     }
 
-    fn statement(&mut self, s: Node<'t>, block: Node<'t>, cond: Cond) {
+    fn statement(&mut self, read: Stmt<'t>, block: Node<'t>, cond: Cond) {
         let under = Cond {
             conditional: true,
             ..cond
         };
         // `(x := …)` anywhere in the statement (its blocks too) rebinds x:
         // unbound from here, before what the statement binds itself.
-        let range = s.byte_range();
+        let range = &read.at.range;
         let first = self.walrus.partition_point(|(at, _)| *at < range.start);
         let last = self.walrus.partition_point(|(at, _)| *at < range.end);
         for i in first..last {
             let name = self.walrus[i].1;
             self.unbind(name);
         }
-        match s.kind() {
-            "expression_statement" => {
-                let mut c = s.walk();
-                let exprs: Vec<Node> = s.named_children(&mut c).collect();
-                for e in exprs {
-                    self.expression(e, s, block, cond);
-                }
+        if read.expression {
+            for e in read.exprs {
+                self.expression(e, &read.at, block, cond);
             }
+            return;
+        }
+        let s = read.at.stmt;
+        match s.kind() {
             "if_statement" => {
                 let mut blocks = Vec::new();
                 blocks.extend(s.child_by_field_name("consequence"));
@@ -800,46 +912,32 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 
     fn int(&self, n: Node<'t>) -> Option<i64> {
-        python::int(n, self.src()).or_else(|| {
-            let c = (n.kind() == "identifier")
-                .then(|| self.constant(text(n, self.src())))
-                .flatten()?;
-            python::int(c, self.src())
-        })
+        self.names.int(n)
     }
 
     fn string(&self, n: Node<'t>) -> Option<String> {
-        let m = python::string(n, self.src(), &|name| self.constant(name))?;
-        m.unknown.is_empty().then_some(m.text)
+        self.names.string(n)
     }
 
     /// The element a name or expression stands for.
     fn element(&self, n: Node<'t>) -> Option<usize> {
-        match self.env.get(&target(n, self.src())?)? {
+        self.element_named(&target(n, self.src())?)
+    }
+
+    /// The element a name (`target`) stands for.
+    fn element_named(&self, name: &str) -> Option<usize> {
+        match self.env.get(name)? {
             Bind::Element(e) => Some(*e),
             _ => None,
         }
     }
 
-    fn expression(&mut self, e: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) {
-        match e.kind() {
-            "assignment" => {
-                // `x = app.x = make(…)`: a chain of targets, each bound to
-                // the one value, in order.
-                let mut targets = Vec::new();
-                let mut value = e;
-                while value.kind() == "assignment" {
-                    let (Some(left), Some(right)) =
-                        (value.child_by_field_name("left"), value.child_by_field_name("right"))
-                    else {
-                        return;
-                    };
-                    targets.push(left);
-                    value = right;
-                }
-                let bound = self.value_bind(value, stmt, block, cond);
-                for left in targets {
-                    let Some(name) = target(left, self.src()) else {
+    fn expression(&mut self, e: Expr<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) {
+        match e {
+            Expr::Assign { targets, value } => {
+                let bound = value.and_then(|c| self.call(c, at, block, cond));
+                for (left, name) in targets {
+                    let Some(name) = name else {
                         self.unbind_targets(left);
                         continue;
                     };
@@ -858,10 +956,10 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                     };
                 }
             }
-            "call" => {
-                self.value_bind(e, stmt, block, cond);
+            Expr::Call(c) => {
+                self.call(c, at, block, cond);
             }
-            _ => {}
+            Expr::Other => {}
         }
     }
 
@@ -899,54 +997,55 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 
     /// Read a call (its effects), and what the value it returns is bound to.
-    fn value_bind(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
-        if n.kind() != "call" {
-            return None;
-        }
-        let f = n.child_by_field_name("function")?;
-        let args = n.child_by_field_name("arguments")?;
-        let mut c = args.walk();
-        let argv: Vec<Node> = args.named_children(&mut c).collect();
-        let (object, method) = match f.kind() {
-            "attribute" => (
-                f.child_by_field_name("object"),
-                text(f.child_by_field_name("attribute")?, self.src()),
-            ),
-            "identifier" => (None, text(f, self.src())),
-            _ => return None,
-        };
+    fn value_bind(&mut self, n: Node<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+        let c = Call::read(self.names, n)?;
+        self.call(c, at, block, cond)
+    }
+
+    /// A call's effects (see `value_bind`), read ahead.
+    fn call(&mut self, c: Call<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+        let Call {
+            span,
+            object,
+            object_text,
+            method,
+            argv,
+            receiver,
+            strs: [first, second],
+            key_range,
+            written,
+        } = c;
         match method {
-            "make" if object.is_some_and(|o| text(o, self.src()).ends_with("ElementFactory")) => {
-                let factory = self.string(*argv.first()?)?;
-                let name = argv.get(1).and_then(|a| self.string(*a));
-                Some(Bind::Element(self.make(factory, name, n, stmt, block, cond)))
+            "make" if object_text.is_some_and(|o| o.ends_with("ElementFactory")) => {
+                let factory = first?;
+                Some(Bind::Element(self.make(factory, second, span, at, block, cond)))
             }
             "Pipeline" => Some(Bind::ServiceMaker),
             "add" => {
                 // pyservicemaker: pipeline.add("factory", "name", {…}), chainable.
                 let o = object?;
-                let on_pipeline = self.env.get(text(o, self.src())) == Some(&Bind::ServiceMaker)
-                    || (o.kind() == "call" && self.bind_of(o, stmt, block, cond) == Some(Bind::ServiceMaker));
-                let factory = argv.first().and_then(|a| self.string(*a));
+                let on_pipeline = self.env.get(object_text.unwrap_or("")) == Some(&Bind::ServiceMaker)
+                    || (o.kind() == "call" && self.bind_of(o, at, block, cond) == Some(Bind::ServiceMaker));
+                let factory = first;
                 if on_pipeline && factory.is_some() {
-                    let name = argv.get(1).and_then(|a| self.string(*a));
-                    let id = self.make(factory?, name, n, stmt, block, cond);
+                    let id = self.make(factory?, second, span, at, block, cond);
                     if let Some(dict) = argv.get(2).filter(|d| d.kind() == "dictionary") {
-                        self.dictionary(id, *dict, stmt, cond);
+                        self.dictionary(id, *dict, at, cond);
                     }
                 }
                 on_pipeline.then_some(Bind::ServiceMaker)
             }
             "set_property" => {
-                let id = self.element(object?)?;
-                let key = self.string(*argv.first()?)?;
-                let value = *argv.get(1)?;
-                let key_node = *argv.first()?;
-                self.set(id, &key, key_node, value, stmt, block, cond);
+                object?;
+                let id = self.element_named(receiver.as_deref()?)?;
+                let key = first?;
+                let written = written?;
+                self.set(id, &key, key_range?, written, at, block, cond);
                 None
             }
             "get_request_pad" | "request_pad_simple" | "get_static_pad" => {
-                let id = self.element(object?)?;
+                object?;
+                let id = self.element_named(receiver.as_deref()?)?;
                 if method != "get_static_pad" {
                     self.request(id, cond);
                 }
@@ -954,13 +1053,13 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             }
             "link" => {
                 let o = object?;
-                if self.env.get(text(o, self.src())) == Some(&Bind::ServiceMaker) {
+                if self.env.get(object_text.unwrap_or("")) == Some(&Bind::ServiceMaker) {
                     self.service_maker_link(&argv, cond);
                     return Some(Bind::ServiceMaker);
                 }
-                let from = self.bind_of(o, stmt, block, cond);
+                let from = self.bind_of(o, at, block, cond);
                 let to = match argv.first() {
-                    Some(a) => self.bind_of(*a, stmt, block, cond),
+                    Some(a) => self.bind_of(*a, at, block, cond),
                     None => None,
                 };
                 if let (Some(Bind::Element(a) | Bind::Pad(a)), Some(Bind::Element(b) | Bind::Pad(b))) = (from, to) {
@@ -983,7 +1082,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
 
     /// What a name or a call (`decoder.get_static_pad("src")`) stands for.
     /// Calls chained deeper than `MAX_NESTING` are not followed.
-    fn bind_of(&mut self, n: Node<'t>, stmt: Node<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+    fn bind_of(&mut self, n: Node<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
         match n.kind() {
             "identifier" | "attribute" => self.env.get(&target(n, self.src())?).cloned(),
             "call" if cond.depth <= MAX_NESTING => {
@@ -991,7 +1090,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                     depth: cond.depth + 1,
                     ..cond
                 };
-                self.value_bind(n, stmt, block, inner)
+                self.value_bind(n, at, block, inner)
             }
             _ => None,
         }
@@ -1012,8 +1111,8 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         &mut self,
         factory: String,
         name: Option<String>,
-        call: Node<'t>,
-        stmt: Node<'t>,
+        call: Span,
+        at: &At<'t>,
         block: Node<'t>,
         cond: Cond,
     ) -> usize {
@@ -1027,7 +1126,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             times: cond.times,
             factory,
             name,
-            make: call.byte_range(),
+            make: call,
             props: gst::Props::default(),
             block: block.id(),
             anchor: None,
@@ -1036,37 +1135,18 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
         });
         let id = self.elements.len() - 1;
         self.by_name.insert(self.elements[id].name.clone(), id);
-        self.anchor(id, stmt, block);
+        self.anchor(id, at, block);
         id
     }
 
-    /// Remember `stmt` as the element's last statement in its own block.
-    fn anchor(&mut self, id: usize, stmt: Node<'t>, block: Node<'t>) {
+    /// Remember the statement as the element's last statement in its own
+    /// block.
+    fn anchor(&mut self, id: usize, at: &At<'t>, block: Node<'t>) {
         let m = &mut self.elements[id];
         if block.id() != m.block {
             return;
         }
-        let src = self.m.src;
-        // The line's start from the statement's column (tree-sitter counts
-        // it in bytes): searching back would cost a whole line per
-        // statement on a long line of `a; b; …`.
-        let line_start = stmt.start_byte().saturating_sub(stmt.start_position().column);
-        let indent = src.get(line_start..stmt.start_byte()).unwrap_or("x");
-        if !indent.chars().all(|c| c == ' ' || c == '\t') {
-            // Not on a line of its own (`a = 1; b = 2`).
-            m.anchor = None;
-            return;
-        }
-        // The rest of the line must be blank or a comment; the scan stops
-        // at the first other character.
-        let rest = &src[stmt.end_byte()..];
-        let first = rest.find(|c: char| c != ' ' && c != '\t' && c != '\r');
-        m.anchor = match first.map(|i| (i, rest.as_bytes()[i])) {
-            Some((i, b'\n')) => Some(i),
-            Some((i, b'#')) => rest[i..].find('\n').map(|j| i + j),
-            _ => None,
-        }
-        .map(|i| (stmt.end_byte() + i + 1, indent.to_string()));
+        m.anchor.clone_from(&at.anchor);
     }
 
     fn request(&mut self, id: usize, cond: Cond) {
@@ -1078,94 +1158,45 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn set(
-        &mut self,
-        id: usize,
-        key: &str,
-        key_node: Node<'t>,
-        value: Node<'t>,
-        stmt: Node<'t>,
-        block: Node<'t>,
-        cond: Cond,
-    ) {
+    fn set(&mut self, id: usize, key: &str, key_range: Span, value: Written, at: &At<'t>, block: Node<'t>, cond: Cond) {
         let certain = self.elements[id].certain;
         let same_place = !cond.conditional || !certain;
         let setting = if same_place {
-            self.setting(id, key, key_node, value, stmt)
+            self.setting(id, key, key_range, value, at)
         } else {
             // tree-sitter counts rows at each `\n`, as a line number does.
-            let line = stmt.start_position().row + 1;
-            Setting::unknown(
-                (self.file, value.byte_range()),
-                format!("set under a condition (line {line})"),
-            )
+            let line = at.stmt.start_position().row + 1;
+            Setting::unknown((self.file, value.at), format!("set under a condition (line {line})"))
         };
         self.elements[id].props.push(key, setting);
-        self.anchor(id, stmt, block);
+        self.anchor(id, at, block);
     }
 
     /// A value written in code: known when it is a literal or a module
     /// constant; its site the literal an edit can replace.
-    fn setting(&self, id: usize, key: &str, key_node: Node<'t>, value: Node<'t>, stmt: Node<'t>) -> Setting {
-        let src = self.src();
-        let (known, literal) = self.literal(value);
-        let value_span = literal.and_then(|l| editable(l, src));
+    fn setting(&self, id: usize, key: &str, key_range: Span, value: Written, at: &At<'t>) -> Setting {
         let group = self.elements[id].name.clone();
-        let site = value_span.map(|value_span| {
+        let site = value.edit.map(|value_span| {
             Site::new(
                 self.file,
                 group.as_str().into(),
                 key.into(),
-                key_node.byte_range(),
+                key_range,
                 value_span,
-                stmt.byte_range(),
+                at.range.clone(),
             )
         });
         Setting {
-            value: known.map_or_else(
-                || Value::Unknown(format!("`{}`", short(text(value, src)))),
-                |v| Value::Known(v.into()),
-            ),
+            value: value.shown,
             site,
-            at: (self.file, value.byte_range()).into(),
+            at: (self.file, value.at).into(),
             layer: Layer::Element,
             derived: None,
         }
     }
 
-    /// A value's text and the literal node that writes it (the argument, or
-    /// a constant's literal when the argument is its only use).
-    fn literal(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
-        let src = self.src();
-        match n.kind() {
-            "integer" | "unary_operator" => (python::int(n, src).map(|v| v.to_string()), Some(n)),
-            "float" => (Some(text(n, src).replace('_', "")), Some(n)),
-            "true" => (Some("true".into()), Some(n)),
-            "false" => (Some("false".into()), Some(n)),
-            "string" | "concatenated_string" => (self.string(n), Some(n)),
-            "identifier" => {
-                let name = text(n, src);
-                let Some(c) = self.constant(name) else {
-                    return (None, None);
-                };
-                let (v, lit) = self.literal_only(c);
-                // The constant's own line is one use; the argument another.
-                let only_here = self.m.uses.get(name) == Some(&2);
-                (v, lit.filter(|_| only_here))
-            }
-            _ => (None, None),
-        }
-    }
-
-    fn literal_only(&self, n: Node<'t>) -> (Option<String>, Option<Node<'t>>) {
-        match n.kind() {
-            "identifier" => (None, None),
-            _ => self.literal(n),
-        }
-    }
-
     /// pyservicemaker's property dictionary.
-    fn dictionary(&mut self, id: usize, dict: Node<'t>, stmt: Node<'t>, cond: Cond) {
+    fn dictionary(&mut self, id: usize, dict: Node<'t>, at: &At<'t>, cond: Cond) {
         let mut c = dict.walk();
         let pairs: Vec<Node> = dict.named_children(&mut c).filter(|p| p.kind() == "pair").collect();
         for p in pairs {
@@ -1173,7 +1204,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 continue;
             };
             let Some(key) = self.string(k) else { continue };
-            let mut s = self.setting(id, &key, k, v, stmt);
+            let mut s = self.setting(id, &key, k.byte_range(), self.names.written(v), at);
             if let Some(site) = &mut s.site {
                 site.spans.set_line(p.byte_range());
             }
@@ -1288,12 +1319,238 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 }
 
+/// Blocks of at least this many statements are read ahead on all threads
+/// (`read_ahead`), in runs of `AHEAD_RUN`.
+const AHEAD: usize = 4096;
+const AHEAD_RUN: usize = 2048;
+
+/// Give `each` the block's statements read (`Stmt::read`), in order. What
+/// a statement says about itself (its calls, their arguments' strings and
+/// values, its targets) depends only on the tree and on the scope's names,
+/// so the statements of a long block are read on all threads, a few runs
+/// ahead of `each`, which runs on this thread.
+fn read_ahead<'t>(names: &Names<'_, '_, 't>, stmts: &[Node<'t>], each: impl FnMut(Stmt<'t>)) {
+    read_ahead_by(names, stmts, AHEAD, AHEAD_RUN, each);
+}
+
+/// `read_ahead` of blocks of at least `ahead` statements, in runs of `run`.
+fn read_ahead_by<'t>(
+    names: &Names<'_, '_, 't>,
+    stmts: &[Node<'t>],
+    ahead: usize,
+    run: usize,
+    mut each: impl FnMut(Stmt<'t>),
+) {
+    if stmts.len() < ahead {
+        for s in stmts {
+            each(Stmt::read(names, *s));
+        }
+        return;
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Stmt<'t>>>(2);
+        let reader = std::thread::Builder::new().spawn_scoped(scope, move || {
+            use rayon::prelude::*;
+            for run in stmts.chunks(run.max(1)) {
+                let read: Vec<Stmt<'t>> = run.par_iter().map(|s| Stmt::read(names, *s)).collect();
+                if tx.send(read).is_err() {
+                    break;
+                }
+            }
+        });
+        if reader.is_err() {
+            // No thread: read them here.
+            for s in stmts {
+                each(Stmt::read(names, *s));
+            }
+            return;
+        }
+        for run in rx {
+            for s in run {
+                each(s);
+            }
+        }
+    });
+}
+
+/// A statement, with what its scope's walk reads of it (see `read_ahead`).
+struct Stmt<'t> {
+    at: At<'t>,
+    /// An expression statement (its expressions in `exprs`).
+    expression: bool,
+    exprs: Vec<Expr<'t>>,
+}
+
+/// The statement a call is read in.
+struct At<'t> {
+    stmt: Node<'t>,
+    range: Span,
+    /// Where a statement after it goes and the indentation of its line:
+    /// `None` when it is not on a line of its own or the rest of the line
+    /// is not blank or a comment (read only for a statement with a call).
+    anchor: Option<(usize, String)>,
+}
+
+/// An expression of an expression statement, read.
+enum Expr<'t> {
+    /// `x = app.x = make(…)`: a chain of targets, each with its name
+    /// (`target`), bound to the one value, in order; the value's call.
+    Assign {
+        targets: Vec<(Node<'t>, Option<String>)>,
+        value: Option<Call<'t>>,
+    },
+    Call(Call<'t>),
+    Other,
+}
+
+/// A call, read: `object.method(argv…)` or `method(argv…)`.
+struct Call<'t> {
+    span: Span,
+    object: Option<Node<'t>>,
+    object_text: Option<&'t str>,
+    method: &'t str,
+    argv: Vec<Node<'t>>,
+    /// The object as a name (`target`): what `element_named` looks up.
+    receiver: Option<String>,
+    /// The first two arguments as strings (`Names::string`), for the
+    /// methods that read them (`make`, `add`; `set_property`'s key).
+    strs: [Option<String>; 2],
+    /// `set_property`'s key's bytes and what its value says.
+    key_range: Option<Span>,
+    written: Option<Written>,
+}
+
+impl<'t> Stmt<'t> {
+    fn read(names: &Names<'_, '_, 't>, s: Node<'t>) -> Self {
+        let expression = s.kind_id() == python::kinds().expression_statement;
+        let exprs: Vec<Expr<'t>> = if expression {
+            let mut c = s.walk();
+            let exprs: Vec<Node<'t>> = s.named_children(&mut c).collect();
+            exprs.into_iter().map(|e| Expr::read(names, e)).collect()
+        } else {
+            Vec::new()
+        };
+        let calls = exprs
+            .iter()
+            .any(|e| matches!(e, Expr::Call(_) | Expr::Assign { value: Some(_), .. }));
+        Stmt {
+            at: At {
+                stmt: s,
+                range: s.byte_range(),
+                anchor: calls.then(|| line_anchor(s, names.src())).flatten(),
+            },
+            expression,
+            exprs,
+        }
+    }
+}
+
+impl<'t> Expr<'t> {
+    fn read(names: &Names<'_, '_, 't>, e: Node<'t>) -> Self {
+        let k = python::kinds();
+        match e.kind_id() {
+            kind if kind == k.assignment => {
+                let mut targets = Vec::new();
+                let mut value = e;
+                while value.kind_id() == k.assignment {
+                    let (Some(left), Some(right)) = (
+                        value.child_by_field_id(k.fields.left),
+                        value.child_by_field_id(k.fields.right),
+                    ) else {
+                        return Expr::Other;
+                    };
+                    targets.push((left, target(left, names.src())));
+                    value = right;
+                }
+                Expr::Assign {
+                    targets,
+                    value: Call::read(names, value),
+                }
+            }
+            kind if kind == k.call => Call::read(names, e).map_or(Expr::Other, Expr::Call),
+            _ => Expr::Other,
+        }
+    }
+}
+
+impl<'t> Call<'t> {
+    /// `None`: not a call of a name or an attribute.
+    fn read(names: &Names<'_, '_, 't>, n: Node<'t>) -> Option<Self> {
+        let k = python::kinds();
+        if n.kind_id() != k.call {
+            return None;
+        }
+        let src = names.src();
+        let f = n.child_by_field_id(k.fields.function)?;
+        let args = n.child_by_field_id(k.fields.arguments)?;
+        let mut c = args.walk();
+        let argv: Vec<Node> = args.named_children(&mut c).collect();
+        let (object, method) = match f.kind_id() {
+            kind if kind == k.attribute => (
+                f.child_by_field_id(k.fields.object),
+                text(f.child_by_field_id(k.fields.attribute)?, src),
+            ),
+            kind if kind == k.identifier => (None, text(f, src)),
+            _ => return None,
+        };
+        let string = |i: usize| argv.get(i).and_then(|a| names.string(*a));
+        let (strs, key_range, written) = match method {
+            "make" | "add" => ([string(0), string(1)], None, None),
+            "set_property" => (
+                [string(0), None],
+                argv.first().map(|k| k.byte_range()),
+                argv.get(1).map(|v| names.written(*v)),
+            ),
+            _ => ([None, None], None, None),
+        };
+        Some(Call {
+            span: n.byte_range(),
+            object,
+            object_text: object.map(|o| text(o, src)),
+            method,
+            receiver: object.and_then(|o| target(o, src)),
+            argv,
+            strs,
+            key_range,
+            written,
+        })
+    }
+}
+
+/// Where a statement after `stmt` goes (the start of the next line) and
+/// its line's indentation; `None` when `stmt` is not on a line of its own
+/// or the rest of its line is not blank or a comment.
+fn line_anchor(stmt: Node, src: &str) -> Option<(usize, String)> {
+    // The line's start from the statement's column (tree-sitter counts
+    // it in bytes): searching back would cost a whole line per
+    // statement on a long line of `a; b; …`.
+    let line_start = stmt.start_byte().saturating_sub(stmt.start_position().column);
+    let indent = src.get(line_start..stmt.start_byte()).unwrap_or("x");
+    if !indent.chars().all(|c| c == ' ' || c == '\t') {
+        // Not on a line of its own (`a = 1; b = 2`).
+        return None;
+    }
+    // The rest of the line must be blank or a comment; the scan stops
+    // at the first other character.
+    let rest = &src[stmt.end_byte()..];
+    let first = rest.find(|c: char| c != ' ' && c != '\t' && c != '\r');
+    match first.map(|i| (i, rest.as_bytes()[i])) {
+        Some((i, b'\n')) => Some(i),
+        Some((i, b'#')) => rest[i..].find('\n').map(|j| i + j),
+        _ => None,
+    }
+    .map(|i| (stmt.end_byte() + i + 1, indent.to_string()))
+}
+
 /// A `…parse_launch(…)` or `…parse_bin_from_description(…)` call.
 fn is_launch_call(x: Node, src: &str) -> bool {
     if x.kind_id() != python::kinds().call {
         return false;
     }
-    let name = x.child_by_field_name("function").map(|f| text(f, src)).unwrap_or("");
+    let name = x
+        .child_by_field_id(python::kinds().fields.function)
+        .map(|f| text(f, src))
+        .unwrap_or("");
     name.ends_with("parse_launch") || name.ends_with("parse_bin_from_description")
 }
 
@@ -1301,11 +1558,12 @@ fn is_launch_call(x: Node, src: &str) -> bool {
 /// a name (`mux`) or an attribute path of names (`self.mux`, `app.sink`),
 /// without spaces; `None` for anything else (a subscript, a call).
 fn target(n: Node, src: &str) -> Option<String> {
-    match n.kind() {
-        "identifier" => Some(text(n, src).to_string()),
-        "attribute" => {
-            let object = target(n.child_by_field_name("object")?, src)?;
-            let attr = n.child_by_field_name("attribute")?;
+    let k = python::kinds();
+    match n.kind_id() {
+        kind if kind == k.identifier => Some(text(n, src).to_string()),
+        kind if kind == k.attribute => {
+            let object = target(n.child_by_field_id(k.fields.object)?, src)?;
+            let attr = n.child_by_field_id(k.fields.attribute)?;
             Some(format!("{object}.{}", text(attr, src)))
         }
         _ => None,
@@ -1315,17 +1573,22 @@ fn target(n: Node, src: &str) -> Option<String> {
 /// `<obj>.<attr>.set_property(<key>, …)`: `attr` and the key when it is a
 /// plain string literal.
 fn attribute_set_property<'t>(n: Node<'t>, src: &'t str) -> Option<(&'t str, Option<String>)> {
-    if n.kind_id() != python::kinds().call {
+    let k = python::kinds();
+    if n.kind_id() != k.call {
         return None;
     }
-    let f = n.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
-    if text(f.child_by_field_name("attribute")?, src) != "set_property" {
+    let f = n
+        .child_by_field_id(k.fields.function)
+        .filter(|f| f.kind_id() == k.attribute)?;
+    if text(f.child_by_field_id(k.fields.attribute)?, src) != "set_property" {
         return None;
     }
-    let receiver = f.child_by_field_name("object").filter(|o| o.kind() == "attribute")?;
-    let attr = text(receiver.child_by_field_name("attribute")?, src);
+    let receiver = f
+        .child_by_field_id(k.fields.object)
+        .filter(|o| o.kind_id() == k.attribute)?;
+    let attr = text(receiver.child_by_field_id(k.fields.attribute)?, src);
     let key = n
-        .child_by_field_name("arguments")
+        .child_by_field_id(k.fields.arguments)
         .and_then(|a| a.named_child(0))
         .and_then(|k| python::string(k, src, &|_| None))
         .filter(|m| m.unknown.is_empty())
@@ -1394,5 +1657,89 @@ pub(crate) fn short(s: &str) -> String {
         format!("{}…", s.chars().take(40).collect::<String>())
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a statement read says, written out.
+    fn summary(s: &Stmt) -> String {
+        let call = |c: &Call| {
+            format!(
+                "{:?} {:?} {} {:?} {:?} {:?} {:?} {}",
+                c.span,
+                c.object_text,
+                c.method,
+                c.argv.len(),
+                c.receiver,
+                c.strs,
+                c.key_range,
+                c.written
+                    .as_ref()
+                    .map(|w| format!("{:?} {:?} {:?}", w.shown, w.edit, w.at))
+                    .unwrap_or_default(),
+            )
+        };
+        let exprs: Vec<String> = s
+            .exprs
+            .iter()
+            .map(|e| match e {
+                Expr::Assign { targets, value } => format!(
+                    "assign {:?} {:?}",
+                    targets.iter().map(|(n, t)| (n.byte_range(), t)).collect::<Vec<_>>(),
+                    value.as_ref().map(call)
+                ),
+                Expr::Call(c) => format!("call {}", call(c)),
+                Expr::Other => "other".into(),
+            })
+            .collect();
+        format!("{:?} {} {:?} {exprs:?}", s.at.range, s.expression, s.at.anchor)
+    }
+
+    /// A long block read ahead on other threads, in runs, gives each
+    /// statement what reading it here gives, in order.
+    #[test]
+    fn statements_read_ahead_are_read_as_here_in_order() {
+        let line = |i: usize| {
+            [
+                format!("    q{i} = Gst.ElementFactory.make(\"queue\", \"queue{i}\")\n"),
+                format!("    q{i}.set_property(\"max-size-buffers\", N)  # c\n"),
+                format!("    a{i} = app.x = Gst.ElementFactory.make('nvstreammux', None); pipeline.add(a{i})\n"),
+                format!("    if q{i}:\n        q{i}.link(a{i})\n"),
+                format!("    m.set_property('width', {i}.5)\n"),
+            ]
+            .concat()
+        };
+        let body: String = (0..40).map(line).collect();
+        let src = format!("N = 4\ndef main():\n{body}");
+        let parsed = python::parse_by(&src, usize::MAX).unwrap();
+        let view = parsed.view().unwrap();
+        let (module, scopes) = Module::new(&view, &src);
+        let (body, function) = scopes[1];
+        let (names, _) = Names::new(&module, body, function);
+        let mut c = body.walk();
+        let stmts: Vec<Node> = view.children(body, &mut c).collect();
+        // Seven statements for each `i`: the comment is one.
+        assert_eq!(stmts.len(), 280);
+        let here: Vec<String> = stmts.iter().map(|s| summary(&Stmt::read(&names, *s))).collect();
+        for (ahead, run) in [(1, 7), (1, 1), (280, 1000), (281, 1)] {
+            let mut read = Vec::new();
+            read_ahead_by(&names, &stmts, ahead, run, |s| read.push(summary(&s)));
+            assert_eq!(read, here, "{ahead} {run}");
+        }
+        // What the summaries hold: a constant's value, an edit, an anchor.
+        assert!(
+            here[1].contains("max-size-buffers") && here[1].contains(r#"Known(\"4\")"#),
+            "{}",
+            here[1]
+        );
+        assert!(
+            here[0].contains("Some((") && here[3].contains("true None ["),
+            "{}\n{}",
+            here[0],
+            here[3]
+        );
     }
 }
