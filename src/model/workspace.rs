@@ -167,12 +167,14 @@ pub fn is_candidate(path: &Path) -> bool {
     CANDIDATE_EXTENSIONS.iter().any(|c| ext.eq_ignore_ascii_case(c))
 }
 
-/// Whether a path holds a template placeholder that something renders
-/// before DeepStream reads the file: Jinja's `{{ name }}`, a `sed` script's
-/// `@@NAME@@`, envsubst's (or a shell heredoc's) `${NAME}`. DeepStream's
-/// readers expand none of them (`get_absolute_file_path` only joins a
-/// relative path to the config's folder).
-fn templated(raw: &str) -> bool {
+/// Whether a path (or any value) holds a template placeholder that
+/// something renders before DeepStream reads the file: Jinja's
+/// `{{ name }}`, a `sed` script's `@@NAME@@`, envsubst's (or a shell
+/// heredoc's) `${NAME}`. DeepStream's readers expand none of them
+/// (`get_absolute_file_path` only joins a relative path to the config's
+/// folder; GLib's `g_key_file_get_integer` reads the bytes as written), so
+/// the file is a template and what DeepStream will read is unknown.
+pub fn templated(raw: &str) -> bool {
     let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let jinja = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
     // The pieces between two `@@`: `model-engine-file=@@ENGINE@@`.

@@ -398,6 +398,12 @@ fn check_type(
     } else {
         glib::check(value, spec.ty)
     };
+    // A template's placeholder (`batch-size=${BATCH}`, `{{ mode }}`) is
+    // rendered before DeepStream reads the file: the value it will read is
+    // unknown, so no claim that the parser fails on it.
+    if checked.is_err() && crate::model::workspace::templated(value) {
+        return;
+    }
     if let Err(msg) = checked {
         let mut d = Diagnostic::new(
             Rule::InvalidValue,
