@@ -18,6 +18,17 @@ fn graph(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace, Graph) {
     (dir, ws, g)
 }
 
+/// A project folder (a `dslint.toml` at its top, so it is the root) with
+/// `files` written in it.
+fn project<T: AsRef<[u8]>>(files: &[(&str, T)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
 fn roles(p: &Pipeline) -> Vec<String> {
     p.elements.iter().map(|e| format!("{}:{:?}", e.name, e.role)).collect()
 }
@@ -375,11 +386,7 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
              gie-unique-id=1\nnetwork-type=0\n",
         ),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
+    let dir = project(&files);
     let load = || Workspace::load(&[dir.path().to_path_buf()]);
     let (mut ahead, mut in_order) = (load(), load());
     let g_ahead = super::build_with::<()>(&mut ahead, true, None).0;
@@ -480,11 +487,7 @@ fn pipelines_are_visited_as_built_only_when_the_building_changes_nothing() {
         ("x.txt", nvinfer.to_string()),
     ];
     for (files, visits) in [(&quiet[..], true), (&loud[..], false)] {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
-        for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
+        let dir = project(files);
         let load = || Workspace::load(&[dir.path().to_path_buf()]);
         let (mut plain, mut visiting) = (load(), load());
         let mut whole = build(&mut plain);
