@@ -175,6 +175,12 @@ pub fn is_candidate(path: &Path) -> bool {
 /// folder; GLib's `g_key_file_get_integer` reads the bytes as written), so
 /// the file is a template and what DeepStream will read is unknown.
 pub fn templated(raw: &str) -> bool {
+    // Every placeholder holds a `{` or an `@`: chars are found with
+    // `memchr`, so a plain path (`Workspace::resolve`'s hot path) costs one
+    // scan.
+    if !raw.contains(['{', '@']) {
+        return false;
+    }
     let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let jinja = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
     // The pieces between two `@@`: `model-engine-file=@@ENGINE@@`.
@@ -628,10 +634,8 @@ impl Workspace {
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
-        // (Chars first: they are found with `memchr`, a `&str` is not; every
-        // placeholder `templated` knows holds a `{` or an `@`.)
-        let placeholder = raw.contains(['{', '@']) && templated(raw);
-        if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || placeholder {
+        // (A `char` first: it is found with `memchr`, a `&str` is not.)
+        if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || templated(raw) {
             return None;
         }
         let path = Path::new(raw);
