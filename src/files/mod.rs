@@ -10,3 +10,31 @@ pub mod signals;
 pub mod stdio;
 pub mod walk;
 pub mod write;
+
+/// A path as `Path::display` writes it, borrowed when it is UTF-8 (as
+/// nearly every path is): `display` and `to_string_lossy` decode it a
+/// chunk at a time, and findings name a path each, some several.
+pub fn shown(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    match path.to_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => path.to_string_lossy(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The same text as `display` and `to_string_lossy`, UTF-8 or not.
+    #[test]
+    fn shown_is_display() {
+        use std::os::unix::ffi::OsStrExt;
+        for p in [&b"a/b.txt"[..], "é/ü".as_bytes(), b"a\xff/b\xc3", b""] {
+            let p = std::path::Path::new(std::ffi::OsStr::from_bytes(p));
+            assert_eq!(super::shown(p), p.display().to_string());
+            assert_eq!(super::shown(p), p.to_string_lossy());
+        }
+        assert!(matches!(
+            super::shown(std::path::Path::new("a/b")),
+            std::borrow::Cow::Borrowed("a/b")
+        ));
+    }
+}

@@ -14,7 +14,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let _ = writeln!(
             out,
             "{}: {} {}",
-            one_line(&p.path.display().to_string()),
+            one_line(&crate::files::shown(&p.path).into_owned()),
             p.code,
             one_line(p.message)
         );
@@ -24,7 +24,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let _ = writeln!(
             out,
             "{}:{}:{}: {} {}",
-            one_line(&l.path.display().to_string()),
+            one_line(&crate::files::shown(&l.path).into_owned()),
             l.line,
             l.col,
             d.code(),

@@ -64,7 +64,7 @@ pub fn write(
     // `esc`: a value must not act on the terminal.
     for p in problems {
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
-        let _ = writeln!(out, "  --> {}\n", esc(&p.path.to_string_lossy()));
+        let _ = writeln!(out, "  --> {}\n", esc(&crate::files::shown(&p.path)));
     }
     w.write_all(out.as_bytes())?;
     let covered = crate::context::Scope::of(ws).covered(ws);
@@ -101,11 +101,15 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         d.code(),
         style.paint("1", &esc(&d.message))
     );
-    // `to_string_lossy` writes what `display` does, without a copy of a
+    // `shown` writes what `display` does, without a copy of a
     // path that is UTF-8 (every finding names one).
-    let _ = writeln!(out, "  --> {}:{}:{}", esc(&l.path.to_string_lossy()), l.line, l.col);
+    let _ = writeln!(out, "  --> {}:{}:{}", esc(&crate::files::shown(&l.path)), l.line, l.col);
     let src = f.lines.line_span(&f.doc.text, l.line);
-    let raw_line = f.doc.text[src.clone()].replace('\t', " ");
+    // (Copied only when it holds a tab: few lines do.)
+    let raw_line = match &f.doc.text[src.clone()] {
+        t if t.contains('\t') => std::borrow::Cow::Owned(t.replace('\t', " ")),
+        t => std::borrow::Cow::Borrowed(t),
+    };
     let line_text = esc(&raw_line);
     // Columns count characters of the raw line; escapes widen it. A line
     // with nothing to escape (nearly all) is as wide as its characters:
@@ -152,7 +156,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         let _ = writeln!(
             out,
             "{pad} = see: {}:{rl}:{rc}",
-            esc(&ws.files[*rf].path.to_string_lossy())
+            esc(&crate::files::shown(&ws.files[*rf].path))
         );
     }
     let fix = match &d.fix {
@@ -164,7 +168,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
             // A named file's finding whose fix edits files not named.
             let others: Vec<String> = edits_outside(covered, fx)
                 .into_iter()
-                .map(|f| esc(&ws.files[f].path.to_string_lossy()).into_owned())
+                .map(|f| esc(&crate::files::shown(&ws.files[f].path)).into_owned())
                 .collect();
             let also = if others.is_empty() {
                 String::new()

@@ -78,7 +78,7 @@ fn problem(p: &FileProblem) -> JsonDiagnostic {
         code: p.code.to_string(),
         name: name(p.code),
         severity: p.severity,
-        file: p.path.display().to_string(),
+        file: crate::files::shown(&p.path).into_owned(),
         location: None,
         end_location: None,
         message: p.message.to_string(),
@@ -95,7 +95,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
         code: d.code().to_string(),
         name: name(d.code()),
         severity: d.severity(),
-        file: l.path.display().to_string(),
+        file: crate::files::shown(&l.path).into_owned(),
         location: Some(Position {
             line: l.line,
             column: l.col,
@@ -112,7 +112,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
             .iter()
             .map(|(f, s)| {
                 let (line, col) = ws.files[*f].position(s.start);
-                format!("{}:{line}:{col}", ws.files[*f].path.display())
+                format!("{}:{line}:{col}", crate::files::shown(&ws.files[*f].path))
             })
             .collect(),
         fix: d.fix.as_ref().map(|f| JsonFix {
@@ -122,7 +122,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
                 .edits
                 .iter()
                 .map(|e| JsonEdit {
-                    file: ws.files[e.file].path.display().to_string(),
+                    file: crate::files::shown(&ws.files[e.file].path).into_owned(),
                     start: e.range.start,
                     end: e.range.end,
                     content: e.text.clone(),
@@ -166,7 +166,7 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
             .changed
             .iter()
             .map(|(path, (old, new))| ChangedFile {
-                file: path.display().to_string(),
+                file: crate::files::shown(&path).into_owned(),
                 diff: crate::fix::diff::unified(path, old, new, false),
             })
             .collect(),

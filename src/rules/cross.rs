@@ -127,7 +127,7 @@ fn batch_mismatch(
     let (gfile, gspan) = g.site().map_or_else(|| g.at(), |gl| (gl.file, gl.spans.value()));
     let (line, _) = ws.files[gfile].position(gspan.start);
     let (mux_line, _) = ws.files[ml.file].position(ml.spans.value().start);
-    let place = format!("{}:{line}", ws.files[gfile].path.display());
+    let place = format!("{}:{line}", crate::files::shown(&ws.files[gfile].path));
     let (gval, place) = if unset {
         (
             format!("{} ({DEFAULT_BATCH})", g.value),
@@ -153,7 +153,7 @@ fn batch_mismatch(
         .message_at_related(format!(
             "BATCH_MISMATCH: primary {factory} {pkey} {gval} != streammux batch-size {} ({}:{mux_line})",
             m.value,
-            ws.files[ml.file].path.display()
+            crate::files::shown(&ws.files[ml.file].path)
         ))
         .fix(fix),
     );
@@ -208,7 +208,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         .message_at_related(format!(
                             "nvdspreprocess network-input-shape batch {first} > primary nvinfer batch-size {} ({}:{})",
                             g.value,
-                            ws.files[gl.file].path.display(),
+                            crate::files::shown(&ws.files[gl.file].path),
                             ws.files[gl.file].position(gl.spans.value().start).0
                         ))
                         .fix(Some(Fix::safe(
@@ -279,7 +279,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         Rule::MissingFile,
                         r.file,
                         r.span.clone(),
-                        format!("{} {} does not exist", r.key, path.display()),
+                        format!("{} {} does not exist", r.key, crate::files::shown(&path)),
                     )
                     .when(When::ConfigFile, r.is_config)
                     // Media live on the machine that runs the app, not in
@@ -300,7 +300,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!(
                         "{} {} is outside the project root; not checked",
                         r.key,
-                        path.display()
+                        crate::files::shown(&path)
                     ),
                 )
                 .when(When::OutsideRoot, true)

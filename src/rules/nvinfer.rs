@@ -141,7 +141,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 let what = match &calib_target {
                     Some(Target::Missing(p)) => format!(
                         "network-mode=1 (INT8) but int8-calib-file {} does not exist",
-                        p.display()
+                        crate::files::shown(&p)
                     ),
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
@@ -217,7 +217,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
             if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
                 out.push(
-                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", p.display()))
+                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(&p)))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
                         .why("nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"),
@@ -398,7 +398,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
                     "`{}` is also set in [{}] ({}:{line}), which wins",
                     inner.key,
                     over.group,
-                    ws.files[over.file].path.display()
+                    crate::files::shown(&ws.files[over.file].path)
                 ),
             )
             .expected("one source of truth: remove one of the two")
@@ -408,7 +408,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
                 "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
                 prop.name,
                 inner.group,
-                ws.files[inner.file].path.display()
+                crate::files::shown(&ws.files[inner.file].path)
             )),
         );
     }
@@ -579,7 +579,7 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         (new_name, fix)
     } else {
         let new_name = match &saved {
-            Some((path, _, _)) => format!("{}{suffix}", path.display()),
+            Some((path, _, _)) => format!("{}{suffix}", crate::files::shown(&path)),
             None => format!("<model>{suffix}, named after the model nvinfer builds from (not known here)"),
         };
         (new_name, None)

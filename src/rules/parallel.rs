@@ -50,7 +50,11 @@ fn src_ids(branch: &Element) -> Option<(Vec<u32>, &Site)> {
 /// `path:line` of a value, as messages name another line.
 fn place(ctx: &Ctx, site: &Site) -> String {
     let f = &ctx.ws.files[site.file];
-    format!("{}:{}", f.path.display(), f.position(site.spans.value().start).0)
+    format!(
+        "{}:{}",
+        crate::files::shown(&f.path),
+        f.position(site.spans.value().start).0
+    )
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {

@@ -140,7 +140,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                 d = d.related(file, span).message_at_related(format!(
                     "this tracker preset favours accuracy over throughput ([{}] ll-config-file in {}:{line} loads it)",
                     loc.group,
-                    ws.files[loc.file].path.display()
+                    crate::files::shown(&ws.files[loc.file].path)
                 ));
             }
             out.push(d);
@@ -168,7 +168,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
                     Rule::TrackerLibraryMissing,
                     loc.file,
                     loc.spans.value(),
-                    format!("ll-lib-file {} does not exist", p.display()),
+                    format!("ll-lib-file {} does not exist", crate::files::shown(&p)),
                 )
                 .expected("libnvds_nvmultiobjecttracker.so")
                 .why("nvtracker cannot load its low-level library and the pipeline fails to start"),

@@ -117,13 +117,15 @@ pub fn parse_double(value: &str) -> Option<f64> {
     if s.is_empty() || s.ends_with(is_space) {
         return None;
     }
-    let lower = s.to_ascii_lowercase();
-    let body = lower.trim_start_matches(['+', '-']);
-    if body.starts_with("0x") {
-        return parse_hex_float(&lower);
+    // The sign and the forms below compared without case, as the text
+    // lowercased would be (no copy: nearly every value is decimal).
+    let body = s.trim_start_matches(['+', '-']);
+    let b = body.as_bytes();
+    if b.len() >= 2 && b[0] == b'0' && b[1].eq_ignore_ascii_case(&b'x') {
+        return parse_hex_float(&s.to_ascii_lowercase());
     }
-    if matches!(body, "inf" | "infinity" | "nan") {
-        return lower.parse().ok();
+    if ["inf", "infinity", "nan"].iter().any(|w| body.eq_ignore_ascii_case(w)) {
+        return s.to_ascii_lowercase().parse().ok();
     }
     // Rust's parser accepts what strtod accepts for decimal forms, except
     // that it also takes "inf"/"nan" spellings handled above.
@@ -212,6 +214,26 @@ fn unescape(value: &str, sep: Option<char>) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
+/// Whether [`unescape`] reads `value` (with the list separator `sep`),
+/// and its error when not, without making the items: a value is checked
+/// far more often than it is read, and nearly all have no backslash.
+fn check_escapes(value: &str, sep: Option<u8>) -> Result<(), String> {
+    let bytes = value.as_bytes();
+    let mut pos = 0;
+    while let Some(i) = memchr::memchr(b'\\', &bytes[pos..]).map(|i| pos + i) {
+        // The backslash is ASCII, so `i + 1` is a character boundary.
+        match value[i + 1..].chars().next() {
+            Some('s' | 'n' | 't' | 'r' | '\\') => {}
+            Some(c) if sep.is_some_and(|s| c == char::from(s)) => {}
+            Some(c) => return Err(format!("invalid escape sequence `\\{c}`")),
+            None => return Err("escape character at end of line".to_string()),
+        }
+        // The escaped character is ASCII here: one byte.
+        pos = i + 2;
+    }
+    Ok(())
+}
+
 /// Check a raw value against a type; the error says what GLib would say.
 pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
     let bad = || Err(format!("`{}` cannot be read as {}", value, ty.describe()));
@@ -220,8 +242,8 @@ pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
         ValueType::Uint64 => parse_uint64(value).map(|_| ()).map_or_else(bad, Ok),
         ValueType::Double => parse_double(value).map(|_| ()).map_or_else(bad, Ok),
         ValueType::Bool => parse_bool(value).map(|_| ()).map_or_else(bad, Ok),
-        ValueType::String => parse_string(value).map(|_| ()),
-        ValueType::StringList => split_list(value).map(|_| ()),
+        ValueType::String => check_escapes(value, None),
+        ValueType::StringList => check_escapes(value, Some(b';')),
         ValueType::IntList => {
             for item in split_list(value)? {
                 if parse_int(&item).is_none() {
@@ -244,6 +266,64 @@ pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Checking a string or a list says what reading it says: the same
+    /// error, at the same escape, or none.
+    #[test]
+    fn checked_as_read() {
+        for v in [
+            "",
+            "a",
+            "a b",
+            "\\s\\n\\t\\r\\\\",
+            "a\\",
+            "a\\;b",
+            "a;b;",
+            "\\x",
+            "\\\\x",
+            "\\é",
+            "é\\s",
+            "a;\\",
+            "\\;",
+            "\\s\\q\\z",
+            "x\\\\\\",
+            ";;",
+        ] {
+            assert_eq!(check(v, ValueType::String), parse_string(v).map(|_| ()), "{v:?}");
+            assert_eq!(check(v, ValueType::StringList), split_list(v).map(|_| ()), "{v:?}");
+        }
+        assert_eq!(
+            check("a\\;b", ValueType::String),
+            Err("invalid escape sequence `\\;`".to_string())
+        );
+        assert_eq!(
+            check("a\\", ValueType::StringList),
+            Err("escape character at end of line".to_string())
+        );
+        assert_eq!(
+            check("\\é", ValueType::String),
+            Err("invalid escape sequence `\\é`".to_string())
+        );
+    }
+
+    #[test]
+    fn doubles_any_case() {
+        for (v, want) in [
+            ("0X1P3", Some(8.0)),
+            ("-0x1p1", Some(-2.0)),
+            ("INF", Some(f64::INFINITY)),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            ("+1e3", Some(1000.0)),
+            ("1E3", Some(1000.0)),
+            ("0", Some(0.0)),
+            ("x", None),
+            ("0x", None),
+            ("infinit", None),
+        ] {
+            assert_eq!(parse_double(v), want, "{v:?}");
+        }
+        assert!(parse_double("NaN").is_some_and(f64::is_nan));
+    }
 
     #[test]
     fn integers_like_strtol() {

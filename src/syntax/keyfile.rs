@@ -23,7 +23,12 @@ fn is_group_name(name: &str) -> bool {
 /// GLib's `g_key_file_is_key_name`; returns whether the key carries a
 /// `[locale]` suffix.
 fn check_key_name(key: &str) -> Result<bool, ()> {
-    let base_end = key.find(['=', '[', ']']).unwrap_or(key.len());
+    // (A byte scan: the three are ASCII, so a byte equal to one of them
+    // is that character, and `base_end` is a character boundary.)
+    let base_end = key
+        .bytes()
+        .position(|b| matches!(b, b'=' | b'[' | b']'))
+        .unwrap_or(key.len());
     let base = &key[..base_end];
     if base.is_empty() || base.starts_with(' ') || base.ends_with(' ') {
         return Err(());
@@ -123,8 +128,9 @@ fn parse_lines(text: &str, from: usize, to: usize, groups: &mut Vec<Group>, erro
     let bytes = text.as_bytes();
     let mut pos = from;
     while pos < to {
-        // (`str::find` of a byte looks for it with memchr.)
-        let nl = text[pos..].find('\n');
+        // (The memchr crate's search: `str::find` of a char is a slower,
+        // word-at-a-time one, and a line is looked for once a line.)
+        let nl = memchr::memchr(b'\n', &bytes[pos..]);
         let next = nl.map_or(bytes.len(), |i| pos + i + 1);
         let mut end = nl.map_or(bytes.len(), |i| pos + i);
         if end > pos && bytes[end - 1] == b'\r' {
@@ -193,7 +199,7 @@ fn parse_line(
         });
         return;
     }
-    let Some(eq) = line.find('=') else {
+    let Some(eq) = memchr::memchr(b'=', line.as_bytes()) else {
         not_a_line(errors);
         return;
     };
