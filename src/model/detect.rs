@@ -440,7 +440,9 @@ fn near_miss(list: &[&str], name: &str) -> bool {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     list.iter().any(|p| {
         let p = p.trim_end_matches('*');
-        keys::edit_distance(p, base) <= 2.max(p.len() / 6)
+        // (`edit_distance(p, base) <= limit`, stopping as soon as it cannot
+        // be: most names differ from most entries by their lengths alone.)
+        keys::edit_distance_within(p, base, 2.max(p.len() / 6)).is_some()
     })
 }
 

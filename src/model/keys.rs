@@ -389,14 +389,16 @@ pub fn suggest_group(schema: Schema, group: &str) -> Option<String> {
 /// Levenshtein distance over bytes (keys are ASCII).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Two rows, reused (not one allocated a row).
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
     for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
+        cur[0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }
@@ -404,6 +406,43 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounded distance is the distance when within the limit, `None`
+    /// past it, and the distance is Levenshtein's.
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("source", "sourse"), 1);
+        assert_eq!(edit_distance("tiled-display", "tiled-dispaly"), 2);
+        let words = [
+            "",
+            "a",
+            "ab",
+            "source",
+            "sources",
+            "sink",
+            "streammux",
+            "stremmux",
+            "osd",
+            "tracker",
+            "trakcer",
+        ];
+        for a in words {
+            for b in words {
+                let d = edit_distance(a, b);
+                assert_eq!(d, edit_distance(b, a), "{a} {b}");
+                for limit in 0..5 {
+                    assert_eq!(
+                        edit_distance_within(a, b, limit),
+                        (d <= limit).then_some(d),
+                        "{a} {b} {limit}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn table_lookups() {

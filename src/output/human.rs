@@ -90,20 +90,27 @@ pub fn write(
 const RUN: usize = 256;
 
 /// One finding: the headline, the line with a caret, then `expected`,
-/// `why`, `see` and `fix`.
+/// `why`, `see` and `fix`. Written piece by piece with `push_str` (and
+/// numbers with [`push_num`]), not through `write!`: a finding's lines are
+/// most of the output, and the formatter's machinery was most of their
+/// cost.
 fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], style: &Style) {
     let l = locate(ws, d);
     let f = &ws.files[d.file];
-    let _ = writeln!(
-        out,
-        "{}[{}]: {}",
-        style.severity(d.severity()),
-        d.code(),
-        style.paint("1", &esc(&d.message))
-    );
+    out.push_str(&style.severity(d.severity()));
+    out.push('[');
+    out.push_str(d.code());
+    out.push_str("]: ");
+    out.push_str(&style.paint("1", &esc(&d.message)));
     // `shown` writes what `display` does, without a copy of a
     // path that is UTF-8 (every finding names one).
-    let _ = writeln!(out, "  --> {}:{}:{}", esc(&crate::files::shown(&l.path)), l.line, l.col);
+    out.push_str("\n  --> ");
+    out.push_str(&esc(&crate::files::shown(&l.path)));
+    out.push(':');
+    push_num(out, l.line);
+    out.push(':');
+    push_num(out, l.col);
+    out.push('\n');
     let src = f.lines.line_span(&f.doc.text, l.line);
     // (Copied only when it holds a tab: few lines do.)
     let raw_line = match &f.doc.text[src.clone()] {
@@ -126,81 +133,117 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
                 + 1
         }
     };
-    // Padding and carets are written by the formatter (a fill of ""),
-    // not made as strings first: a finding's lines are most of the output.
+    // Padding and carets are written a run at a time ([`fill`]), not made
+    // as strings first.
     let gutter = digits(l.line);
-    let pad = Fill(SPACES, gutter);
-    let _ = writeln!(out, "{pad} |");
-    let _ = writeln!(out, "{} | {}", l.line, line_text.trim_start_matches('\u{feff}'));
+    fill(out, SPACES, gutter);
+    out.push_str(" |\n");
+    push_num(out, l.line);
+    out.push_str(" | ");
+    out.push_str(line_text.trim_start_matches('\u{feff}'));
+    out.push('\n');
     let col = widen(l.col);
     let caret_len = if l.end_line == l.line {
         (widen(l.end_col).saturating_sub(col)).max(1)
     } else {
         line_text.chars().count().saturating_sub(col - 1).max(1)
     };
-    let carets = Fill(CARETS, caret_len);
-    let indent = Fill(SPACES, col - 1);
+    fill(out, SPACES, gutter);
+    out.push_str(" | ");
+    fill(out, SPACES, col - 1);
     if style.color {
-        let _ = writeln!(out, "{pad} | {indent}\x1b[1;31m{carets}\x1b[0m");
+        out.push_str("\x1b[1;31m");
+        fill(out, CARETS, caret_len);
+        out.push_str("\x1b[0m");
     } else {
-        let _ = writeln!(out, "{pad} | {indent}{carets}");
+        fill(out, CARETS, caret_len);
     }
+    out.push('\n');
     if let Some(e) = &d.expected {
-        let _ = writeln!(out, "{pad} = expected: {}", esc(e));
+        fill(out, SPACES, gutter);
+        out.push_str(" = expected: ");
+        out.push_str(&esc(e));
+        out.push('\n');
     }
     if let Some(w) = &d.why {
-        let _ = writeln!(out, "{pad} = why: {}", esc(w));
+        fill(out, SPACES, gutter);
+        out.push_str(" = why: ");
+        out.push_str(&esc(w));
+        out.push('\n');
     }
     for (rf, rs) in &d.related {
         let (rl, rc) = ws.files[*rf].position(rs.start);
-        let _ = writeln!(
-            out,
-            "{pad} = see: {}:{rl}:{rc}",
-            esc(&crate::files::shown(&ws.files[*rf].path))
-        );
+        fill(out, SPACES, gutter);
+        out.push_str(" = see: ");
+        out.push_str(&esc(&crate::files::shown(&ws.files[*rf].path)));
+        out.push(':');
+        push_num(out, rl);
+        out.push(':');
+        push_num(out, rc);
+        out.push('\n');
     }
-    let fix = match &d.fix {
+    fill(out, SPACES, gutter);
+    out.push_str(" = fix: ");
+    match &d.fix {
         Some(fx) => {
-            let (kind, mut command) = match fx.applicability {
-                Applicability::Safe => ("safe", "dslint fix".to_string()),
-                Applicability::Unsafe => ("unsafe", "dslint fix --unsafe-fixes".to_string()),
+            let (kind, command) = match fx.applicability {
+                Applicability::Safe => ("safe", "dslint fix"),
+                Applicability::Unsafe => ("unsafe", "dslint fix --unsafe-fixes"),
             };
             // A named file's finding whose fix edits files not named.
             let others: Vec<String> = edits_outside(covered, fx)
                 .into_iter()
                 .map(|f| esc(&crate::files::shown(&ws.files[f].path)).into_owned())
                 .collect();
-            let also = if others.is_empty() {
-                String::new()
+            out.push_str(kind);
+            out.push_str(", `");
+            out.push_str(command);
+            if !others.is_empty() {
+                out.push_str(" --fix-related`");
+                out.push_str(" (it edits ");
+                out.push_str(&others.join(", "));
+                out.push(')');
             } else {
-                command.push_str(" --fix-related");
-                format!(" (it edits {})", others.join(", "))
-            };
-            format!("{kind}, `{command}`{also}: {}", esc(&fx.title))
+                out.push('`');
+            }
+            out.push_str(": ");
+            out.push_str(&esc(&fx.title));
         }
-        None => "none".to_string(),
-    };
-    let _ = writeln!(out, "{pad} = fix: {fix}\n");
+        None => out.push_str("none"),
+    }
+    out.push_str("\n\n");
+}
+
+/// `n` in decimal, as `{}` writes it.
+fn push_num(out: &mut String, n: usize) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Digits only: ASCII.
+    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
 /// `n` copies of the one ASCII char a run repeats ([`SPACES`],
-/// [`CARETS`]), written a run at a time, without making a string of them.
-struct Fill(&'static str, usize);
+/// [`CARETS`]), a run at a time.
+fn fill(out: &mut String, run: &str, n: usize) {
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(run.len());
+        out.push_str(&run[..k]);
+        left -= k;
+    }
+}
 
 const SPACES: &str = "                                                                ";
 const CARETS: &str = "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^";
-
-impl std::fmt::Display for Fill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut left = self.1;
-        while left > 0 {
-            let n = left.min(self.0.len());
-            f.write_str(&self.0[..n])?;
-            left -= n;
-        }
-        Ok(())
-    }
-}
 
 /// How many digits `n` is written with (`n.to_string().len()`).
 fn digits(n: usize) -> usize {
@@ -253,14 +296,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fills_and_digits_are_the_strings_they_replace() {
+    fn fills_numbers_and_digits_are_the_strings_they_replace() {
         for n in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
             assert_eq!(digits(n), n.to_string().len(), "{n}");
         }
         assert!(SPACES.bytes().all(|b| b == b' ') && CARETS.bytes().all(|b| b == b'^'));
         for n in [0, 1, 7, 63, 64, 65, 200] {
-            assert_eq!(Fill(CARETS, n).to_string(), "^".repeat(n));
-            assert_eq!(format!("{}|", Fill(SPACES, n)), format!("{}|", " ".repeat(n)));
+            let (mut carets, mut spaces) = (String::from("<"), String::new());
+            fill(&mut carets, CARETS, n);
+            fill(&mut spaces, SPACES, n);
+            assert_eq!(carets, format!("<{}", "^".repeat(n)));
+            assert_eq!(spaces, " ".repeat(n));
+        }
+        for n in [0, 1, 9, 10, 99, 100, 12345, u32::MAX as usize, usize::MAX] {
+            let mut s = String::from("x");
+            push_num(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
         }
     }
 }
