@@ -293,7 +293,8 @@ pub fn config_pipeline(
 /// matter: the graph compares names that way for the front ends that set
 /// GObject properties directly.)
 fn readable(key: &str) -> bool {
-    !key.contains('_')
+    // (A byte search: `_` is ASCII.)
+    !key.as_bytes().contains(&b'_')
 }
 
 /// Where new keys of `group` go in `file`, if the file has the group.
