@@ -536,7 +536,7 @@ impl Workspace {
             let target = canonical(&normalize(&dir.join(raw.trim())));
             self.fragments
                 .entry(target)
-                .or_insert_with(|| format!("{}:{line} cfg-file-path", crate::files::shown(&path)));
+                .or_insert_with(|| format!("{}:{line} cfg-file-path", crate::files::shown(path)));
         }
     }
 

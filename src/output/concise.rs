@@ -14,7 +14,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let _ = writeln!(
             out,
             "{}: {} {}",
-            one_line(&crate::files::shown(&p.path).into_owned()),
+            one_line(&crate::files::shown(p.path)),
             p.code,
             one_line(p.message)
         );
@@ -24,7 +24,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let _ = writeln!(
             out,
             "{}:{}:{}: {} {}",
-            one_line(&crate::files::shown(&l.path).into_owned()),
+            one_line(&crate::files::shown(l.path)),
             l.line,
             l.col,
             d.code(),

@@ -64,7 +64,7 @@ pub fn write(
     // `esc`: a value must not act on the terminal.
     for p in problems {
         let _ = writeln!(out, "{}[{}]: {}", style.severity(p.severity), p.code, esc(p.message));
-        let _ = writeln!(out, "  --> {}\n", esc(&crate::files::shown(&p.path)));
+        let _ = writeln!(out, "  --> {}\n", esc(&crate::files::shown(p.path)));
     }
     w.write_all(out.as_bytes())?;
     let covered = crate::context::Scope::of(ws).covered(ws);
@@ -108,7 +108,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
     // `shown` writes what `display` does, without a copy of a
     // path that is UTF-8 (every finding names one).
     out.push_str("\n  --> ");
-    out.push_str(&esc(&crate::files::shown(&l.path)));
+    out.push_str(&esc(&crate::files::shown(l.path)));
     out.push(':');
     push_num(out, l.line);
     out.push(':');

@@ -78,7 +78,7 @@ fn problem(p: &FileProblem) -> JsonDiagnostic {
         code: p.code.to_string(),
         name: name(p.code),
         severity: p.severity,
-        file: crate::files::shown(&p.path).into_owned(),
+        file: crate::files::shown(p.path).into_owned(),
         location: None,
         end_location: None,
         message: p.message.to_string(),
@@ -95,7 +95,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
         code: d.code().to_string(),
         name: name(d.code()),
         severity: d.severity(),
-        file: crate::files::shown(&l.path).into_owned(),
+        file: crate::files::shown(l.path).into_owned(),
         location: Some(Position {
             line: l.line,
             column: l.col,
@@ -166,7 +166,7 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
             .changed
             .iter()
             .map(|(path, (old, new))| ChangedFile {
-                file: crate::files::shown(&path).into_owned(),
+                file: crate::files::shown(path).into_owned(),
                 diff: crate::fix::diff::unified(path, old, new, false),
             })
             .collect(),

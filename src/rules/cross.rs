@@ -279,7 +279,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         Rule::MissingFile,
                         r.file,
                         r.span.clone(),
-                        format!("{} {} does not exist", r.key, crate::files::shown(&path)),
+                        format!("{} {} does not exist", r.key, crate::files::shown(path)),
                     )
                     .when(When::ConfigFile, r.is_config)
                     // Media live on the machine that runs the app, not in
@@ -300,7 +300,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     format!(
                         "{} {} is outside the project root; not checked",
                         r.key,
-                        crate::files::shown(&path)
+                        crate::files::shown(path)
                     ),
                 )
                 .when(When::OutsideRoot, true)

@@ -141,7 +141,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 let what = match &calib_target {
                     Some(Target::Missing(p)) => format!(
                         "network-mode=1 (INT8) but int8-calib-file {} does not exist",
-                        crate::files::shown(&p)
+                        crate::files::shown(p)
                     ),
                     _ => "network-mode=1 (INT8) but no int8-calib-file is set".to_string(),
                 };
@@ -579,7 +579,7 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         (new_name, fix)
     } else {
         let new_name = match &saved {
-            Some((path, _, _)) => format!("{}{suffix}", crate::files::shown(&path)),
+            Some((path, _, _)) => format!("{}{suffix}", crate::files::shown(path)),
             None => format!("<model>{suffix}, named after the model nvinfer builds from (not known here)"),
         };
         (new_name, None)
