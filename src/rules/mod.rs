@@ -771,8 +771,8 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         }
         // Each pipeline's own expectation (DS207: the name for its batch).
         if let (Some(k), Some(o)) = (&kept.expected, &other.expected) {
-            if !k.split(" or ").any(|e| e == o) {
-                kept.expected = Some(format!("{k} or {o}"));
+            if !k.split(" or ").any(|e| e == &**o) {
+                kept.expected = Some(format!("{k} or {o}").into());
             }
         }
         for r in &other.related {
