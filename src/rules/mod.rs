@@ -176,7 +176,7 @@ pub fn check_for_report(
     let (mut graph, early) = frontend::build_visiting(ws, &visit);
     let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, early);
     if !parses_after {
-        ws.files.par_iter_mut().for_each(|f| f.doc.drop_parse());
+        ws.files.par_iter_mut().for_each(|f| f.drop_parse_compacting());
     }
     let found = found.joined();
     let out = report(ws, &graph.pipelines, found, sel);
