@@ -43,16 +43,23 @@ pub struct Fix {
 
 impl Fix {
     pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
-        Fix {
-            applicability: Applicability::Safe,
-            title: title.into(),
-            edits,
-        }
+        Fix::new(Applicability::Safe, title.into(), edits)
     }
     pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix::new(Applicability::Unsafe, title.into(), edits)
+    }
+
+    /// A fix as it is held until the output, with its finding: its texts
+    /// and edits without the room that formatting and pushing left.
+    fn new(applicability: Applicability, mut title: String, mut edits: Vec<Edit>) -> Fix {
+        title.shrink_to_fit();
+        edits.shrink_to_fit();
+        for e in &mut edits {
+            e.text.shrink_to_fit();
+        }
         Fix {
-            applicability: Applicability::Unsafe,
-            title: title.into(),
+            applicability,
+            title,
             edits,
         }
     }

@@ -107,7 +107,7 @@ impl Scope {
                 d.file = file;
                 d.related.insert(0, was);
                 if let Some(m) = d.message_at_related.take().filter(|_| i == 0) {
-                    d.message = m;
+                    d.message = m.into();
                 }
                 Some(d)
             })

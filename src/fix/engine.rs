@@ -375,7 +375,7 @@ fn run_once(
                 if fixable.is_empty() {
                     break None;
                 }
-                let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_ref()));
+                let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_deref()));
                 let mut texts: BTreeMap<usize, String> = BTreeMap::new();
                 for fix in &taken {
                     for e in &fix.edits {
@@ -422,7 +422,7 @@ fn run_once(
         // (18k fixes in a pass of a 10k-file tree: a third of a second).
         let taken_at: HashSet<*const Fix> = taken.iter().map(|&t| t as *const Fix).collect();
         for d in &fixable {
-            if let Some(f) = &d.fix {
+            if let Some(f) = d.fix.as_deref() {
                 if taken_at.contains(&(f as *const Fix)) {
                     let file = &ws.files[d.file];
                     let (line, _) = file.position(d.span.start);

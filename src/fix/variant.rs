@@ -51,7 +51,7 @@ pub fn bench_variants(paths: &[PathBuf], root: &ProjectRoot, facts: Option<&Fact
                 .diagnostics
                 .iter()
                 .filter(|d| d.file == id && BENCH_CODES.contains(&d.code()))
-                .filter_map(|d| d.fix.as_ref())
+                .filter_map(|d| d.fix.as_deref())
                 .filter(|f| f.applicability == Applicability::Safe && f.edits.iter().all(|e| e.file == id))
                 .collect();
             if fixes.is_empty() {

@@ -105,7 +105,7 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
             column: l.end_col,
         }),
         message: d.message.clone(),
-        expected: d.expected.clone(),
+        expected: d.expected.as_deref().map(str::to_owned),
         why: d.why.as_deref().map(str::to_owned),
         related: d
             .related

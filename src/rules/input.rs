@@ -55,7 +55,7 @@ pub fn check_file(ctx: &Ctx, file: FileId, out: &mut Vec<Diagnostic>) {
             }
             suggestions_left -= 1;
             if let Some(s) = keys::suggest_key(schema, &group.name, &group.entries[entry].key) {
-                found[at].expected = Some(format!("did you mean `{s}`?"));
+                found[at].expected = Some(format!("did you mean `{s}`?").into());
             }
         }
         if one && out.is_empty() {

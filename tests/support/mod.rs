@@ -124,7 +124,7 @@ pub fn corpus() -> Option<PathBuf> {
 /// The edits to `file` of one fix pass over these findings (the
 /// non-overlapping fixes `dslint fix` would take first).
 pub fn first_pass_edits(diags: &[Diagnostic], file: dslint::base::FileId) -> Vec<dslint::base::edit::Edit> {
-    let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_ref()).collect();
+    let fixes: Vec<_> = diags.iter().filter_map(|d| d.fix.as_deref()).collect();
     let (taken, _) = dslint::fix::apply::select(fixes);
     taken
         .iter()
