@@ -274,10 +274,11 @@ pub struct View<'t> {
 }
 
 impl Parsed {
-    /// Free the trees on all threads (freeing an 8 MiB module's one tree
-    /// took a few percent of its check).
+    /// Free the trees on all threads, in the background (freeing an 8 MiB
+    /// module's trees took a few percent of its check): the caller goes on
+    /// with the module's pipelines and their rules meanwhile.
     pub fn free(self) {
-        self.trees.into_par_iter().for_each(drop);
+        rayon::spawn(move || self.trees.into_par_iter().for_each(drop));
     }
 
     /// How many pieces the module was parsed in.
@@ -653,6 +654,10 @@ const FIELD_MAX: usize = 256;
 /// One string literal (`"…"`, `'…'`, triple-quoted, `r`/`f`/`u` prefixes;
 /// bytes are not text).
 fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
+    if let Some(content) = plain_literal(n, src) {
+        m.push_verbatim(&src[content.clone()], content.start);
+        return Some(());
+    }
     let k = kinds();
     let start = n.child(0).filter(|c| c.kind_id() == k.string_start)?;
     let end = n
@@ -698,6 +703,28 @@ fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
     }
     plain(src, pos, end.start_byte(), raw, m);
     Some(())
+}
+
+/// The contents of a string literal that `literal` reads as its bytes,
+/// found without its parts: no prefix but `u` or `r`, one quote at each
+/// end and between them no quote, backslash or line break (so no escape,
+/// no interpolation, no triple quote). Such a string's parts are its
+/// start, at most one plain content and its end (tree-sitter-python's
+/// scanner ends the string at the first closing quote), which `literal`
+/// copies verbatim.
+fn plain_literal(n: Node, src: &str) -> Option<std::ops::Range<usize>> {
+    let range = n.byte_range();
+    let t = src.as_bytes().get(range.clone())?;
+    let p = t.iter().take_while(|c| matches!(c, b'u' | b'U' | b'r' | b'R')).count();
+    let q = *t.get(p)?;
+    if !matches!(q, b'"' | b'\'') || t.len() < p + 2 || t[t.len() - 1] != q {
+        return None;
+    }
+    let content = &t[p + 1..t.len() - 1];
+    if content.iter().any(|&c| c == q || c == b'\\' || c == b'\n' || c == b'\r') {
+        return None;
+    }
+    Some(range.start + p + 1..range.end - 1)
 }
 
 /// Literal characters between `from` and `to`; outside a raw string a
