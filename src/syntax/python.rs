@@ -309,7 +309,12 @@ impl Parsed {
         // The body of each top-level `def` read so far, by the def's start.
         let mut bodies: HashMap<usize, Node> = HashMap::new();
         for (k, read) in read.into_iter().enumerate() {
-            let Read { top, continued, defs, end } = read?;
+            let Read {
+                top,
+                continued,
+                defs,
+                end,
+            } = read?;
             if let Some((header, stmts)) = continued {
                 let home = *bodies.get(&header)?;
                 view.more.entry(home.id()).or_insert((home, Vec::new())).1.extend(stmts);
@@ -564,7 +569,13 @@ fn eval<'t>(
                 return None;
             }
             let mut inner = Mapped::default();
-            eval(function.child_by_field_id(f.object)?, src, constant, &mut inner, depth + 1)?;
+            eval(
+                function.child_by_field_id(f.object)?,
+                src,
+                constant,
+                &mut inner,
+                depth + 1,
+            )?;
             fields(&inner, m, brace_field);
             Some(())
         }
@@ -721,7 +732,10 @@ fn plain_literal(n: Node, src: &str) -> Option<std::ops::Range<usize>> {
         return None;
     }
     let content = &t[p + 1..t.len() - 1];
-    if content.iter().any(|&c| c == q || c == b'\\' || c == b'\n' || c == b'\r') {
+    if content
+        .iter()
+        .any(|&c| c == q || c == b'\\' || c == b'\n' || c == b'\r')
+    {
         return None;
     }
     Some(range.start + p + 1..range.end - 1)

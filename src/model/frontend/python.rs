@@ -723,7 +723,7 @@ impl<'m, 'v, 't> Names<'m, 'v, 't> {
             None => (Vec::new(), Vec::new(), std::mem::take(&mut found.launch_calls)),
         };
         drop(walks);
-        let mut bound: Map<&str, usize> = Map::default();
+        let mut bound: Map<&str, usize> = Map::with_capacity_and_hasher(locals.len(), Default::default());
         for l in locals {
             *bound.entry(l).or_default() += 1;
         }
@@ -1239,9 +1239,15 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     ) -> usize {
         // GStreamer names an unnamed element after its factory and how many
         // of that factory were made before it.
-        let made = self.made_per_factory.entry(factory.clone()).or_default();
+        // (A factory's count is found by its name: no copy of it per call.)
+        let made = self.made_per_factory.get(factory.as_str()).copied().unwrap_or(0);
         let name = name.unwrap_or_else(|| format!("{factory}{made}"));
-        *made += 1;
+        match self.made_per_factory.get_mut(factory.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.made_per_factory.insert(factory.clone(), 1);
+            }
+        }
         self.elements.push(Made {
             certain: !cond.conditional,
             times: cond.times,
