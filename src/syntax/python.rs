@@ -55,6 +55,21 @@ pub struct Kinds {
     pub with_left: [u16; 7],
     pub expression_statement: u16,
     pub attribute: u16,
+    pub decorated_definition: u16,
+    /// The kinds a string expression's evaluation (`string`) and an
+    /// integer's (`int`) look at.
+    pub string: u16,
+    pub concatenated_string: u16,
+    pub parenthesized_expression: u16,
+    pub binary_operator: u16,
+    pub unary_operator: u16,
+    pub integer: u16,
+    pub string_start: u16,
+    pub string_end: u16,
+    pub string_content: u16,
+    pub interpolation: u16,
+    pub escape_interpolation: u16,
+    pub escape_sequence: u16,
     /// Field ids (`Node::child_by_field_id`): `child_by_field_name` looks
     /// the name up among the grammar's field names on each call.
     pub fields: Fields,
@@ -70,6 +85,10 @@ pub struct Fields {
     pub arguments: u16,
     pub object: u16,
     pub attribute: u16,
+    pub operator: u16,
+    pub argument: u16,
+    pub body: u16,
+    pub definition: u16,
 }
 
 /// The kinds' numbers (see `Kinds`).
@@ -104,6 +123,19 @@ pub fn kinds() -> &'static Kinds {
             ],
             expression_statement: id("expression_statement"),
             attribute: id("attribute"),
+            decorated_definition: id("decorated_definition"),
+            string: id("string"),
+            concatenated_string: id("concatenated_string"),
+            parenthesized_expression: id("parenthesized_expression"),
+            binary_operator: id("binary_operator"),
+            unary_operator: id("unary_operator"),
+            integer: id("integer"),
+            string_start: id("string_start"),
+            string_end: id("string_end"),
+            string_content: id("string_content"),
+            interpolation: id("interpolation"),
+            escape_interpolation: id("escape_interpolation"),
+            escape_sequence: id("escape_sequence"),
             fields: Fields {
                 left: field("left"),
                 right: field("right"),
@@ -113,6 +145,10 @@ pub fn kinds() -> &'static Kinds {
                 arguments: field("arguments"),
                 object: field("object"),
                 attribute: field("attribute"),
+                operator: field("operator"),
+                argument: field("argument"),
+                body: field("body"),
+                definition: field("definition"),
             },
         }
     })
@@ -238,10 +274,11 @@ pub struct View<'t> {
 }
 
 impl Parsed {
-    /// Free the trees on all threads (freeing an 8 MiB module's one tree
-    /// took a few percent of its check).
+    /// Free the trees on all threads, in the background (freeing an 8 MiB
+    /// module's trees took a few percent of its check): the caller goes on
+    /// with the module's pipelines and their rules meanwhile.
     pub fn free(self) {
-        self.trees.into_par_iter().for_each(drop);
+        rayon::spawn(move || self.trees.into_par_iter().for_each(drop));
     }
 
     /// How many pieces the module was parsed in.
@@ -250,7 +287,9 @@ impl Parsed {
     }
 
     /// The module as one tree. `None` when a piece does not start where its
-    /// cut says: the reader then parses the whole module.
+    /// cut says: the reader then parses the whole module. Each piece's
+    /// statements are read on all threads (`Piece::read`), then joined in
+    /// order here.
     pub fn view(&self) -> Option<View<'_>> {
         let root = self.trees.first()?.tree.root_node();
         let mut view = View {
@@ -258,52 +297,103 @@ impl Parsed {
             more: HashMap::new(),
             end: root.end_byte(),
         };
+        let read: Vec<Option<Read<'_>>> = if self.trees.len() == 1 {
+            vec![self.trees[0].read(false)]
+        } else {
+            self.trees
+                .par_iter()
+                .enumerate()
+                .map(|(k, piece)| piece.read(k > 0))
+                .collect()
+        };
         // The body of each top-level `def` read so far, by the def's start.
         let mut bodies: HashMap<usize, Node> = HashMap::new();
-        for (k, Piece { cut, first, tree }) in self.trees.iter().enumerate() {
-            let piece = tree.root_node();
-            let mut c = piece.walk();
-            let mut top: Vec<Node> = piece.named_children(&mut c).collect();
+        for (k, read) in read.into_iter().enumerate() {
+            let Read {
+                top,
+                continued,
+                defs,
+                end,
+            } = read?;
+            if let Some((header, stmts)) = continued {
+                let home = *bodies.get(&header)?;
+                view.more.entry(home.id()).or_insert((home, Vec::new())).1.extend(stmts);
+            }
             if k > 0 {
-                if let Some(h) = &cut.header {
-                    // A copy of the header, then the body's next statements.
-                    let def = top
-                        .first()
-                        .filter(|d| d.kind() == "function_definition" && d.start_byte() == h.start)?;
-                    let body = def.child_by_field_name("body")?;
-                    let stmts: Vec<Node> = body
-                        .named_children(&mut c)
-                        .filter(|s| s.start_byte() >= cut.at)
-                        .collect();
-                    if stmts.first()?.start_byte() != *first {
-                        return None;
-                    }
-                    let home = *bodies.get(&h.start)?;
-                    view.more.entry(home.id()).or_insert((home, Vec::new())).1.extend(stmts);
-                    top.remove(0);
-                } else if top.first()?.start_byte() != *first {
-                    return None;
-                }
                 view.more
                     .entry(root.id())
                     .or_insert((root, Vec::new()))
                     .1
                     .extend(top.iter().copied());
             }
-            for n in &top {
-                let def = match n.kind() {
-                    "decorated_definition" => n.child_by_field_name("definition"),
-                    _ => Some(*n),
-                };
-                if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
-                    if let Some(body) = d.child_by_field_name("body") {
-                        bodies.insert(d.start_byte(), body);
-                    }
-                }
-            }
-            view.end = view.end.max(piece.end_byte());
+            bodies.extend(defs);
+            view.end = view.end.max(end);
         }
         Some(view)
+    }
+}
+
+/// What a piece's tree holds for the view (see `Parsed::view`).
+struct Read<'t> {
+    /// Its top-level statements (without the copy of a header).
+    top: Vec<Node<'t>>,
+    /// The start of the `def` whose body it continues, and the body's
+    /// statements in this piece.
+    continued: Option<(usize, Vec<Node<'t>>)>,
+    /// The body of each top-level `def` among `top`, by the def's start.
+    defs: Vec<(usize, Node<'t>)>,
+    end: usize,
+}
+
+impl Piece {
+    /// The piece's statements; `None` when it does not start where its cut
+    /// says. `later`: not the first piece.
+    fn read(&self, later: bool) -> Option<Read<'_>> {
+        let Piece { cut, first, tree } = self;
+        let k = kinds();
+        let piece = tree.root_node();
+        let mut c = piece.walk();
+        let mut top: Vec<Node> = piece.named_children(&mut c).collect();
+        let mut continued = None;
+        if later {
+            if let Some(h) = &cut.header {
+                // A copy of the header, then the body's next statements.
+                let def = top
+                    .first()
+                    .filter(|d| d.kind_id() == k.function_definition && d.start_byte() == h.start)?;
+                let body = def.child_by_field_id(k.fields.body)?;
+                let stmts: Vec<Node> = body
+                    .named_children(&mut c)
+                    .filter(|s| s.start_byte() >= cut.at)
+                    .collect();
+                if stmts.first()?.start_byte() != *first {
+                    return None;
+                }
+                continued = Some((h.start, stmts));
+                top.remove(0);
+            } else if top.first()?.start_byte() != *first {
+                return None;
+            }
+        }
+        let mut defs = Vec::new();
+        for n in &top {
+            let def = if n.kind_id() == k.decorated_definition {
+                n.child_by_field_id(k.fields.definition)
+            } else {
+                Some(*n)
+            };
+            if let Some(d) = def.filter(|d| d.kind_id() == k.function_definition) {
+                if let Some(body) = d.child_by_field_id(k.fields.body) {
+                    defs.push((d.start_byte(), body));
+                }
+            }
+        }
+        Some(Read {
+            top,
+            continued,
+            defs,
+            end: piece.end_byte(),
+        })
     }
 }
 
@@ -442,24 +532,26 @@ fn eval<'t>(
     if depth > MAX_DEPTH {
         return None;
     }
-    match n.kind() {
-        "string" => literal(n, src, m),
-        "concatenated_string" => {
+    let k = kinds();
+    let f = &k.fields;
+    match n.kind_id() {
+        kind if kind == k.string => literal(n, src, m),
+        kind if kind == k.concatenated_string => {
             let mut c = n.walk();
             for s in n.named_children(&mut c) {
                 eval(s, src, constant, m, depth + 1)?;
             }
             Some(())
         }
-        "parenthesized_expression" => eval(n.named_child(0)?, src, constant, m, depth + 1),
-        "identifier" => eval(constant(text(n, src))?, src, constant, m, depth + 1),
-        "binary_operator" => {
-            let op = n.child_by_field_name("operator")?;
-            let left = n.child_by_field_name("left")?;
+        kind if kind == k.parenthesized_expression => eval(n.named_child(0)?, src, constant, m, depth + 1),
+        kind if kind == k.identifier => eval(constant(text(n, src))?, src, constant, m, depth + 1),
+        kind if kind == k.binary_operator => {
+            let op = n.child_by_field_id(f.operator)?;
+            let left = n.child_by_field_id(f.left)?;
             match text(op, src) {
                 "+" => {
                     eval(left, src, constant, m, depth + 1)?;
-                    eval(n.child_by_field_name("right")?, src, constant, m, depth + 1)
+                    eval(n.child_by_field_id(f.right)?, src, constant, m, depth + 1)
                 }
                 "%" => {
                     let mut inner = Mapped::default();
@@ -470,14 +562,20 @@ fn eval<'t>(
                 _ => None,
             }
         }
-        "call" => {
+        kind if kind == k.call => {
             // "…".format(…)
-            let f = n.child_by_field_name("function")?;
-            if f.kind() != "attribute" || text(f.child_by_field_name("attribute")?, src) != "format" {
+            let function = n.child_by_field_id(f.function)?;
+            if function.kind_id() != k.attribute || text(function.child_by_field_id(f.attribute)?, src) != "format" {
                 return None;
             }
             let mut inner = Mapped::default();
-            eval(f.child_by_field_name("object")?, src, constant, &mut inner, depth + 1)?;
+            eval(
+                function.child_by_field_id(f.object)?,
+                src,
+                constant,
+                &mut inner,
+                depth + 1,
+            )?;
             fields(&inner, m, brace_field);
             Some(())
         }
@@ -567,26 +665,31 @@ const FIELD_MAX: usize = 256;
 /// One string literal (`"…"`, `'…'`, triple-quoted, `r`/`f`/`u` prefixes;
 /// bytes are not text).
 fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
-    let start = n.child(0).filter(|c| c.kind() == "string_start")?;
+    if let Some(content) = plain_literal(n, src) {
+        m.push_verbatim(&src[content.clone()], content.start);
+        return Some(());
+    }
+    let k = kinds();
+    let start = n.child(0).filter(|c| c.kind_id() == k.string_start)?;
     let end = n
         .child(n.child_count().checked_sub(1)?)
-        .filter(|c| c.kind() == "string_end")?;
-    let prefix = text(start, src).trim_end_matches(['"', '\'']).to_ascii_lowercase();
-    if prefix.contains('b') {
+        .filter(|c| c.kind_id() == k.string_end)?;
+    let prefix = text(start, src).trim_end_matches(['"', '\'']).as_bytes();
+    if prefix.iter().any(|c| c.eq_ignore_ascii_case(&b'b')) {
         return None;
     }
-    let raw = prefix.contains('r');
+    let raw = prefix.iter().any(|c| c.eq_ignore_ascii_case(&b'r'));
     let mut pos = start.end_byte();
     let mut c = n.walk();
     for part in n.named_children(&mut c) {
-        match part.kind() {
-            "string_content" => {
+        match part.kind_id() {
+            kind if kind == k.string_content => {
                 let mut cc = part.walk();
                 for inner in part.named_children(&mut cc) {
                     plain(src, pos, inner.start_byte(), raw, m);
-                    if inner.kind() == "escape_sequence" && !raw {
+                    if inner.kind_id() == k.escape_sequence && !raw {
                         escape(text(inner, src), inner.start_byte(), m);
-                    } else if inner.kind() == "escape_interpolation" {
+                    } else if inner.kind_id() == k.escape_interpolation {
                         // `{{` in an f-string: one brace.
                         m.push_char(text(inner, src).chars().next()?, inner.start_byte());
                     } else {
@@ -597,11 +700,11 @@ fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
                 plain(src, pos, part.end_byte(), raw, m);
                 pos = part.end_byte();
             }
-            "interpolation" => {
+            kind if kind == k.interpolation => {
                 m.push_unknown(part.byte_range(), format!("`{}`", text(part, src)));
                 pos = part.end_byte();
             }
-            "escape_interpolation" => {
+            kind if kind == k.escape_interpolation => {
                 // `{{` in an f-string: one brace.
                 m.push_char(text(part, src).chars().next()?, part.start_byte());
                 pos = part.end_byte();
@@ -611,6 +714,31 @@ fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
     }
     plain(src, pos, end.start_byte(), raw, m);
     Some(())
+}
+
+/// The contents of a string literal that `literal` reads as its bytes,
+/// found without its parts: no prefix but `u` or `r`, one quote at each
+/// end and between them no quote, backslash or line break (so no escape,
+/// no interpolation, no triple quote). Such a string's parts are its
+/// start, at most one plain content and its end (tree-sitter-python's
+/// scanner ends the string at the first closing quote), which `literal`
+/// copies verbatim.
+fn plain_literal(n: Node, src: &str) -> Option<std::ops::Range<usize>> {
+    let range = n.byte_range();
+    let t = src.as_bytes().get(range.clone())?;
+    let p = t.iter().take_while(|c| matches!(c, b'u' | b'U' | b'r' | b'R')).count();
+    let q = *t.get(p)?;
+    if !matches!(q, b'"' | b'\'') || t.len() < p + 2 || t[t.len() - 1] != q {
+        return None;
+    }
+    let content = &t[p + 1..t.len() - 1];
+    if content
+        .iter()
+        .any(|&c| c == q || c == b'\\' || c == b'\n' || c == b'\r')
+    {
+        return None;
+    }
+    Some(range.start + p + 1..range.end - 1)
 }
 
 /// Literal characters between `from` and `to`; outside a raw string a
@@ -676,15 +804,16 @@ fn escape(esc: &str, at: usize, m: &mut Mapped) {
 /// parentheses are unwrapped in a loop: a hostile `- - - … 1` must not
 /// exhaust the stack.
 pub fn int(mut n: Node, src: &str) -> Option<i64> {
+    let k = kinds();
     let mut negative = false;
     loop {
-        match n.kind() {
-            "unary_operator" if text(n.child(0)?, src) == "-" => {
+        match n.kind_id() {
+            kind if kind == k.unary_operator && text(n.child(0)?, src) == "-" => {
                 negative = !negative;
-                n = n.child_by_field_name("argument")?;
+                n = n.child_by_field_id(k.fields.argument)?;
             }
-            "parenthesized_expression" => n = n.named_child(0)?,
-            "integer" => break,
+            kind if kind == k.parenthesized_expression => n = n.named_child(0)?,
+            kind if kind == k.integer => break,
             _ => return None,
         }
     }
@@ -796,6 +925,19 @@ mod tests {
             (k.rebinding[1], "nonlocal_statement"),
             (k.expression_statement, "expression_statement"),
             (k.attribute, "attribute"),
+            (k.decorated_definition, "decorated_definition"),
+            (k.string, "string"),
+            (k.concatenated_string, "concatenated_string"),
+            (k.parenthesized_expression, "parenthesized_expression"),
+            (k.binary_operator, "binary_operator"),
+            (k.unary_operator, "unary_operator"),
+            (k.integer, "integer"),
+            (k.string_start, "string_start"),
+            (k.string_end, "string_end"),
+            (k.string_content, "string_content"),
+            (k.interpolation, "interpolation"),
+            (k.escape_interpolation, "escape_interpolation"),
+            (k.escape_sequence, "escape_sequence"),
         ]
         .map(|(id, name)| (id, name, language.node_kind_for_id(id)));
         let f = &k.fields;
@@ -808,6 +950,10 @@ mod tests {
             "arguments",
             "object",
             "attribute",
+            "operator",
+            "argument",
+            "body",
+            "definition",
         ];
         let ids = [
             f.left,
@@ -818,6 +964,10 @@ mod tests {
             f.arguments,
             f.object,
             f.attribute,
+            f.operator,
+            f.argument,
+            f.body,
+            f.definition,
         ];
         let field_ids = ids.map(|id| (id, language.field_name_for_id(id)));
         let field_ids = field_ids

@@ -132,13 +132,19 @@ pub fn role(factory: &str, props: &[Property]) -> Role {
 }
 
 /// The properties an element's code sets, in order; a repeated one keeps
-/// every setting (the last wins). Found by name through an index, so an
-/// element with many properties stays linear.
+/// every setting (the last wins). Found by name: among the first few by
+/// comparing, then through an index, so an element with many properties
+/// stays linear (and one with a few makes no index).
 #[derive(Debug, Default)]
 pub struct Props {
     list: Vec<Property>,
+    /// Each property's place by its canonical name, once there are more
+    /// than `FEW`.
     index: HashMap<String, usize>,
 }
+
+/// How many properties are found by comparing names.
+const FEW: usize = 8;
 
 /// A property name as GStreamer compares them (`_` is `-`).
 fn canonical(name: &str) -> String {
@@ -147,10 +153,25 @@ fn canonical(name: &str) -> String {
 
 impl Props {
     pub fn push(&mut self, name: &str, setting: Setting) {
-        match self.index.get(&canonical(name)) {
-            Some(&i) => self.list[i].settings.push(setting),
+        let at = if self.list.len() <= FEW {
+            self.list.iter().position(|p| same_name(&p.name, name))
+        } else {
+            self.index.get(&canonical(name)).copied()
+        };
+        match at {
+            Some(i) => self.list[i].settings.push(setting),
             None => {
-                self.index.insert(canonical(name), self.list.len());
+                if self.list.len() == FEW {
+                    self.index = self
+                        .list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| (canonical(&p.name), i))
+                        .collect();
+                }
+                if self.list.len() >= FEW {
+                    self.index.insert(canonical(name), self.list.len());
+                }
                 self.list.push(Property {
                     name: name.into(),
                     settings: smallvec::smallvec![setting],
@@ -439,5 +460,37 @@ impl Adjacency {
             at = *one;
             Some(at)
         })
+    }
+}
+
+#[cfg(test)]
+mod props_tests {
+    use super::*;
+
+    /// A property set again (`_` or `-`) keeps its first name and gains a
+    /// setting, whether found by comparing (a few) or through the index
+    /// (many); the order is the order of first setting.
+    #[test]
+    fn props_found_by_canonical_name_few_and_many() {
+        for n in [1, FEW - 1, FEW, FEW + 1, 3 * FEW] {
+            let mut p = Props::default();
+            let set = |why: &str| Setting::unknown((0, 0..0), why.to_string());
+            for i in 0..n {
+                p.push(&format!("key_{i}"), set("first"));
+            }
+            for i in (0..n).rev() {
+                p.push(&format!("key-{i}"), set("again"));
+            }
+            p.push("other", set("other"));
+            let list = p.into_vec();
+            let names: Vec<String> = list.iter().map(|q| q.name.to_string()).collect();
+            let mut expected: Vec<String> = (0..n).map(|i| format!("key_{i}")).collect();
+            expected.push("other".into());
+            assert_eq!(names, expected, "{n}");
+            let counts: Vec<usize> = list.iter().map(|q| q.settings.len()).collect();
+            let mut twice = vec![2; n];
+            twice.push(1);
+            assert_eq!(counts, twice, "{n}");
+        }
     }
 }

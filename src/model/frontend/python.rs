@@ -28,7 +28,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::Node;
+/// The front end's maps and sets, keyed by names and node ids: hashed with
+/// foldhash, not SipHash (a module of 100k names looks each up several
+/// times; the keys come from one file, whose size is capped).
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+
+use tree_sitter::{Node, TreeCursor};
 
 use crate::base::{FileId, Span};
 use crate::model::frontend::bindings::Bindings;
@@ -109,23 +115,23 @@ struct Module<'v, 't> {
     src: &'t str,
     /// Names assigned once in the whole module, at the top level: their
     /// value expression.
-    constants: HashMap<&'t str, Node<'t>>,
+    constants: Map<&'t str, Node<'t>>,
     /// Names some function declares `global` or `nonlocal`: a function
     /// assigns them for another scope (a nested function rebinds its
     /// caller's, `global X` makes a read before the assignment the
     /// module's), so no function's single assignment makes them constant.
-    rebound: HashSet<&'t str>,
+    rebound: Set<&'t str>,
     /// How many times each name appears.
-    uses: HashMap<&'t str, usize>,
+    uses: Map<&'t str, usize>,
     /// `<obj>.<attr>.set_property("key", …)` calls anywhere in the module,
     /// by `attr`: the key (`None`: not a literal), where the call starts and
     /// its line (from 0).
     /// An element bound to an attribute may be set from another method.
-    attribute_sets: HashMap<&'t str, Vec<AttributeSet>>,
+    attribute_sets: Map<&'t str, Vec<AttributeSet>>,
     /// What each scope's walk found, by the node it starts at (a
     /// function's for its parameters, its body's for the body; the
     /// module's for the top level), taken by the scope.
-    walks: std::sync::Mutex<HashMap<usize, Walked<'t>>>,
+    walks: std::sync::Mutex<Map<usize, Walked<'t>>>,
     /// The quote the file's `set_property` keys use.
     quote: char,
 }
@@ -204,7 +210,7 @@ impl<'v, 't> Module<'v, 't> {
             tasks.par_iter().map(|(_, t)| walk(view, src, root.id(), t)).collect()
         };
         // The runs of each node's later statements, in order.
-        let mut runs: HashMap<usize, Vec<Vec<Part<'t>>>> = HashMap::new();
+        let mut runs: Map<usize, Vec<Vec<Part<'t>>>> = Map::default();
         let mut parts = parts.into_iter();
         let first = parts.next().unwrap_or_default();
         for ((home, _), p) in tasks.iter().skip(1).zip(parts) {
@@ -236,7 +242,7 @@ impl<'v, 't> Module<'v, 't> {
             mut walks,
             work: _,
         } = facts;
-        let mut attribute_sets: HashMap<&str, Vec<AttributeSet>> = HashMap::new();
+        let mut attribute_sets: Map<&str, Vec<AttributeSet>> = Map::default();
         for (attr, set) in sets_after.into_iter().rev() {
             attribute_sets.entry(attr).or_default().push(set);
         }
@@ -245,7 +251,7 @@ impl<'v, 't> Module<'v, 't> {
             // first meets them.
             w.launch_calls.reverse();
         }
-        let mut constants = HashMap::new();
+        let mut constants = Map::default();
         let mut c = root.walk();
         for stmt in view.children(root, &mut c) {
             let Some(a) = stmt
@@ -302,13 +308,13 @@ enum Part<'t> {
 #[derive(Default)]
 struct Facts<'t> {
     /// How many times each name is a target of an assignment, a `for`, …
-    assigned: HashMap<&'t str, usize>,
-    uses: HashMap<&'t str, usize>,
-    rebound: HashSet<&'t str>,
+    assigned: Map<&'t str, usize>,
+    uses: Map<&'t str, usize>,
+    rebound: Set<&'t str>,
     scopes: Vec<(Node<'t>, Option<Node<'t>>)>,
     /// The `set_property` calls on attributes, in post-order.
     sets_after: Vec<(&'t str, AttributeSet)>,
-    walks: HashMap<usize, Walked<'t>>,
+    walks: Map<usize, Walked<'t>>,
     /// Nodes visited (the front end's `work`).
     work: u64,
 }
@@ -343,58 +349,143 @@ impl<'t> Facts<'t> {
 
 /// One part of the module's walk: children in order, each node with its
 /// parent, whether it is the parent's `left`, which scope's walk it
-/// belongs to (see `Owner`), and `true` once its children are done (only
-/// calls come back). `Node::parent` walks down from the root past every
+/// belongs to (see `Owner`), and, once its children are done, its calls
+/// (`Walker::leave`). `Node::parent` walks down from the root past every
 /// sibling, and `child_by_field_name` scans the parent's children: asking
 /// either of every node would be quadratic (in a module of many
-/// functions, in a long list). One cursor for the walk (each `walk()`
-/// allocates). The statements a node goes on with in later pieces are
-/// other parts' (a `Part::More` where they go).
+/// functions, in a long list). One cursor goes down and along the tree
+/// (each `walk()` allocates, and setting a cursor on each node to list
+/// its children starts over from the node each time). The statements a
+/// node goes on with in later pieces are other parts' (a `Part::More`
+/// where they go).
 fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -> Vec<Part<'t>> {
-    /// What the stack holds: a node to walk, or where a node's later
-    /// statements go.
-    enum Step<'t> {
-        Node(Node<'t>, Option<Node<'t>>, bool, Owner, bool),
-        More(usize),
-    }
-    let k = python::kinds();
-    let mut parts = Vec::new();
-    let mut f = Facts::default();
-    let mut c = task.parent.walk();
-    let mut stack: Vec<Step<'t>> = match task.root {
-        Some(root) => vec![Step::Node(root, None, false, task.owner, false)],
-        None => task
-            .nodes
-            .iter()
-            .rev()
-            .map(|n| Step::Node(*n, Some(task.parent), false, task.owner, false))
-            .collect(),
+    let mut w = Walker {
+        view,
+        src,
+        module,
+        k: python::kinds(),
+        parts: Vec::new(),
+        f: Facts::default(),
+        frames: Vec::new(),
+        ids: task.parent.walk(),
     };
-    while let Some(step) = stack.pop() {
-        let (n, parent, is_left, owner, after) = match step {
-            Step::Node(n, parent, is_left, owner, after) => (n, parent, is_left, owner, after),
-            Step::More(id) => {
-                parts.push(Part::Facts(Box::new(std::mem::take(&mut f))));
-                parts.push(Part::More(id));
+    let mut c = task.parent.walk();
+    let starts: Vec<(Node<'t>, Option<Node<'t>>)> = match task.root {
+        Some(root) => vec![(root, None)],
+        None => task.nodes.iter().map(|n| (*n, Some(task.parent))).collect(),
+    };
+    for (start, parent) in starts {
+        c.reset(start);
+        w.enter(start, parent, false, task.owner);
+        'down: loop {
+            if w.frames.last().is_some_and(|f| f.descend) && first_named_child(&mut c) {
+                w.enter_child(c.node());
                 continue;
             }
-        };
-        if after {
-            if let Some((attr, key)) = attribute_set_property(n, src) {
-                f.sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+            // Leave nodes until one has a next named sibling.
+            loop {
+                w.leave();
+                if w.frames.is_empty() {
+                    break 'down;
+                }
+                if next_named_sibling(&mut c) {
+                    w.enter_child(c.node());
+                    continue 'down;
+                }
+                c.goto_parent();
             }
-            let calls_of = match owner {
-                Owner::Module => Some(module),
-                Owner::Body(key) => Some(key),
-                Owner::Params(_) | Owner::Nowhere => None,
-            };
-            if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
-                f.walks.entry(key).or_default().launch_calls.push(n);
-            }
-            continue;
         }
+    }
+    w.parts.push(Part::Facts(Box::new(w.f)));
+    w.parts
+}
+
+/// Move the cursor to its node's first named child (`false`: it has none;
+/// the cursor is where it was).
+fn first_named_child(c: &mut TreeCursor) -> bool {
+    if !c.goto_first_child() {
+        return false;
+    }
+    loop {
+        if c.node().is_named() {
+            return true;
+        }
+        if !c.goto_next_sibling() {
+            c.goto_parent();
+            return false;
+        }
+    }
+}
+
+/// Move the cursor to its node's next named sibling (`false`: none; the
+/// cursor is on one of the parent's children).
+fn next_named_sibling(c: &mut TreeCursor) -> bool {
+    while c.goto_next_sibling() {
+        if c.node().is_named() {
+            return true;
+        }
+    }
+    false
+}
+
+/// The module walk's state (see `walk`).
+struct Walker<'v, 't> {
+    view: &'v View<'t>,
+    src: &'t str,
+    module: usize,
+    k: &'static python::Kinds,
+    parts: Vec<Part<'t>>,
+    f: Facts<'t>,
+    /// The nodes entered and not yet left, outermost first.
+    frames: Vec<Frame<'t>>,
+    /// A cursor for the names a target or a `global` statement holds.
+    ids: TreeCursor<'t>,
+}
+
+/// A node the walk is in.
+struct Frame<'t> {
+    node: Node<'t>,
+    kind: u16,
+    owner: Owner,
+    /// Its child that a binding binds (an assignment's `left`, a walrus's
+    /// `name`), and a function's parameters.
+    left: Option<Node<'t>>,
+    params: Option<Node<'t>>,
+    /// Whether its children are walked: a string's are only when it may
+    /// interpolate (an `f` or `t` prefix); a plain string holds no name.
+    descend: bool,
+    /// Whether it goes on with statements of later pieces.
+    more: bool,
+}
+
+impl<'t> Walker<'_, 't> {
+    /// Enter a child of the innermost frame's node.
+    fn enter_child(&mut self, child: Node<'t>) {
+        let Some(p) = self.frames.last() else {
+            return;
+        };
+        let k = self.k;
+        let owner = if p.kind != k.function_definition {
+            p.owner
+        } else if Some(child) == p.params {
+            Owner::Params(p.node.id())
+        } else if child.kind_id() == k.block {
+            Owner::Body(child.id())
+        } else {
+            Owner::Nowhere
+        };
+        let is_left = Some(child) == p.left;
+        let parent = p.node;
+        self.enter(child, Some(parent), is_left, owner);
+    }
+
+    /// What a node says before its children, and its frame.
+    fn enter(&mut self, n: Node<'t>, parent: Option<Node<'t>>, is_left: bool, owner: Owner) {
+        let (k, src, module) = (self.k, self.src, self.module);
+        let f = &mut self.f;
         f.work += 1;
         let kind = n.kind_id();
+        let mut descend = true;
         if kind == k.module {
             f.scopes.push((n, None));
         } else if kind == k.block {
@@ -433,11 +524,11 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     }
                 }
             }
-        } else if kind == k.call {
-            stack.push(Step::Node(n, parent, is_left, owner, true));
+        } else if kind == k.string {
+            descend = may_interpolate(n, src);
         } else if k.rebinding.contains(&kind) {
             f.rebound.extend(
-                n.named_children(&mut c)
+                n.named_children(&mut self.ids)
                     .filter(|i| i.kind_id() == k.identifier)
                     .map(|i| text(i, src)),
             );
@@ -459,7 +550,7 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
                     if t.kind_id() == k.identifier {
                         *f.assigned.entry(text(t, src)).or_default() += 1;
                     }
-                    ids.extend(t.named_children(&mut c));
+                    ids.extend(t.named_children(&mut self.ids));
                 }
             }
         }
@@ -471,26 +562,56 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
         let params = (kind == k.function_definition)
             .then(|| n.child_by_field_id(k.fields.parameters))
             .flatten();
-        if !view.more(n).is_empty() {
-            stack.push(Step::More(n.id()));
-        }
-        let at = stack.len();
-        stack.extend(view.own_children(n, &mut c).map(|child| {
-            let owner = if kind != k.function_definition {
-                owner
-            } else if Some(child) == params {
-                Owner::Params(n.id())
-            } else if child.kind_id() == k.block {
-                Owner::Body(child.id())
-            } else {
-                Owner::Nowhere
-            };
-            Step::Node(child, Some(n), Some(child) == left, owner, false)
-        }));
-        stack[at..].reverse();
+        self.frames.push(Frame {
+            node: n,
+            kind,
+            owner,
+            left,
+            params,
+            descend,
+            more: !self.view.more(n).is_empty(),
+        });
     }
-    parts.push(Part::Facts(Box::new(f)));
-    parts
+
+    /// Leave the innermost frame: its node's children are done.
+    fn leave(&mut self) {
+        let Some(fr) = self.frames.pop() else {
+            return;
+        };
+        let (k, src, f) = (self.k, self.src, &mut self.f);
+        if fr.more {
+            // The statements it goes on with are walked here.
+            self.parts.push(Part::Facts(Box::new(std::mem::take(f))));
+            self.parts.push(Part::More(fr.node.id()));
+            return;
+        }
+        if fr.kind != k.call {
+            return;
+        }
+        let n = fr.node;
+        if let Some((attr, key)) = attribute_set_property(n, src) {
+            f.sets_after.push((attr, (key, n.start_byte(), n.start_position().row)));
+        }
+        let calls_of = match fr.owner {
+            Owner::Module => Some(self.module),
+            Owner::Body(key) => Some(key),
+            Owner::Params(_) | Owner::Nowhere => None,
+        };
+        if let Some(key) = calls_of.filter(|_| is_launch_call(n, src)) {
+            f.walks.entry(key).or_default().launch_calls.push(n);
+        }
+    }
+}
+
+/// Whether a string literal may hold interpolations (expressions, names):
+/// tree-sitter-python's scanner reads `{…}` as one only after an `f` or
+/// `t` among the prefix letters before the quote; a prefix of nothing but
+/// `r`, `b` and `u` makes a plain string.
+fn may_interpolate(n: Node, src: &str) -> bool {
+    !src.as_bytes()[n.start_byte().min(src.len())..]
+        .iter()
+        .take_while(|c| !matches!(c, b'"' | b'\'' | b'`'))
+        .all(|c| matches!(c, b'r' | b'R' | b'b' | b'B' | b'u' | b'U'))
 }
 
 /// Blocks nested deeper than this (or calls chained longer) are not read:
@@ -546,8 +667,8 @@ struct Names<'m, 'v, 't> {
     m: &'m Module<'v, 't>,
     /// Names assigned in this scope (they hide module constants), with how
     /// many times, and those assigned once: their value.
-    locals: HashMap<&'t str, usize>,
-    local_constants: HashMap<&'t str, Node<'t>>,
+    locals: Map<&'t str, usize>,
+    local_constants: Map<&'t str, Node<'t>>,
 }
 
 /// What the module's walk found for a scope that its statement walk takes:
@@ -573,9 +694,9 @@ struct Scope<'m, 'v, 't> {
     /// The quote the file's `set_property` keys use.
     quote: char,
     /// How many elements of each factory were made so far.
-    made_per_factory: HashMap<String, usize>,
+    made_per_factory: Map<String, usize>,
     /// The last element made with each name.
-    by_name: HashMap<String, usize>,
+    by_name: Map<String, usize>,
     /// The names `(x := …)` binds in this scope, each with where it
     /// starts, in order.
     walrus: Vec<(usize, &'t str)>,
@@ -602,7 +723,7 @@ impl<'m, 'v, 't> Names<'m, 'v, 't> {
             None => (Vec::new(), Vec::new(), std::mem::take(&mut found.launch_calls)),
         };
         drop(walks);
-        let mut bound: HashMap<&str, usize> = HashMap::new();
+        let mut bound: Map<&str, usize> = Map::with_capacity_and_hasher(locals.len(), Default::default());
         for l in locals {
             *bound.entry(l).or_default() += 1;
         }
@@ -719,8 +840,8 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             launch_calls: walked.launch_calls,
             launches: Vec::new(),
             quote: m.quote,
-            made_per_factory: HashMap::new(),
-            by_name: HashMap::new(),
+            made_per_factory: Map::default(),
+            by_name: Map::default(),
             walrus: walked.walrus,
         }
     }
@@ -1118,9 +1239,15 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     ) -> usize {
         // GStreamer names an unnamed element after its factory and how many
         // of that factory were made before it.
-        let made = self.made_per_factory.entry(factory.clone()).or_default();
+        // (A factory's count is found by its name: no copy of it per call.)
+        let made = self.made_per_factory.get(factory.as_str()).copied().unwrap_or(0);
         let name = name.unwrap_or_else(|| format!("{factory}{made}"));
-        *made += 1;
+        match self.made_per_factory.get_mut(factory.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.made_per_factory.insert(factory.clone(), 1);
+            }
+        }
         self.elements.push(Made {
             certain: !cond.conditional,
             times: cond.times,
