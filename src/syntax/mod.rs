@@ -14,6 +14,7 @@ pub mod shell;
 pub mod shell_cuts;
 pub mod shell_plain;
 pub mod yaml;
+mod yaml_plain;
 pub mod yaml_tree;
 
 use std::hash::BuildHasher;
