@@ -259,45 +259,83 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
         return None;
     }
     let bytes = text.as_bytes();
-    let mut cuts = vec![0];
-    let mut next_cut = piece;
-    let mut seen_content = false;
-    // The last line with content before the current one: a line that may
-    // hold a block scalar's header (`|`, `>`) is not cut after, as a block
-    // scalar with no content lines reads with another span at the end of
-    // a piece than before the next key.
-    let mut last_content = 0..0;
-    let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    while line < bytes.len() {
-        // (`str::find` of a byte looks for it with memchr.)
-        let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
-        let body = &bytes[line..end];
-        let first = body.first().copied().unwrap_or(b'\n');
-        if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
+    let first_line = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    // A directive or a document marker on any line, found with memchr's
+    // searchers rather than line by line (most of a large file's lines
+    // are never looked at here).
+    let marker = |at: &[u8]| at.starts_with(b"%") || at.starts_with(b"---") || at.starts_with(b"...");
+    if marker(&bytes[first_line..])
+        || [&b"\n%"[..], b"\n---", b"\n..."]
+            .iter()
+            .any(|m| memchr::memmem::find(bytes, m).is_some())
+    {
+        return None;
+    }
+    let line_end = |line: usize| memchr::memchr(b'\n', &bytes[line..]).map_or(bytes.len(), |i| line + i);
+    // The first content line must start a plain key.
+    let mut line = first_line;
+    loop {
+        if line >= bytes.len() {
             return None;
         }
-        let blank_or_comment = body
-            .iter()
-            .find(|&&b| b != b' ' && b != b'\t')
-            .is_none_or(|&b| b == b'#' || b == b'\r');
-        if !seen_content && !blank_or_comment {
-            if !starts_plain_key(first) {
+        let end = line_end(line);
+        if !blank_or_comment(&bytes[line..end]) {
+            if !starts_plain_key(bytes[line]) {
                 return None;
             }
-            seen_content = true;
-        } else if line >= next_cut
-            && starts_plain_key(first)
-            && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
-        {
-            cuts.push(line);
-            next_cut = line.saturating_add(piece);
-        }
-        if !blank_or_comment {
-            last_content = line..end;
+            line = end + 1;
+            break;
         }
         line = end + 1;
     }
+    let mut cuts = vec![0];
+    let mut next_cut = piece;
+    while line < bytes.len() {
+        if line < next_cut {
+            if next_cut >= bytes.len() {
+                break;
+            }
+            // The first line that starts at or after `next_cut`.
+            line = match memchr::memchr(b'\n', &bytes[next_cut - 1..]) {
+                Some(i) => next_cut + i,
+                None => break,
+            };
+            continue;
+        }
+        if starts_plain_key(bytes[line]) && !after_block_scalar_header(bytes, first_line, line) {
+            cuts.push(line);
+            next_cut = line.saturating_add(piece);
+        }
+        line = line_end(line) + 1;
+    }
     (cuts.len() > 1).then_some(cuts)
+}
+
+/// Whether a line's `body` holds only blanks, or a comment after them (a
+/// CR is a line end).
+fn blank_or_comment(body: &[u8]) -> bool {
+    body.iter()
+        .find(|&&b| b != b' ' && b != b'\t')
+        .is_none_or(|&b| b == b'#' || b == b'\r')
+}
+
+/// Whether the last line with content before the line at `line` (none
+/// before `first_line`) may hold a block scalar's header (`|`, `>`): a
+/// line is not cut after such a line, as a block scalar with no content
+/// lines reads with another span at the end of a piece than before the
+/// next key. The lines between are blank or comments, so each line is
+/// looked at for one cut at most.
+fn after_block_scalar_header(bytes: &[u8], first_line: usize, line: usize) -> bool {
+    let mut end = line.saturating_sub(1);
+    while end > first_line {
+        let start = memchr::memrchr(b'\n', &bytes[first_line..end]).map_or(first_line, |i| first_line + i + 1);
+        let body = &bytes[start..end];
+        if !blank_or_comment(body) {
+            return body.iter().any(|&b| b == b'|' || b == b'>');
+        }
+        end = start.saturating_sub(1);
+    }
+    false
 }
 
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
@@ -604,6 +642,61 @@ mod tests {
         }
     }
 
+    /// `cut_points` as it was first written, line by line: the reference
+    /// its searches must agree with.
+    fn cut_points_line_by_line(text: &str, piece: usize) -> Option<Vec<usize>> {
+        if text.len() <= piece {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        let mut cuts = vec![0];
+        let mut next_cut = piece;
+        let mut seen_content = false;
+        let mut last_content = 0..0;
+        let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        while line < bytes.len() {
+            let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
+            let body = &bytes[line..end];
+            let first = body.first().copied().unwrap_or(b'\n');
+            if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
+                return None;
+            }
+            let blank_or_comment = body
+                .iter()
+                .find(|&&b| b != b' ' && b != b'\t')
+                .is_none_or(|&b| b == b'#' || b == b'\r');
+            if !seen_content && !blank_or_comment {
+                if !starts_plain_key(first) {
+                    return None;
+                }
+                seen_content = true;
+            } else if line >= next_cut
+                && starts_plain_key(first)
+                && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
+            {
+                cuts.push(line);
+                next_cut = line.saturating_add(piece);
+            }
+            if !blank_or_comment {
+                last_content = line..end;
+            }
+            line = end + 1;
+        }
+        (cuts.len() > 1).then_some(cuts)
+    }
+
+    /// Check that `cut_points` cuts `text` where the line-by-line reference
+    /// does, at pieces of every size up to its length.
+    fn cuts_as_line_by_line(text: &str) {
+        for piece in (0..=text.len() + 1).step_by(text.len() / 64 + 1) {
+            assert_eq!(
+                cut_points(text, piece),
+                cut_points_line_by_line(text, piece),
+                "{piece} of {text:?}"
+            );
+        }
+    }
+
     /// Check that every cut `cut_points` offers reads as the whole parse,
     /// alone and all at once; returns how many single cuts were read in
     /// pieces (the others fell back to one parse).
@@ -611,6 +704,7 @@ mod tests {
         let whole = parse_in_pieces(text.to_string(), usize::MAX);
         kept_as_a_second_parse(text, &whole);
         let masked = mask_opencv_directive(text);
+        cuts_as_line_by_line(&masked);
         let Some(cuts) = cut_points(&masked, 1) else {
             return 0;
         };

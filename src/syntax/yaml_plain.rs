@@ -24,7 +24,8 @@
 
 use std::borrow::Cow;
 
-use super::yaml::{KEPT_KEYS, Node, Read, make_entry, read_group_end};
+use super::Entry;
+use super::yaml::{KEPT_KEYS, Node, Read, read_group_end};
 use crate::base::Span;
 
 /// The longest key read here (YAML's implicit keys may be 1024 characters;
@@ -56,7 +57,7 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
             line = end + 1;
             continue;
         }
-        let (key, after) = key_at(body, lead)?;
+        let (key, after) = key_at(text, body, line, lead)?;
         let key_span = line + lead..line + after - 1;
         if lead == 0 {
             seen = true;
@@ -72,7 +73,7 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
                 open = Some((key.to_string(), key_span));
                 indent = 0;
             } else {
-                let (value, value_span) = value_at(body, after, line)?;
+                let (value, value_span) = value_at(text, body, after, line)?;
                 read.scalar(
                     text,
                     Cow::Borrowed(key),
@@ -91,9 +92,11 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
             if after == body.len() {
                 return None;
             }
-            let (value, value_span) = value_at(body, after, line)?;
-            let entry = make_entry(text, key, key_span, Node::Scalar(Cow::Borrowed(value), value_span));
-            read.scratch.push(entry);
+            let (value, value_span) = value_at(text, body, after, line)?;
+            // As `make_entry` makes it: the line, up to and with its `\n`.
+            let line_span = line..(end + 1).min(text.len());
+            read.scratch
+                .push(Entry::plain(key, key_span, Some(value), value_span, line_span, 0));
         }
         line = end + 1;
     }
@@ -115,9 +118,9 @@ fn close(text: &str, read: &mut Read, name: String, name_span: Span) -> Option<(
     Some(())
 }
 
-/// The key that starts at `lead` of a line's `body`, and where its `:`
-/// ends (the index after it).
-fn key_at(body: &[u8], lead: usize) -> Option<(&str, usize)> {
+/// The key that starts at `lead` of a line's `body` (at `line` in `text`),
+/// and where its `:` ends (the index in `body` after it).
+fn key_at<'a>(text: &'a str, body: &[u8], line: usize, lead: usize) -> Option<(&'a str, usize)> {
     let first = *body.get(lead)?;
     if !(first.is_ascii_alphanumeric() || first == b'_') {
         return None;
@@ -129,15 +132,13 @@ fn key_at(body: &[u8], lead: usize) -> Option<(&str, usize)> {
     if len > MAX_KEY || body.get(lead + len) != Some(&b':') {
         return None;
     }
-    // Printable ASCII was checked: the key is text.
-    let key = std::str::from_utf8(&body[lead..lead + len]).ok()?;
-    Some((key, lead + len + 1))
+    Some((&text[line + lead..line + lead + len], lead + len + 1))
 }
 
-/// The value after a key's `:` at `after` (one space or more, the value,
-/// then only spaces and a comment), with its span (`line`: where the body
-/// starts in the text).
-fn value_at(body: &[u8], after: usize, line: usize) -> Option<(&str, Span)> {
+/// The value after a key's `:` at `after` of a line's `body` (one space
+/// or more, the value, then only spaces and a comment), with its span
+/// (`line`: where the body starts in `text`).
+fn value_at<'a>(text: &'a str, body: &[u8], after: usize, line: usize) -> Option<(&'a str, Span)> {
     let rest = &body[after..];
     if rest.first() != Some(&b' ') {
         return None;
@@ -162,6 +163,5 @@ fn value_at(body: &[u8], after: usize, line: usize) -> Option<(&str, Span)> {
     if !first_ok || last == b':' || value.iter().any(|b| b"#[]{}".contains(b)) || value.windows(2).any(|w| w == b": ") {
         return None;
     }
-    let value = std::str::from_utf8(value).ok()?;
-    Some((value, line + start..line + end))
+    Some((&text[line + start..line + end], line + start..line + end))
 }
