@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use granit_parser::{Event, Options, Parser, ScanError, Span as YSpan};
 use rayon::prelude::*;
 
+use super::yaml_plain;
 use super::yaml_tree::{self, Kept};
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
@@ -25,7 +26,7 @@ use crate::base::Span;
 /// group's entries (Service Maker's `deepstream:`, `service_maker::build`):
 /// the document's parse builds their trees from the same events as it
 /// reads them ([`Document::kept`]), so no front end parses the text again.
-const KEPT_KEYS: &[&str] = &["deepstream"];
+pub(super) const KEPT_KEYS: &[&str] = &["deepstream"];
 
 /// A parser's events, their spans in the whole text: `base` is where the
 /// parsed text starts in it (a piece of a large file, or 0).
@@ -206,14 +207,14 @@ type KeptTrees = Vec<(String, yaml_tree::Node)>;
 /// What a parse of a whole text or of a piece reads: the groups, which of
 /// them is the unnamed group of top-level scalars, and the kept trees.
 #[derive(Default)]
-struct Read {
-    groups: Vec<Group>,
-    root: Option<usize>,
+pub(super) struct Read {
+    pub(super) groups: Vec<Group>,
+    pub(super) root: Option<usize>,
     kept: KeptTrees,
     /// A group's entries while it is read, then moved into a vector of
     /// their exact count: one allocation a group, where a vector grown by
     /// pushing took two or three and `Document::new` one more to trim it.
-    scratch: Vec<Entry>,
+    pub(super) scratch: Vec<Entry>,
 }
 
 /// The parser's error, on the rest of the line it points at.
@@ -258,45 +259,83 @@ fn cut_points(text: &str, piece: usize) -> Option<Vec<usize>> {
         return None;
     }
     let bytes = text.as_bytes();
-    let mut cuts = vec![0];
-    let mut next_cut = piece;
-    let mut seen_content = false;
-    // The last line with content before the current one: a line that may
-    // hold a block scalar's header (`|`, `>`) is not cut after, as a block
-    // scalar with no content lines reads with another span at the end of
-    // a piece than before the next key.
-    let mut last_content = 0..0;
-    let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    while line < bytes.len() {
-        // (`str::find` of a byte looks for it with memchr.)
-        let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
-        let body = &bytes[line..end];
-        let first = body.first().copied().unwrap_or(b'\n');
-        if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
+    let first_line = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    // A directive or a document marker on any line, found with memchr's
+    // searchers rather than line by line (most of a large file's lines
+    // are never looked at here).
+    let marker = |at: &[u8]| at.starts_with(b"%") || at.starts_with(b"---") || at.starts_with(b"...");
+    if marker(&bytes[first_line..])
+        || [&b"\n%"[..], b"\n---", b"\n..."]
+            .iter()
+            .any(|m| memchr::memmem::find(bytes, m).is_some())
+    {
+        return None;
+    }
+    let line_end = |line: usize| memchr::memchr(b'\n', &bytes[line..]).map_or(bytes.len(), |i| line + i);
+    // The first content line must start a plain key.
+    let mut line = first_line;
+    loop {
+        if line >= bytes.len() {
             return None;
         }
-        let blank_or_comment = body
-            .iter()
-            .find(|&&b| b != b' ' && b != b'\t')
-            .is_none_or(|&b| b == b'#' || b == b'\r');
-        if !seen_content && !blank_or_comment {
-            if !starts_plain_key(first) {
+        let end = line_end(line);
+        if !blank_or_comment(&bytes[line..end]) {
+            if !starts_plain_key(bytes[line]) {
                 return None;
             }
-            seen_content = true;
-        } else if line >= next_cut
-            && starts_plain_key(first)
-            && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
-        {
-            cuts.push(line);
-            next_cut = line.saturating_add(piece);
-        }
-        if !blank_or_comment {
-            last_content = line..end;
+            line = end + 1;
+            break;
         }
         line = end + 1;
     }
+    let mut cuts = vec![0];
+    let mut next_cut = piece;
+    while line < bytes.len() {
+        if line < next_cut {
+            if next_cut >= bytes.len() {
+                break;
+            }
+            // The first line that starts at or after `next_cut`.
+            line = match memchr::memchr(b'\n', &bytes[next_cut - 1..]) {
+                Some(i) => next_cut + i,
+                None => break,
+            };
+            continue;
+        }
+        if starts_plain_key(bytes[line]) && !after_block_scalar_header(bytes, first_line, line) {
+            cuts.push(line);
+            next_cut = line.saturating_add(piece);
+        }
+        line = line_end(line) + 1;
+    }
     (cuts.len() > 1).then_some(cuts)
+}
+
+/// Whether a line's `body` holds only blanks, or a comment after them (a
+/// CR is a line end).
+fn blank_or_comment(body: &[u8]) -> bool {
+    body.iter()
+        .find(|&&b| b != b' ' && b != b'\t')
+        .is_none_or(|&b| b == b'#' || b == b'\r')
+}
+
+/// Whether the last line with content before the line at `line` (none
+/// before `first_line`) may hold a block scalar's header (`|`, `>`): a
+/// line is not cut after such a line, as a block scalar with no content
+/// lines reads with another span at the end of a piece than before the
+/// next key. The lines between are blank or comments, so each line is
+/// looked at for one cut at most.
+fn after_block_scalar_header(bytes: &[u8], first_line: usize, line: usize) -> bool {
+    let mut end = line.saturating_sub(1);
+    while end > first_line {
+        let start = memchr::memrchr(b'\n', &bytes[first_line..end]).map_or(first_line, |i| first_line + i + 1);
+        let body = &bytes[start..end];
+        if !blank_or_comment(body) {
+            return body.iter().any(|&b| b == b'|' || b == b'>');
+        }
+        end = start.saturating_sub(1);
+    }
+    false
 }
 
 /// The groups of `text` read piece by piece on all threads (`cuts`: where
@@ -307,7 +346,7 @@ fn read_pieces(text: &str, cuts: &[usize]) -> Option<(Vec<Group>, KeptTrees)> {
     let ranges: Vec<(usize, usize)> = cuts.iter().copied().zip(ends).collect();
     let read: Vec<(Read, Option<usize>)> = ranges
         .par_iter()
-        .map(|&(from, to)| read_piece(text, from, to))
+        .map(|&(from, to)| yaml_plain::read_piece(text, from, to).or_else(|| read_piece(text, from, to)))
         .collect::<Option<_>>()?;
     let mut groups = Vec::with_capacity(read.iter().map(|(r, _)| r.groups.len()).sum());
     let mut kept = Vec::new();
@@ -444,6 +483,13 @@ impl Read {
             return Ok(());
         }
         let value = node(events, vev, vspan)?;
+        self.scalar(text, name, name_span, value);
+        Ok(())
+    }
+
+    /// A top-level pair whose value is no map: an entry of the unnamed
+    /// group.
+    pub(super) fn scalar(&mut self, text: &str, name: Cow<'_, str>, name_span: Span, value: Node) {
         let insert_at = line_end_after(text, name_span.end);
         let entry = make_entry(text, &name, name_span, value);
         // A top-level scalar lives in the unnamed root group (found once,
@@ -465,7 +511,6 @@ impl Read {
                 });
             }
         }
-        Ok(())
     }
 }
 
@@ -502,6 +547,11 @@ fn read_group(
             entries.push(make_entry(text, &k, ks, value));
         }
     }
+    Ok(read_group_end(text, name, name_span, entries))
+}
+
+/// A group read (its entries in `entries`, moved out).
+pub(super) fn read_group_end(text: &str, name: String, name_span: Span, entries: &mut Vec<Entry>) -> Group {
     let insert_at = entries
         .last()
         .map_or_else(|| line_end_after(text, name_span.end), |e: &Entry| e.spans.line().end);
@@ -517,7 +567,7 @@ fn read_group(
             }
         })
         .unwrap_or_else(|| "  ".to_string());
-    Ok(Group {
+    Group {
         name,
         name_span,
         entries: {
@@ -527,7 +577,7 @@ fn read_group(
         },
         insert_at,
         indent,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -592,6 +642,61 @@ mod tests {
         }
     }
 
+    /// `cut_points` as it was first written, line by line: the reference
+    /// its searches must agree with.
+    fn cut_points_line_by_line(text: &str, piece: usize) -> Option<Vec<usize>> {
+        if text.len() <= piece {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        let mut cuts = vec![0];
+        let mut next_cut = piece;
+        let mut seen_content = false;
+        let mut last_content = 0..0;
+        let mut line = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        while line < bytes.len() {
+            let end = text[line..].find('\n').map_or(bytes.len(), |i| line + i);
+            let body = &bytes[line..end];
+            let first = body.first().copied().unwrap_or(b'\n');
+            if first == b'%' || body.starts_with(b"---") || body.starts_with(b"...") {
+                return None;
+            }
+            let blank_or_comment = body
+                .iter()
+                .find(|&&b| b != b' ' && b != b'\t')
+                .is_none_or(|&b| b == b'#' || b == b'\r');
+            if !seen_content && !blank_or_comment {
+                if !starts_plain_key(first) {
+                    return None;
+                }
+                seen_content = true;
+            } else if line >= next_cut
+                && starts_plain_key(first)
+                && !bytes[last_content.clone()].iter().any(|&b| b == b'|' || b == b'>')
+            {
+                cuts.push(line);
+                next_cut = line.saturating_add(piece);
+            }
+            if !blank_or_comment {
+                last_content = line..end;
+            }
+            line = end + 1;
+        }
+        (cuts.len() > 1).then_some(cuts)
+    }
+
+    /// Check that `cut_points` cuts `text` where the line-by-line reference
+    /// does, at pieces of every size up to its length.
+    fn cuts_as_line_by_line(text: &str) {
+        for piece in (0..=text.len() + 1).step_by(text.len() / 64 + 1) {
+            assert_eq!(
+                cut_points(text, piece),
+                cut_points_line_by_line(text, piece),
+                "{piece} of {text:?}"
+            );
+        }
+    }
+
     /// Check that every cut `cut_points` offers reads as the whole parse,
     /// alone and all at once; returns how many single cuts were read in
     /// pieces (the others fell back to one parse).
@@ -599,6 +704,7 @@ mod tests {
         let whole = parse_in_pieces(text.to_string(), usize::MAX);
         kept_as_a_second_parse(text, &whole);
         let masked = mask_opencv_directive(text);
+        cuts_as_line_by_line(&masked);
         let Some(cuts) = cut_points(&masked, 1) else {
             return 0;
         };
@@ -629,7 +735,41 @@ mod tests {
             );
         }
         assert_eq!(shown(&parse_in_pieces(text.to_string(), 1)), shown(&whole), "{text:?}");
+        plain_pieces_as_parsed(text);
         taken
+    }
+
+    /// Check that every piece of `text` at every cut (and the whole text)
+    /// that `yaml_plain` reads reads as the parser reads it; returns how
+    /// many it read.
+    fn plain_pieces_as_parsed(text: &str) -> usize {
+        let masked = mask_opencv_directive(text);
+        let mut ranges = vec![(0, masked.len())];
+        if let Some(cuts) = cut_points(&masked, 1) {
+            for (i, &from) in cuts.iter().enumerate() {
+                ranges.push((0, from));
+                ranges.push((from, masked.len()));
+                ranges.push((from, cuts.get(i + 1).copied().unwrap_or(masked.len())));
+            }
+        }
+        let mut plain = 0;
+        for (from, to) in ranges {
+            let Some((read, root)) = yaml_plain::read_piece(&masked, from, to) else {
+                continue;
+            };
+            let parsed = read_piece(&masked, from, to);
+            let Some((parsed, parsed_root)) = parsed else {
+                panic!("plain but not parsed: {:?} of {text:?}", &masked[from..to]);
+            };
+            assert_eq!(
+                format!("{:?} {root:?}", read.groups),
+                format!("{:?} {parsed_root:?}", parsed.groups),
+                "{:?} of {text:?}",
+                &masked[from..to]
+            );
+            plain += 1;
+        }
+        plain
     }
 
     fn kept_of(d: &Document) -> String {
@@ -788,6 +928,138 @@ mod tests {
         assert_eq!(kept.get("deepstream").map(|n| n.items().len()), Some(1));
     }
 
+    /// Plain pieces (`yaml_plain`) and pieces left to the parser.
+    #[test]
+    fn plain_pieces_are_the_simplest_lines() {
+        for (text, plain) in [
+            ("a: 1\nb:\n  c: 2\n  d: x y\n", true),
+            (
+                "a:\n    c: file:///a.mp4;b.mp4 # c\n\n# c\n    d: -1.5  \n  # c\ne: ~\n",
+                true,
+            ),
+            ("a:\n  c: 1\n  d: 2", true),
+            ("a:\n  c: 1\n   d: 2\n", false),
+            ("a:\n  c: 1\n d: 2\n", false),
+            ("a:\nb: 1\n", false),
+            ("a: 1\n  b: 2\n", false),
+            ("a:\n  b:\n    c: 1\n", false),
+            ("a:\n  b: [1]\n", false),
+            ("a:\n  b: 'x'\n", false),
+            ("a:\n  b: x#y\n", false),
+            ("a:\n  b: x: y\n", false),
+            ("a:\n  b: x:\n", false),
+            ("a:\n  b: - x\n", false),
+            ("a:\n  b: &x 1\n", false),
+            ("a:\n  b:\t1\n", false),
+            ("a:\r\n  b: 1\r\n", false),
+            ("a: # c\n  b: 1\n", false),
+            ("a:\n  b c: 1\n", false),
+            ("deepstream:\n  b: 1\n", false),
+            ("deepstream: 1\n", false),
+            ("# c\n", false),
+        ] {
+            let got = yaml_plain::read_piece(text, 0, text.len()).is_some();
+            assert_eq!(got, plain, "{text:?}");
+            plain_pieces_as_parsed(text);
+        }
+        // Every pair of edge lines in a group, and after a scalar.
+        let lines = [
+            "k: v",
+            "k: -1",
+            "k: -x",
+            "k: -",
+            "k: --",
+            "k: .5",
+            "k: ~",
+            "k: /a/b",
+            "k: a b",
+            "k: a  b",
+            "k: a:b",
+            "k: a: b",
+            "k: a:",
+            "k: a #c",
+            "k: a#c",
+            "k: a # c # d",
+            "k: a   ",
+            "k:  a",
+            "k:a",
+            "k:",
+            "k: #c",
+            "k: +1",
+            "k: $x",
+            "k: (x)",
+            "k: x'y",
+            "k: x\"y",
+            "k: x\\y",
+            "k: x,y",
+            "k: x|y",
+            "k: |",
+            "k: >",
+            "k: !x",
+            "k: &a x",
+            "k: *a",
+            "k: ? x",
+            "k: ?x",
+            "k: :x",
+            "k: @x",
+            "k: `x",
+            "k: %x",
+            "k: x%",
+            "k: 'x'",
+            "k: [x]",
+            "k: x]",
+            "k: {x}",
+            "k: null",
+            "k: true",
+            "k: 0x1F",
+            "k-1.x_: v",
+            "-k: v",
+            ".k: v",
+            "k k: v",
+            "k : v",
+            "1: v",
+            "_: v",
+            "# c",
+            "",
+            "  ",
+            "k: v\t",
+        ];
+        let mut plain = 0;
+        for a in lines {
+            for b in lines {
+                for head in ["g:\n", "s: 1\ng:\n"] {
+                    for indent in ["  ", "    "] {
+                        let text = format!("{head}{indent}{a}\n{indent}{b}\nt: 2\n");
+                        plain += plain_pieces_as_parsed(&text);
+                        plain += plain_pieces_as_parsed(&format!("{a}\n{b}\n"));
+                    }
+                }
+            }
+        }
+        assert!(plain > 10_000, "{plain} pieces read plain");
+        // The benchmark's 8 MiB shapes are plain at every cut.
+        let mut text = String::from("application:\n  enable-perf-measurement: 1\n");
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "sink{i}:\n  sync: 0\n  location: /tmp/out{i}.mp4\nbranch{i}:\n  src-ids: 0;1\n"
+            ));
+        }
+        let cuts = cut_points(&text, 4096).unwrap();
+        assert!(cuts.len() > 10);
+        let ends = cuts.iter().skip(1).copied().chain([text.len()]);
+        for (from, to) in cuts.iter().copied().zip(ends) {
+            assert!(
+                yaml_plain::read_piece(&text, from, to).is_some(),
+                "{:?}",
+                &text[from..to]
+            );
+        }
+        assert_eq!(
+            shown(&parse_in_pieces(text.clone(), 4096)),
+            shown(&parse_in_pieces(text, usize::MAX))
+        );
+    }
+
     #[test]
     fn pieces_join_in_order_with_one_unnamed_group() {
         let src = "x: 1\ng:\n  k: v\ny: |\n  t\nz: 2\n";
@@ -835,12 +1107,15 @@ mod tests {
         assert!(ours > 50, "{ours} YAML files under testdata/");
         let mut taken = 0;
         let mut with_trees = 0;
+        let mut plain = 0;
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
             taken += same_at_every_cut(&text);
+            plain += plain_pieces_as_parsed(&text);
             with_trees += usize::from(parse(text).kept.is_some());
         }
         assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
+        assert!(plain > 500, "{plain} pieces read plain over {} files", files.len());
         assert!(with_trees >= 3, "{with_trees} files with kept trees");
     }
 
@@ -873,6 +1148,40 @@ mod tests {
                 text.push_str(eol);
             }
             same_at_every_cut(&text);
+        }
+
+        /// Lines near the edges of `yaml_plain`'s forms (keys, separators,
+        /// values and indents of every kind, most of them plain): whatever
+        /// it reads plain reads so in the parser too.
+        #[test]
+        fn generated_lines_read_plain_as_parsed(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => (
+                        proptest::sample::select(vec!["", "  ", "  ", "    "]),
+                        "[a-z_0-9][a-z0-9_.-]{0,3}",
+                        proptest::sample::select(vec![":", ": ", ":  "]),
+                        "[-a-z0-9/.~+$(]{0,4}( +#[a-z #]*| *)",
+                    ),
+                    1 => (
+                        proptest::sample::select(vec!["", " ", "  ", "   ", "    ", "\t"]),
+                        "[a-z_0-9.#&!\\-]{0,3}( [a-z]|)",
+                        proptest::sample::select(vec![":", ": ", ":  ", ":\t", " :", ""]),
+                        "[-a-z0-9 :#\\[\\]{}'\"/.,&*!|>%@`?~+$()\\\\]{0,6}",
+                    ),
+                ],
+                1..12,
+            ),
+        ) {
+            let mut text = String::new();
+            for (indent, key, sep, value) in lines {
+                text.push_str(indent);
+                text.push_str(&key);
+                text.push_str(sep);
+                text.push_str(&value);
+                text.push('\n');
+            }
+            plain_pieces_as_parsed(&text);
         }
     }
 }
