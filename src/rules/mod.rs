@@ -467,8 +467,11 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 /// file's id and kind), and the references to configs outside the
 /// project root. The properties, the other elements, names, homes, links
 /// and other references are dropped: until the findings are joined they
-/// held memory beside the findings made after them.
-fn keep_for_report(p: &mut Pipeline) {
+/// held memory beside the findings made after them. `fix` cuts each
+/// pipeline so once its rules have run: what it keeps of a build (the
+/// graph, the builds it may take back) is read by the report and by the
+/// nvdsanalytics stream counts only.
+pub fn keep_for_report(p: &mut Pipeline) {
     let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_));
     let mut elements = Vec::with_capacity(p.elements.iter().filter(|e| kept(e)).count());
     for e in std::mem::take(&mut p.elements).into_iter().filter(kept) {
