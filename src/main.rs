@@ -802,13 +802,17 @@ fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
     // Files that could not be written fail the run even when the reader of
     // the report went away.
     let report = fix_report(&common, &how, &opts, &outcome, failed);
-    if failed || !outcome.final_ws.missing_args.is_empty() {
-        return Ok(ExitCode::from(2));
-    }
+    let code = if failed || !outcome.final_ws.missing_args.is_empty() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(u8::from(!how.write && !outcome.changed.is_empty() && !common.exit_zero))
+    };
+    // The process ends after the report: what the run built (texts,
+    // documents, findings, the graph and its shelves) goes back with it
+    // instead of being freed piece by piece, as `check` does.
+    std::mem::forget(outcome);
     report?;
-    Ok(ExitCode::from(u8::from(
-        !how.write && !outcome.changed.is_empty() && !common.exit_zero,
-    )))
+    Ok(code)
 }
 
 /// `fix`'s report: JSON, or the diff on stdout and the summary on stderr.

@@ -14,7 +14,7 @@ use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
 use crate::fix::guard::{self, DroppedFix, FixKey, PassFix};
-use crate::fix::recheck::{Checked, Checker, Checks, Recheck};
+use crate::fix::recheck::{Checked, Checker, Checks, Kept, Recheck};
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
 use crate::rules::Settings;
@@ -59,6 +59,8 @@ pub struct FixOutcome {
     pub dropped: Vec<DroppedFix>,
     /// How the checks were made (whole tree, or what edits touched).
     pub checks: Checks,
+    /// The rest of what the run built (`recheck::Kept`).
+    pub kept: Kept,
 }
 
 /// A fix left because it edits files that were not named: where its
@@ -156,7 +158,7 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             out.dropped = dropped;
             out.checks = checker.counts();
             // What is left is the last check's report, moved out.
-            (out.final_ws, out.remaining) = checker.into_ws_and_report();
+            (out.final_ws, out.remaining, out.kept) = checker.into_ws_and_report();
             return out;
         }
         restarts += 1;
@@ -232,7 +234,7 @@ impl Run {
             ..
         } = self;
         let ws = &last.ws;
-        let diagnostics = &last.diagnostics;
+        let diagnostics: &[Diagnostic] = &last.diagnostics;
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
@@ -323,7 +325,7 @@ fn run_once(
         let checked = checker.check(&overlay);
         let ws = &checked.ws;
         let key = |file: FileId| checked.key(file).clone();
-        let diagnostics = &checked.diagnostics;
+        let diagnostics: &[Diagnostic] = &checked.diagnostics;
         before.get_or_insert_with(|| guard::warned(diagnostics, |f| checked.key(f)));
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;

@@ -25,7 +25,7 @@ pub type Counts = HashMap<(PathBuf, &'static str), usize>;
 pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf) -> Counts {
     // Counted by file id first: a path is copied (and hashed) once a
     // (file, code) pair, not once a finding.
-    let mut by_id: HashMap<(FileId, &'static str), usize> = HashMap::new();
+    let mut by_id: HashMap<(FileId, &'static str), usize, foldhash::fast::RandomState> = HashMap::default();
     for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
         *by_id.entry((d.file, d.code())).or_default() += 1;
     }

@@ -24,6 +24,8 @@
 //! withhold other files' findings) or two files share a path (their order
 //! is the order of the lists), the report is made whole.
 
+use std::sync::Arc;
+
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::model::graph::Pipeline;
@@ -78,7 +80,12 @@ impl Order {
 /// ones that changed were replaced, taken apart) and `seeds` (the files whose text
 /// changed and those the replaced lists named, before and after); `None`
 /// (and `last` left) where the report must be made whole.
-pub fn merged(of: &Inputs, order: &Order, last: &mut Vec<Diagnostic>, seeds: &[FileId]) -> Option<Vec<Diagnostic>> {
+pub fn merged(
+    of: &Inputs,
+    order: &Order,
+    last: &mut Arc<Vec<Diagnostic>>,
+    seeds: &[FileId],
+) -> Option<Vec<Diagnostic>> {
     let Inputs {
         ws,
         pipelines,
@@ -95,13 +102,20 @@ pub fn merged(of: &Inputs, order: &Order, last: &mut Vec<Diagnostic>, seeds: &[F
     let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
     // Unused suppressions of the other files: their part is the last one.
     again.retain(|d| touched[d.file]);
-    let last = std::mem::take(last);
-    let (mut kept, mut gone) = (Vec::with_capacity(last.len()), Vec::new());
-    for d in last {
-        if touched[d.file] { gone.push(d) } else { kept.push(d) }
-    }
-    // The replaced findings' texts are freed off the main thread.
-    rayon::spawn(move || drop(gone));
+    let kept = match Arc::try_unwrap(std::mem::take(last)) {
+        Ok(last) => {
+            let (mut kept, mut gone) = (Vec::with_capacity(last.len()), Vec::new());
+            for d in last {
+                if touched[d.file] { gone.push(d) } else { kept.push(d) }
+            }
+            // The replaced findings' texts are freed off the main thread.
+            rayon::spawn(move || drop(gone));
+            kept
+        }
+        // The load's report, kept for the guard's restart: the findings
+        // kept are copied.
+        Err(shared) => shared.iter().filter(|d| !touched[d.file]).cloned().collect(),
+    };
     let out = merge(kept, again, order);
     debug_assert_eq!(
         format!("{out:?}"),

@@ -373,12 +373,14 @@ impl Findings {
     /// gets its findings from each: they are copied once, not once a
     /// pipeline.
     pub fn distinct(&self, keep: impl Fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
-        let mut seen = FastSet::default();
-        self.lists()
-            .flatten()
-            .filter(|d| keep(d) && seen.insert(same_finding(d)))
-            .cloned()
-            .collect()
+        // Picked first, so that the set and the copies are sized once (the
+        // set's rehashing and the vector's growth were a quarter of a
+        // merged report's time on the 10k bench tree's fix).
+        let picked: Vec<&Diagnostic> = self.lists().flatten().filter(|d| keep(d)).collect();
+        let mut seen = FastSet::with_capacity_and_hasher(picked.len(), Default::default());
+        let mut out = Vec::with_capacity(picked.len());
+        out.extend(picked.into_iter().filter(|d| seen.insert(same_finding(d))).cloned());
+        out
     }
 
     /// Every list, in the order `joined` joins them.
@@ -466,8 +468,11 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 /// file's id and kind), and the references to configs outside the
 /// project root. The properties, the other elements, names, homes, links
 /// and other references are dropped: until the findings are joined they
-/// held memory beside the findings made after them.
-fn keep_for_report(p: &mut Pipeline) {
+/// held memory beside the findings made after them. `fix` cuts each
+/// pipeline so once its rules have run: what it keeps of a build (the
+/// graph, the builds it may take back) is read by the report and by the
+/// nvdsanalytics stream counts only.
+pub fn keep_for_report(p: &mut Pipeline) {
     let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_));
     let cut = |e: Element| Element {
         role: e.role,
