@@ -104,7 +104,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 /// primaries back to back) is fed by that nvinfer's own output thread
 /// (`gstnvinfer.cpp` `gst_nvinfer_output_loop`, apart from the thread that
 /// takes its input, `gst_nvinfer_input_queue_loop`), not by the mux forming
-/// batches: the mux-based depth says nothing of it.
+/// batches: the mux-based depth says nothing of it. So is one behind
+/// nvdspreprocess (`gst_nvdspreprocess_output_loop`).
 fn fed_by_mux(links: &Adjacency, p: &Pipeline, i: usize) -> bool {
     links
         .upstream(p, i)
