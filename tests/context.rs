@@ -416,3 +416,25 @@ fn named_configs_find_their_pipelines_in_every_form() {
         assert_eq!(out, "All checks passed (1 file).\n", "{named} alone");
     }
 }
+
+/// A project that ships its own fork of deepstream-app's and nvinfer's
+/// parsers (`src/`) is judged by them for the keys they add, whether the
+/// whole tree, a subfolder or one file is named: the sources are looked
+/// for under the project root, not under the named paths.
+#[test]
+fn a_forked_reader_is_found_whatever_paths_are_named() {
+    let case = Path::new("testdata/rules/DS002/clean-forked-reader");
+    for args in [
+        &["check", "--select", "DS002", "."][..],
+        &["check", "--select", "DS002", "configs"],
+        &["check", "--select", "DS002", "configs/app.txt", "configs/pgie.txt"],
+    ] {
+        let (rc, out, err) = dslint_in(case, args);
+        assert_eq!((rc, err.as_str()), (0, ""), "{args:?}: {out}");
+        assert!(out.starts_with("All checks passed"), "{args:?}: {out}");
+    }
+    // Without the fork (its folder as the root), both keys are unknown.
+    let (rc, out, _) = dslint_in(case, &["check", "--select", "DS002", "--root", "configs", "configs"]);
+    assert_eq!(rc, 1, "{out}");
+    assert_eq!(out.matches("warning[DS002]: unknown key").count(), 2, "{out}");
+}

@@ -2,7 +2,7 @@
 //! knows, the GLib type it reads them with, and their valid range.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::syntax::glib::ValueType;
@@ -227,6 +227,24 @@ fn rows(schema: Schema, group: &str) -> Vec<&'static KeySpec> {
     let mut rows: Vec<usize> = row_groups(schema, group).flat_map(|r| r.all.iter().copied()).collect();
     rows.sort_unstable();
     rows.into_iter().map(|i| &table()[i]).collect()
+}
+
+/// Whether some NVIDIA reader in the tables reads a key or a group of
+/// this name (any schema, any group; a pattern's prefix counts as its
+/// name). A project's own reader that reads such a name (a vendored copy
+/// of NVIDIA's parser) adds nothing dslint does not know.
+pub fn known_name(name: &str) -> bool {
+    static NAMES: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let mut names: HashSet<&'static str> = table()
+                .iter()
+                .flat_map(|k| [k.key.trim_end_matches('*'), k.group.trim_end_matches('*')])
+                .collect();
+            names.extend(APP_GROUPS_WITHOUT_TABLE.iter().map(|g| g.trim_end_matches('*')));
+            names
+        })
+        .contains(name)
 }
 
 /// Whether `group` is a group this schema's reader knows.

@@ -122,6 +122,9 @@ pub struct Workspace {
     /// Files whose kind a reference changed since `take_rekinded` (the
     /// graph's building tells which pipelines built ahead are still good).
     rekinded: Vec<FileId>,
+    /// The key names the project's own C/C++ readers read
+    /// (`reader_keys`), found the first time a rule asks.
+    reader_keys: std::sync::OnceLock<HashSet<String>>,
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -269,8 +272,10 @@ impl Workspace {
             .collect();
         let mut ws = Workspace {
             reuse: std::sync::Mutex::new(reuse),
-            // Where paths land does not change within a run.
+            // Where paths land does not change within a run, nor the
+            // project's C sources (a fix edits configs only).
             placed: previous.placed,
+            reader_keys: previous.reader_keys,
             ..Workspace::default()
         };
         ws.fill(paths, root, overlay);
@@ -416,6 +421,37 @@ impl Workspace {
         }
     }
 
+    /// The key and group names a reader the project ships reads and none
+    /// of NVIDIA's does: a fork of deepstream-app's or nvinfer's parser in
+    /// C or C++ anywhere under the project root (`syntax::c_keys`). Found by one walk of the root the
+    /// first time it is asked (DS002 asks only for a key NVIDIA's readers do
+    /// not read), whatever paths were named, so a check of one file and of
+    /// the whole tree agree. Each file is read under the size cap, inside
+    /// the root (the walk's guarantees); empty without a root.
+    pub fn reader_keys(&self) -> &HashSet<String> {
+        self.reader_keys.get_or_init(|| {
+            let Some(root) = &self.root else {
+                return HashSet::new();
+            };
+            let scan = |l: crate::files::walk::Listed| scan_reader_source(l.path);
+            let walked = crate::files::walk::walk(
+                root,
+                root.path(),
+                rayon::current_num_threads(),
+                &crate::syntax::c_keys::is_source,
+                &scan,
+            );
+            // Names NVIDIA's readers read already come from a vendored copy
+            // of their parser as often as from a fork: only new names count.
+            walked
+                .files
+                .into_iter()
+                .flat_map(|(_, keys)| keys)
+                .filter(|k| !crate::model::keys::known_name(k))
+                .collect()
+        })
+    }
+
     /// Whether `--follow-outside` lets references read outside the root.
     pub fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
@@ -442,7 +478,13 @@ impl Workspace {
             return;
         };
         let this = &*self;
+        // A walk of the whole root also takes the project's own readers'
+        // keys (`reader_keys`), so they need no walk of their own.
+        let whole_root = std::fs::canonicalize(top).is_ok_and(|t| t == root.path()) && self.reader_keys.get().is_none();
         let visit = |l: crate::files::walk::Listed| {
+            if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
+                return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l.path)));
+            }
             // A listed file that is no link is where its folder is: no look
             // at it before it is opened.
             let (key, place) = if l.link {
@@ -467,7 +509,23 @@ impl Workspace {
             let loaded = this.load_placed(l.path, &key, place, how, None);
             (key, loaded)
         };
-        let walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &is_candidate, &visit);
+        let wanted = |p: &Path| is_candidate(p) || (whole_root && crate::syntax::c_keys::is_source(p));
+        let mut walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
+        if whole_root {
+            let mut keys = HashSet::new();
+            walked.files.retain_mut(|(_, (_, loaded))| match loaded {
+                Loaded::ReaderKeys(k) => {
+                    keys.extend(
+                        std::mem::take(k)
+                            .into_iter()
+                            .filter(|k| !crate::model::keys::known_name(k)),
+                    );
+                    false
+                }
+                _ => true,
+            });
+            let _ = self.reader_keys.set(keys);
+        }
         for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
@@ -591,6 +649,7 @@ impl Workspace {
                 }
                 None
             }
+            Loaded::ReaderKeys(_) => None,
             Loaded::Problem(msg) => {
                 if self.problem_keys.insert(key) {
                     self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
@@ -908,6 +967,18 @@ pub struct Walked {
     pub problems: Vec<(PathBuf, String)>,
 }
 
+/// The key names a C or C++ source reads (`syntax::c_keys`), read under the
+/// size cap; none when it cannot be read.
+fn scan_reader_source(path: &Path) -> Vec<String> {
+    let Ok(bytes) = crate::files::read::read_regular(path, MAX_FILE_BYTES) else {
+        return Vec::new();
+    };
+    if !crate::syntax::c_keys::may_read_keys(&bytes) {
+        return Vec::new();
+    }
+    crate::syntax::c_keys::keys(&bytes)
+}
+
 /// The candidate files under a folder (by extension, respecting
 /// `.gitignore`, with the guarantees of `files::walk`), sorted, without
 /// reading them.
@@ -955,6 +1026,9 @@ enum Loaded {
     /// Unreadable (DS005), with the reason.
     Problem(String),
     File(Box<SourceFile>),
+    /// A C or C++ source a walk of the whole root took the reader keys of
+    /// (`Workspace::reader_keys`): not a file of the workspace.
+    ReaderKeys(Vec<String>),
 }
 
 /// How a file is read.

@@ -116,7 +116,10 @@ fn check_group(
         return;
     }
     if let Some(schema) = schema {
-        if !keys::known_group(schema, &group.name) && !group.name.is_empty() {
+        if !keys::known_group(schema, &group.name)
+            && !group.name.is_empty()
+            && !ctx.ws.reader_keys().contains(group.name.as_str())
+        {
             let mut d = Diagnostic::new(
                 Rule::UnknownKey,
                 file,
@@ -305,6 +308,11 @@ fn check_entries(
             continue;
         }
         let Some(spec) = spec else {
+            // A reader the project ships (a fork of NVIDIA's parser) may
+            // read it: its reader decides, not NVIDIA's (unknown, silent).
+            if ctx.ws.reader_keys().contains(e.key.as_str()) {
+                continue;
+            }
             let d = Diagnostic::new(
                 Rule::UnknownKey,
                 file,

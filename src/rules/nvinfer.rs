@@ -75,6 +75,12 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let (prop_file, prop_span) = prop.at();
     let primary = inf.role == Role::Infer(Stage::Primary);
     let batch = inf.int("batch-size");
+    // The batch nvinfer builds and checks engines for. A config checked on
+    // its own has no known loader, and a loader may set `batch-size` on the
+    // element: `gst_nvinfer_parse_props` (gstnvinfer_property_parser.cpp)
+    // then skips the file's (`is_prop_set[PROP_BATCH_SIZE]`), as NVIDIA's
+    // deepstream-test3 does with its number of sources. Unknown there.
+    let batch_known = batch.as_ref().filter(|_| p.is_some()).map(|e| e.value);
     if primary {
         check_primary_batch(ctx, inf, p, out);
     }
@@ -123,7 +129,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             // exists and takes the batch is deserialized first and used
             // (`NvDsInferContextImpl::generateBackendContext`). One outside
             // the tree may exist: unknown.
-            let batch_now = batch.as_ref().map(|e| e.value).or(p.map(|_| 1));
+            let batch_now = batch_known.or(p.map(|_| 1));
             let engine_used = engine
                 .as_ref()
                 .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
@@ -227,7 +233,14 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     }
     // DS207: the engine name's batch, GPU and precision, when nvinfer will
     // build one and save it under another name (Precision 6).
-    if let (Some((v, loc)), true) = (&engine, model_source) {
+    // With DLA on, nvinfer names the engine `…_dla<core>_…`, not `_gpu<G>_`
+    // (`TrtModelBuilder::buildModel`: `useDLA && dlaCore >= 0`): a name of
+    // the GPU form is not the one it saves, and no GPU name is right.
+    let dla = inf.unknown("enable-dla")
+        || inf
+            .str("enable-dla")
+            .is_some_and(|e| glib::parse_bool(e.value) != Some(false));
+    if let (Some((v, loc)), true, false) = (&engine, model_source, dla) {
         let custom_engine = engine_from_function(inf);
         let built = if mode_unreadable {
             None
@@ -243,11 +256,9 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         let want = EngineWant {
             // Unset in a pipeline whose app sets none: nvinfer's default 1
             // (`NvDsInferContext_ResetInitParams`). A config checked on its
-            // own may get its batch from code: unknown.
-            batch: batch
-                .as_ref()
-                .map(|e| e.value)
-                .or(p.filter(|_| !batch_unreadable).map(|_| 1)),
+            // own may get its batch from code, set or not in the file:
+            // unknown (`batch_known`).
+            batch: batch_known.or(p.filter(|_| !batch_unreadable).map(|_| 1)),
             precision: built,
             precision_is_news: !int8_fallback,
         };
@@ -471,7 +482,14 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
 }
 
 /// `<model>_b<B>_gpu<G>_<fp32|fp16|int8>.engine`, as nvinfer names the
-/// engines it serializes.
+/// engines it serializes (`TrtModelBuilder::buildModel` joins the model
+/// path, `"_b"`, `std::to_string(maxBatchSize)`, `"_gpu"`, the GPU id,
+/// `"_"`, `networkMode2Str(…)` and `".engine"`): B and G as
+/// `std::to_string` writes them (digits, no sign, no leading zero). Other names are the user's:
+/// `None` (nvinfer's `_dla<core>_` and `_best` names too, whose parts no
+/// rule judges). nvinfer itself never reads the name: `checkBackendParams`
+/// takes the batch from the engine (`getMaxBatchDims`); the name tells the
+/// batch nvinfer built it for.
 pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     let stem = name.strip_suffix(".engine")?;
     let (rest, prec) = stem.rsplit_once('_')?;
@@ -480,7 +498,11 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
     }
     let (rest, gpu) = rest.rsplit_once("_gpu")?;
     let (model, b) = rest.rsplit_once("_b")?;
-    Some((model.len(), b.parse().ok()?, gpu.parse().ok()?, prec))
+    let number = |s: &str| {
+        let plain = !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
+        plain.then(|| s.parse().ok()).flatten()
+    };
+    Some((model.len(), number(b)?, number(gpu)?, prec))
 }
 
 /// Whether the configured engine is the one nvinfer runs
@@ -638,5 +660,16 @@ mod tests {
             Some((5, 1, 0, "int8"))
         );
         assert_eq!(super::parse_engine_name("model.engine"), None);
+        // Not as nvinfer writes its numbers (`std::to_string`), nor its DLA
+        // and BEST names, whose parts no rule judges.
+        assert_eq!(super::parse_engine_name("model_b+4_gpu0_fp16.engine"), None);
+        assert_eq!(super::parse_engine_name("model_b04_gpu0_fp16.engine"), None);
+        assert_eq!(super::parse_engine_name("model_b4_gpu_fp16.engine"), None);
+        assert_eq!(super::parse_engine_name("model_b4_dla0_fp16.engine"), None);
+        assert_eq!(super::parse_engine_name("model_b4_gpu0_best.engine"), None);
+        assert_eq!(
+            super::parse_engine_name("model_b10_gpu0_fp16.engine"),
+            Some((5, 10, 0, "fp16"))
+        );
     }
 }

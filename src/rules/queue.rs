@@ -81,9 +81,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
                 out,
             );
-        } else if reaches(&|e| e.role == Role::Infer(Stage::Primary))
-            && links.upstream(p, i).any(|e| e.role == Role::Streammux)
-        {
+        } else if reaches(&|e| e.role == Role::Infer(Stage::Primary)) && fed_by_mux(&links, p, i) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
             let want = i64::from(fb) * 4;
             judge(
@@ -98,6 +96,21 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// Whether the queue `i` takes its buffers from the streammux: the first
+/// element upstream that does more than convert or parse (a tee passes the
+/// same buffers on) is the mux. A queue behind another nvinfer (two
+/// primaries back to back) is fed by that nvinfer's own output thread
+/// (`gstnvinfer.cpp` `gst_nvinfer_output_loop`, apart from the thread that
+/// takes its input, `gst_nvinfer_input_queue_loop`), not by the mux forming
+/// batches: the mux-based depth says nothing of it. So is one behind
+/// nvdspreprocess (`gst_nvdspreprocess_output_loop`).
+fn fed_by_mux(links: &Adjacency, p: &Pipeline, i: usize) -> bool {
+    links
+        .upstream(p, i)
+        .find(|e| !passes_through(e) && e.role != Role::Tee)
+        .is_some_and(|e| e.role == Role::Streammux)
 }
 
 /// An element a queue's buffers pass through on their way to what the

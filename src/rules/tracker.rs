@@ -93,8 +93,9 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // variable, a `$VAR`) may be either: unknown, silent.
     let unknown = at.unknown("ll-config-file")
         || at.unknown("ll-lib-file")
-        || (config_unread(ws, at) && !frame_library(at))
-        || library_not_nvidias(at);
+        || config_unread(ws, at)
+        || library_not_nvidias(at)
+        || ds5_frame_library(at);
     let sizes: &[(&str, i64)] = if unknown || takes_no_frames(ctx.ws, at) || segments(ctx, at) || projects_3d(ctx, at) {
         &[]
     } else {
@@ -237,16 +238,18 @@ const NVIDIA_LIBRARIES: [&str; 4] = [
     "libnvds_mot_iou.so",
 ];
 
-/// DeepStream 4–5's libraries that each run one tracker, one that works on
-/// frames whatever its config says: NVIDIA's DS 5.1 Gst-nvtracker guide,
-/// "the KLT tracker uses Luma-only format; NvDCF uses NV12 or RGBA; and IOU
-/// requires no buffer at all", converted at `tracker-width` x
-/// `tracker-height`.
-const FRAME_LIBRARIES: [&str; 2] = ["libnvds_nvdcf.so", "libnvds_mot_klt.so"];
+/// DeepStream 4–5's NvDCF and KLT libraries. Only NVIDIA's DS 5.1
+/// Gst-nvtracker guide says what they take ("the KLT tracker uses Luma-only
+/// format; NvDCF uses NV12 or RGBA"): they and the nvtracker of those
+/// releases shipped as binaries, so no source shows what their
+/// `NvMOT_Query` asks or that nvtracker scales to `tracker-width` x
+/// `tracker-height` for them (DS 9.1's `nvtracker_proc.cpp` is a later
+/// plugin). Unknown: DS402 is silent for them.
+const DS5_FRAME_LIBRARIES: [&str; 2] = ["libnvds_nvdcf.so", "libnvds_mot_klt.so"];
 
-fn frame_library(at: &Element) -> bool {
+fn ds5_frame_library(at: &Element) -> bool {
     at.str("ll-lib-file")
-        .is_some_and(|lib| FRAME_LIBRARIES.contains(&base_name(lib.value)))
+        .is_some_and(|lib| DS5_FRAME_LIBRARIES.contains(&base_name(lib.value)))
 }
 
 /// Whether `ll-lib-file` names a low-level library that is none of
@@ -284,15 +287,12 @@ const FRAMELESS_SECTIONS: [&str; 5] = [
 /// `false` when unknown (no config, a config outside the tree with another
 /// name, a section this table does not know).
 pub fn takes_no_frames(ws: &Workspace, at: &Element) -> bool {
-    // DeepStream 5's separate IOU library; its NvDCF and KLT ones take
-    // frames whatever their config.
+    // DeepStream 5's separate IOU library (its NvDCF and KLT ones are
+    // unknown: `ds5_frame_library`).
     if let Some(lib) = at.str("ll-lib-file") {
         if base_name(lib.value) == "libnvds_mot_iou.so" {
             return true;
         }
-    }
-    if frame_library(at) {
-        return false;
     }
     let Some(cfg) = at.str("ll-config-file") else {
         return false;

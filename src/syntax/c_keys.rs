@@ -1,0 +1,186 @@
+//! The config keys a C or C++ source reads, for a project that ships its
+//! own copy of a DeepStream reader (a fork of deepstream-app's
+//! `deepstream_config_file_parser.c` or of nvinfer's
+//! `gstnvinfer_property_parser.cpp` with keys of its own).
+//!
+//! NVIDIA's readers name every key in a `#define CONFIG_…  "key"` line
+//! (`CONFIG_GROUP_SOURCE_TYPE "type"`, `CONFIG_GROUP_INFER_BATCH_SIZE
+//! "batch-size"`) and compare each key the file holds against them
+//! (`!g_strcmp0 (*key, CONFIG_GROUP_INFER_BATCH_SIZE)`) before reading it
+//! with `g_key_file_get_*`; their YAML readers compare `paramKey == "key"`.
+//! A fork adds its keys the same way. Taken here, without parsing C:
+//!
+//! - the string of a `#define CONFIG_<NAME> "key"` line;
+//! - a string argument of a `g_key_file_get_*` / `g_key_file_has_key` call,
+//!   and of a `g_strcmp0` / `strcmp` / `strcasecmp` call in a file that
+//!   calls `g_key_file_` at all;
+//! - the string after `== ` in a file that uses yaml-cpp (`YAML::`).
+//!
+//! Only strings that can be a key name (letters, digits, `-`, `_`) are
+//! kept. A string taken that no reader reads costs at most a missing DS002
+//! for that name, never a finding.
+
+/// The longest key name taken.
+const MAX_KEY: usize = 80;
+/// How far after a call's `(` its arguments are looked for.
+const MAX_ARGS: usize = 400;
+
+/// Whether a file with this name is C or C++ source or a header.
+pub fn is_source(path: &std::path::Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    ["c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx"]
+        .iter()
+        .any(|x| ext.eq_ignore_ascii_case(x))
+}
+
+/// Whether the bytes may hold a reader's keys (a cheap look before
+/// `keys`).
+pub fn may_read_keys(text: &[u8]) -> bool {
+    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
+    has(b"CONFIG_") || has(b"g_key_file_") || has(b"YAML::")
+}
+
+/// The key names the source reads (unsorted, may repeat).
+pub fn keys(text: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
+    let key_file = has(b"g_key_file_");
+    // `#define CONFIG_… "key"`.
+    for line in text.split(|&b| b == b'\n') {
+        let l = trim_start(line);
+        let Some(rest) = l.strip_prefix(b"#") else { continue };
+        let Some(rest) = trim_start(rest).strip_prefix(b"define") else {
+            continue;
+        };
+        let rest = trim_start(rest);
+        let Some(rest) = rest.strip_prefix(b"CONFIG_") else {
+            continue;
+        };
+        let name_end = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(rest.len());
+        if let Some((s, _)) = literal(trim_start(&rest[name_end..])) {
+            push(&mut out, s);
+        }
+    }
+    // String arguments of the calls that read or compare a key.
+    let mut calls: Vec<&[u8]> = vec![b"g_key_file_get_", b"g_key_file_has_key"];
+    if key_file {
+        calls.extend_from_slice(&[b"g_strcmp0", b"strcmp", b"strcasecmp"]);
+    }
+    for call in calls {
+        for at in memchr::memmem::find_iter(text, call) {
+            let after = &text[at + call.len()..];
+            let Some(open) = after.iter().take(64).position(|&b| b == b'(') else {
+                continue;
+            };
+            arguments(&after[open + 1..], &mut out);
+        }
+    }
+    // yaml-cpp readers: `paramKey == "key"`.
+    if has(b"YAML::") {
+        for at in memchr::memmem::find_iter(text, b"==") {
+            if let Some((s, _)) = literal(trim_start(&text[at + 2..])) {
+                push(&mut out, s);
+            }
+        }
+    }
+    out
+}
+
+/// The string literals among a call's arguments, up to its closing `)`.
+fn arguments(mut rest: &[u8], out: &mut Vec<String>) {
+    let end = rest.len().min(MAX_ARGS);
+    rest = &rest[..end];
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            b'"' => match literal(&rest[i..]) {
+                Some((s, len)) => {
+                    push(out, s);
+                    i += len;
+                    continue;
+                }
+                None => return,
+            },
+            b'(' => depth += 1,
+            b')' if depth == 0 => return,
+            b')' => depth -= 1,
+            b';' | b'{' | b'}' => return,
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// A `"…"` literal at the start of `s` without escapes: its text and its
+/// length in bytes with the quotes.
+fn literal(s: &[u8]) -> Option<(&[u8], usize)> {
+    let body = s.strip_prefix(b"\"")?;
+    let close = body
+        .iter()
+        .take(MAX_KEY + 1)
+        .position(|&b| b == b'"' || b == b'\\' || b == b'\n')?;
+    (body[close] == b'"').then(|| (&body[..close], close + 2))
+}
+
+fn push(out: &mut Vec<String>, s: &[u8]) {
+    let name =
+        !s.is_empty() && s.len() <= MAX_KEY && s.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if name {
+        out.push(String::from_utf8_lossy(s).into_owned());
+    }
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keys;
+
+    fn sorted(text: &str) -> Vec<String> {
+        let mut k = keys(text.as_bytes());
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    #[test]
+    fn a_forked_key_file_reader() {
+        let header = "#define CONFIG_GROUP_SOURCE_RTX \"do-retransmission\"\n#  define CONFIG_KEY_X  \"x-key\" // note\n#define OTHER \"not-a-key\"\n#define CONFIG_PATH \"/opt/a.txt\"\n";
+        assert_eq!(sorted(header), ["do-retransmission", "x-key"]);
+        let reader = r#"
+            if (!g_strcmp0 (*key, "face-landmarks")) {
+              v = g_key_file_get_integer (key_file, CONFIG_GROUP_PROPERTY,
+                  "landmark-count", &error);
+            }
+            printf ("%s", "not read");
+        "#;
+        assert_eq!(sorted(reader), ["face-landmarks", "landmark-count"]);
+    }
+
+    #[test]
+    fn comparisons_count_only_in_a_reader() {
+        // No g_key_file call: a strcmp of a string is no key read.
+        assert!(sorted("if (!strcmp (name, \"batch-size\")) {}").is_empty());
+        assert_eq!(
+            sorted("std::string k = itr->first.as<std::string>(); YAML::Node n; if (k == \"my-key\") {}"),
+            ["my-key"]
+        );
+        assert!(sorted("if (k == \"my-key\") {}").is_empty());
+    }
+
+    #[test]
+    fn bounded_on_hostile_text() {
+        let open = "g_key_file_get_string (".repeat(10_000);
+        assert!(keys(open.as_bytes()).is_empty());
+        assert!(keys(b"#define CONFIG_A \"unterminated").is_empty());
+        let long = format!("#define CONFIG_A \"{}\"", "k".repeat(200));
+        assert!(keys(long.as_bytes()).is_empty());
+    }
+}
