@@ -552,15 +552,9 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
     out.retain(|_| !dropped.next().unwrap_or(false));
 }
 
-/// What makes two findings one: the same code, place and message, and for
-/// a rule whose findings on a shared config are folded
-/// ([`fold_shared_config_findings`]) the same expected value too: one
-/// nvinfer file loaded by a 1-stream and a 4-stream app gets DS201's
-/// "batch-size is 2" from each, expecting 1 and 4, and the fold must see
-/// both to say so.
-fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str, Option<&str>) {
-    let expected = SHARED.contains(&d.rule()).then(|| d.expected.as_deref()).flatten();
-    (d.code(), d.file, d.span.start, d.span.end, d.message.as_str(), expected)
+/// What makes two findings one: the same code, place and message.
+fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str) {
+    (d.code(), d.file, d.span.start, d.span.end, d.message.as_str())
 }
 
 /// `report`'s steps after its first, for findings that are each once
@@ -586,7 +580,6 @@ pub fn report_distinct(
         });
     }
     let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
-    withhold_shared_batch_fixes(pipelines, &mut out);
     // After selection and suppressions: `--select DS101` still shows DS101.
     fold_batch_findings(&mut out);
     fold_shared_config_findings(&mut out);
@@ -741,79 +734,17 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
     out.retain(|_| !folded.next().unwrap_or(false));
 }
 
-/// The rules whose findings on a config shared by several pipelines are
-/// folded into one ([`fold_shared_config_findings`]).
-const SHARED: [Rule; 3] = [
-    Rule::EngineNameMismatch,
-    Rule::DuplicateSourceOfTruth,
-    Rule::PrimaryBatchSize,
-];
-
-/// The batch rules whose fix may set the primary's `batch-size` in its
-/// config file (DS201, DS701, DS707).
-const BATCH_FIXES: [Rule; 3] = [
-    Rule::PrimaryBatchSize,
-    Rule::BatchMismatch,
-    Rule::PreprocessBatchMismatch,
-];
-
-/// A batch rule judges one pipeline: the batch it asks for is that
-/// pipeline's (its streams, its streammux, its preprocess tensor). When its
-/// fix edits a config that another pipeline loads too (one nvinfer file
-/// named by a 1-camera and a 4-camera app config), the value is that
-/// pipeline's alone, and another may be right as it is (a 2-camera app
-/// says nothing): no one value is right for the shared file, and the fix
-/// is withheld. The finding stays: its claim about its own pipeline holds.
-/// Several pipelines defined in one file (a Python module with two
-/// pipeline classes) count once: each sets its own lines there.
-fn withhold_shared_batch_fixes(pipelines: &[Pipeline], out: &mut [Diagnostic]) {
-    let fixed = |d: &Diagnostic| BATCH_FIXES.contains(&d.rule()) && d.fix.is_some();
-    if !out.iter().any(fixed) {
-        return;
-    }
-    // How many pipelines load each file: as an element's config file, once
-    // per pipeline, and as the file that defines pipelines, once in all.
-    let mut loads: FastMap<FileId, usize> = FastMap::default();
-    let mut roots: FastSet<FileId> = FastSet::default();
-    for p in pipelines {
-        let mut configs: Vec<FileId> = p
-            .elements
-            .iter()
-            .filter_map(|e| e.config.as_ref().map(|c| c.file))
-            .filter(|&f| f != p.root)
-            .collect();
-        configs.sort_unstable();
-        configs.dedup();
-        for f in configs {
-            *loads.entry(f).or_default() += 1;
-        }
-        roots.insert(p.root);
-    }
-    for f in roots {
-        *loads.entry(f).or_default() += 1;
-    }
-    for d in out.iter_mut().filter(|d| fixed(d)) {
-        let shared = d
-            .fix
-            .as_ref()
-            .is_some_and(|fx| fx.edits.iter().any(|e| loads.get(&e.file).is_some_and(|&n| n > 1)));
-        if shared {
-            d.fix = None;
-        }
-    }
-}
-
 /// One defect on one line is one finding (Precision 10): a config shared by
 /// several pipelines (one nvinfer file loaded by four app configs) is
-/// judged in each, so DS207 (the engine name), DS208 (a key the app
-/// overrides) and DS201 (the primary batch, for each app's streams) land
-/// on the same line once per pipeline, with messages that
+/// judged in each, so DS207 (the engine name) and DS208 (a key the app
+/// overrides) land on the same line once per pipeline, with messages that
 /// differ only by the app. The first is kept; the others' places become its
 /// related places and their messages notes of its `why`. Where their fixes
 /// differ (each app wants the engine named for its own batch), no single
 /// fix is right for the shared file: the kept finding has none. Linear: the
 /// findings are indexed by place once.
 fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
+    const SHARED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
     let mut host: FastMap<(Rule, FileId, usize, usize), usize> = FastMap::default();
     let mut folded = vec![false; out.len()];
     for i in 0..out.len() {
