@@ -195,18 +195,28 @@ pub fn is_candidate(path: &Path) -> bool {
 /// Whether a path (or any value) holds a template placeholder that
 /// something renders before DeepStream reads the file: Jinja's
 /// `{{ name }}`, a `sed` script's `@@NAME@@`, envsubst's (or a shell
-/// heredoc's) `${NAME}`. DeepStream's readers expand none of them
+/// heredoc's) `${NAME}`, and a value that is nothing but envsubst's other
+/// form, `$NAME` (`camera-v4l2-dev-node=$VIDEO_DEVICE`, rendered by
+/// `envsubst < app.txt > app_fixed.txt` before deepstream-app reads it; a
+/// `$NAME` inside a longer path, `$MODEL_DIR/detector.onnx`, is left as
+/// written). DeepStream's readers expand none of them
 /// (`get_absolute_file_path` only joins a relative path to the config's
 /// folder; GLib's `g_key_file_get_integer` reads the bytes as written), so
 /// the file is a template and what DeepStream will read is unknown.
 pub fn templated(raw: &str) -> bool {
-    // Every placeholder holds a `{` or an `@`: chars are found with
+    let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    // `$NAME` alone: no value DeepStream reads begins with `$`.
+    if let Some(name) = raw.trim().strip_prefix('$') {
+        if word(name) && !name.starts_with(|c: char| c.is_ascii_digit()) {
+            return true;
+        }
+    }
+    // Every other placeholder holds a `{` or an `@`: chars are found with
     // `memchr`, so a plain path (`Workspace::resolve`'s hot path) costs one
     // scan.
     if !raw.contains(['{', '@']) {
         return false;
     }
-    let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let jinja = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
     // The pieces between two `@@`: `model-engine-file=@@ENGINE@@`.
     let marks = raw.matches("@@").count();
@@ -1371,6 +1381,8 @@ mod template_tests {
             "@@ROOT@@/build/libparser.so",
             "${MODEL_DIR}/detector.onnx",
             "${LABEL_DIR:-/labels}/classes.txt",
+            "$VIDEO_DEVICE",
+            " $ENGINE_PATH ",
         ] {
             assert!(templated(t), "{t}");
         }
@@ -1380,6 +1392,9 @@ mod template_tests {
             "a@@b.engine",
             "@@/x@@",
             "$MODEL_DIR/detector.onnx",
+            "$",
+            "$1",
+            "$VIDEO-DEVICE",
             "${}/x",
             "{{ unclosed",
         ] {

@@ -180,9 +180,15 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // tensor's buffer unchanged (`gst_nvinfer_process_tensor_input`), so a
     // smaller batch-size infers the first units again and never the rest. A
     // larger one takes every tensor whole (`canSupportBatchDims` accepts any
-    // batch up to the engine's): no finding.
+    // batch up to the engine's): no finding. nvinferserver is not nvinfer
+    // here: `GstNvInferServerImpl::processInputTensor`
+    // (`gstnvinferserver_impl.cpp`) cuts the tensor into requests of
+    // `maxBatchSize()` at the offset of each chunk (`batchBytes *
+    // batchIdx`), or sends it whole when its first dimension is not the
+    // batch, so every unit is inferred whatever its batch-size: no finding.
     let preprocessor = p.first(&Role::Preprocess).filter(|e| e.config.is_some());
-    if let (Some(pre), Some(g)) = (preprocessor, &pgie) {
+    let server = p.primary().is_some_and(|g| matches!(g.role, Role::InferServer(_)));
+    if let (Some(pre), Some(g), false) = (preprocessor, &pgie, server) {
         let shape = pre.str("network-input-shape");
         if let Some(first) = shape
             .and_then(|v| glib::split_list(v.value).ok())

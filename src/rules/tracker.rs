@@ -113,8 +113,17 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // DS403: the low-level preset.
-    if let (Some(v), Some(loc)) = (at.str("ll-config-file").map(|e| e.value), site(at, "ll-config-file")) {
+    // DS403: the low-level preset. Its names are NVIDIA's
+    // NvMultiObjectTracker presets: a config handed to another low-level
+    // library (`libByteTracker.so` with a copy named
+    // `config_tracker_NvDeepSORT.yml`) is that library's to read, and a
+    // library named by an expression may be either: silent.
+    let nvidias = !library_not_nvidias(at) && !at.unknown("ll-lib-file");
+    if let (Some(v), Some(loc), true) = (
+        at.str("ll-config-file").map(|e| e.value),
+        site(at, "ll-config-file"),
+        nvidias,
+    ) {
         let base = v.rsplit('/').next().unwrap_or(v).trim();
         let lower = base.to_ascii_lowercase();
         // A 3D preset has no max-perf counterpart: the 2D preset would drop
