@@ -154,18 +154,9 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
         (c.is_control() && c != '\t')
             || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
-    // Most text is printable ASCII: a byte scan (16 bytes a step, no early
-    // exit inside a step, so it vectorizes) skips it without decoding a
-    // char; the chars are looked at from the first other byte on.
-    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
-    let bytes = s.as_bytes();
-    let mut first = bytes.len();
-    for (i, chunk) in bytes.chunks(16).enumerate() {
-        if !chunk.iter().fold(true, |all, &b| all & plain(b)) {
-            first = i * 16 + chunk.iter().position(|&b| !plain(b)).unwrap_or(0);
-            break;
-        }
-    }
+    // Most text is printable ASCII: a byte scan skips it without decoding
+    // a char; the chars are looked at from the first other byte on.
+    let first = first_not_plain(s.as_bytes());
     // Bytes before `first` are ASCII: it is a char boundary.
     if !s[first..].chars().any(bad) {
         return std::borrow::Cow::Borrowed(s);
@@ -183,8 +174,69 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A byte [`escape_controls`] lets through without a look at its char:
+/// printable ASCII and the tab.
+fn plain(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) || b == b'\t'
+}
+
+/// The index of the first byte that is not [`plain`] (the length when
+/// all are): eight bytes a step, each step one test of a word for a byte
+/// below 0x20 or above 0x7e (exact for "is there one": a tab is one, and
+/// its word is then looked at a byte at a time).
+fn first_not_plain(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    for (i, w) in words.by_ref().enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let x = u64::from_le_bytes(word);
+        // A byte below 0x20 (the classic "has less than" test), or one of
+        // 0x7f and above (adding 1 sets its top bit; a set top bit is
+        // seen in `x` itself; a carry out of 0xff comes after such a byte).
+        let low = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let high = (x.wrapping_add(ONES) | x) & HIGH;
+        if low | high != 0 {
+            if let Some(p) = w.iter().position(|&b| !plain(b)) {
+                return i * 8 + p;
+            }
+        }
+    }
+    let done = bytes.len() - words.remainder().len();
+    words
+        .remainder()
+        .iter()
+        .position(|&b| !plain(b))
+        .map_or(bytes.len(), |p| done + p)
+}
+
 #[cfg(test)]
 mod tests {
+    /// The word scan finds the byte a byte-at-a-time scan finds, for every
+    /// byte value at every place of a word and past it.
+    #[test]
+    fn first_not_plain_is_the_byte_scan() {
+        let slow = |b: &[u8]| b.iter().position(|&c| !super::plain(c)).unwrap_or(b.len());
+        for len in 0..20 {
+            for at in 0..len {
+                for v in 0..=255u8 {
+                    let mut b = vec![b'a'; len];
+                    b[at] = v;
+                    assert_eq!(super::first_not_plain(&b), slow(&b), "{len} {at} {v}");
+                    // A tab before it, and a second odd byte after it.
+                    if at > 0 {
+                        b[at - 1] = b'\t';
+                    }
+                    if at + 1 < len {
+                        b[at + 1] = 0xff;
+                    }
+                    assert_eq!(super::first_not_plain(&b), slow(&b), "{len} {at} {v} (tab, 0xff)");
+                }
+            }
+        }
+    }
+
     #[test]
     fn escapes_what_a_terminal_would_act_on() {
         assert_eq!(

@@ -52,7 +52,10 @@ fn is_space(c: char) -> bool {
 /// whitespace, one optional sign, then decimal digits. Whether the sign is
 /// `-`, the text after the sign, and how many digits start it.
 fn sign_and_digits(text: &str) -> (bool, &str, usize) {
-    let s = text.trim_start_matches(is_space);
+    // (`is_space` by bytes: its characters are ASCII, so the bytes
+    // skipped end on a character boundary.)
+    let skip = text.bytes().take_while(|&b| is_space(char::from(b))).count();
+    let s = &text[skip..];
     let (neg, rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -68,11 +71,16 @@ pub fn parse_int(value: &str) -> Option<i64> {
     if len == 0 {
         return None;
     }
-    let rest = &digits[len..];
-    if !rest.is_empty() && !rest.starts_with(is_space) {
+    // What follows the digits starts with a space or is nothing (the
+    // spaces are ASCII: the first byte says).
+    if digits.as_bytes().get(len).is_some_and(|&b| !is_space(char::from(b))) {
         return None;
     }
-    let n: i64 = digits[..len].parse().ok()?;
+    // `digits[..len].parse::<i64>()` of ASCII digits, by hand: `None`
+    // past `i64::MAX`, as the parse fails there.
+    let n = digits.as_bytes()[..len]
+        .iter()
+        .try_fold(0i64, |n, &d| n.checked_mul(10)?.checked_add(i64::from(d - b'0')))?;
     let n = if neg { -n } else { n };
     if n < i32::MIN as i64 || n > i32::MAX as i64 {
         return None;
@@ -323,6 +331,43 @@ mod tests {
             assert_eq!(parse_double(v), want, "{v:?}");
         }
         assert!(parse_double("NaN").is_some_and(f64::is_nan));
+    }
+
+    /// `parse_int` is `strtol` then the checks, as the parse of the digits
+    /// was: leading zeros, signs, spaces around, the `int` range and
+    /// beyond `i64`.
+    #[test]
+    fn integers_at_the_edges() {
+        let read = [
+            ("2147483647", 2147483647),
+            ("-2147483648", -2147483648),
+            ("000000000000000000000000007", 7),
+            (" \t\x0b\x0c\r\n42 ", 42),
+            ("42\x0b", 42),
+            ("+0", 0),
+            ("-0", 0),
+        ];
+        for (v, n) in read {
+            assert_eq!(parse_int(v), Some(n), "{v:?}");
+        }
+        let refused = [
+            "2147483648",
+            "-2147483649",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "99999999999999999999999",
+            "42é",
+            "é42",
+            "\u{a0}42",
+            "+-1",
+            "-",
+        ];
+        for v in refused {
+            assert_eq!(parse_int(v), None, "{v:?}");
+        }
+        assert_eq!(ascii_strtoull("  -1x"), (u64::MAX, 4));
+        assert_eq!(ascii_strtoull("\t12 "), (12, 3));
     }
 
     #[test]
