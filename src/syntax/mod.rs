@@ -182,6 +182,9 @@ struct Index {
     overridden: Vec<bool>,
     /// The ordinal of each group's first entry (non-decreasing).
     first_entry: Vec<u32>,
+    /// Whether some group name is written twice: without, every group is
+    /// the first of its name, and questions about repeats need no lookup.
+    repeated_names: bool,
     /// Seeded at random per run: the names come from the file, and a fixed
     /// seed would let a crafted file collide them all (quadratic lookups).
     hasher: foldhash::fast::RandomState,
@@ -240,7 +243,9 @@ impl Index {
         ix.winners.reserve(entries, hash_winner);
         for (gi, g) in groups.iter().enumerate() {
             let h = hasher.hash_one(g.name.as_str());
-            match ix.names.find(h, |&f| groups[f as usize].name == g.name) {
+            let found = ix.names.find(h, |&f| groups[f as usize].name == g.name);
+            ix.repeated_names |= found.is_some();
+            match found {
                 Some(_) if yaml_cpp.is_some() => {
                     // A later map of the same name: yaml-cpp's lookup never
                     // reaches it, so every entry of it is overridden (DS004
@@ -437,7 +442,7 @@ impl Document {
     /// [`Document::resolve_as_yaml_cpp`]) and `group` is another: `None`
     /// when `group` is read.
     pub fn unread_repeat_of(&self, group: &Group) -> Option<&Group> {
-        if !self.first_map_only {
+        if !self.first_map_only || !self.by_name.repeated_names {
             return None;
         }
         let first = self.groups_named(&group.name).next()?;
@@ -513,6 +518,9 @@ impl Document {
 
     /// Distinct group names in first-seen order.
     pub fn group_names(&self) -> Vec<&str> {
+        if !self.by_name.repeated_names {
+            return self.groups.iter().map(|g| g.name.as_str()).collect();
+        }
         (0..self.groups.len())
             .filter(|&g| self.by_name.first(&self.groups, &self.groups[g].name) == Some(g))
             .map(|g| self.groups[g].name.as_str())

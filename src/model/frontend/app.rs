@@ -370,11 +370,13 @@ impl Reader<'_> {
 
 /// The groups of a file, in order (owned: the reader then borrows the
 /// workspace mutably to load what they reference).
+/// Copied on all threads, in order (a config of 100k groups).
 pub(super) fn group_names(ws: &Workspace, file: FileId) -> Vec<String> {
     ws.files[file]
         .doc
         .group_names()
-        .into_iter()
+        .into_par_iter()
+        .with_min_len(1024)
         .map(str::to_string)
         .collect()
 }
