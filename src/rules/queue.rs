@@ -99,8 +99,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 }
 
 /// Whether the queue `i` takes its buffers from the streammux: the first
-/// element upstream that does more than convert or parse (a tee passes the
-/// same buffers on) is the mux. A queue behind another nvinfer (two
+/// element upstream that does more than convert or parse (a tee or another
+/// queue passes the same buffers on) is the mux. A queue behind another nvinfer (two
 /// primaries back to back) is fed by that nvinfer's own output thread
 /// (`gstnvinfer.cpp` `gst_nvinfer_output_loop`, apart from the thread that
 /// takes its input, `gst_nvinfer_input_queue_loop`), not by the mux forming
@@ -109,7 +109,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 fn fed_by_mux(links: &Adjacency, p: &Pipeline, i: usize) -> bool {
     links
         .upstream(p, i)
-        .find(|e| !passes_through(e) && e.role != Role::Tee)
+        .find(|e| !passes_through(e) && !matches!(e.role, Role::Tee | Role::Queue))
         .is_some_and(|e| e.role == Role::Streammux)
 }
 
