@@ -669,6 +669,11 @@ fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
         m.push_verbatim(&src[content.clone()], content.start);
         return Some(());
     }
+    literal_parts(n, src, m)
+}
+
+/// `literal` read from the string's parts.
+fn literal_parts(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
     let k = kinds();
     let start = n.child(0).filter(|c| c.kind_id() == k.string_start)?;
     let end = n
@@ -717,12 +722,13 @@ fn literal(n: Node, src: &str, m: &mut Mapped) -> Option<()> {
 }
 
 /// The contents of a string literal that `literal` reads as its bytes,
-/// found without its parts: no prefix but `u` or `r`, one quote at each
-/// end and between them no quote, backslash or line break (so no escape,
-/// no interpolation, no triple quote). Such a string's parts are its
-/// start, at most one plain content and its end (tree-sitter-python's
-/// scanner ends the string at the first closing quote), which `literal`
-/// copies verbatim.
+/// found without its parts: no error or missing token in it, no prefix but
+/// `u` or `r`, one quote at each end and between them no quote,
+/// backslash, line break or brace (so no escape, no interpolation, no
+/// triple quote). Such a string's parts are its start, at most one plain
+/// content and its end (tree-sitter-python's scanner ends the string at
+/// the first closing quote; an interpolation, or a `{{` read as one,
+/// begins with a brace), which `literal_parts` copies verbatim.
 fn plain_literal(n: Node, src: &str) -> Option<std::ops::Range<usize>> {
     let range = n.byte_range();
     let t = src.as_bytes().get(range.clone())?;
@@ -732,10 +738,8 @@ fn plain_literal(n: Node, src: &str) -> Option<std::ops::Range<usize>> {
         return None;
     }
     let content = &t[p + 1..t.len() - 1];
-    if content
-        .iter()
-        .any(|&c| c == q || c == b'\\' || c == b'\n' || c == b'\r')
-    {
+    let special = |c: u8| c == q || matches!(c, b'\\' | b'\n' | b'\r' | b'{' | b'}');
+    if content.iter().any(|&c| special(c)) || n.has_error() {
         return None;
     }
     Some(range.start + p + 1..range.end - 1)
@@ -984,6 +988,72 @@ mod tests {
         let def = tree.root_node().named_child(0).unwrap();
         assert_eq!(def.kind_id(), k.function_definition);
         assert_eq!(tree.root_node().kind_id(), k.module);
+    }
+
+    /// Whether every string of `src` (a broken module's too) reads the
+    /// same from its bytes (`plain_literal`, where it applies) as from its
+    /// parts; how many read from their bytes.
+    fn literals_agree(src: &str) -> Result<usize, String> {
+        let Some(tree) = parse_tree(src) else {
+            return Ok(0);
+        };
+        let mut c = tree.walk();
+        let mut stack = vec![tree.root_node()];
+        let mut plain = 0;
+        while let Some(n) = stack.pop() {
+            stack.extend(n.children(&mut c));
+            if n.kind() != "string" {
+                continue;
+            }
+            let (mut fast, mut parts) = (Mapped::default(), Mapped::default());
+            let a = literal(n, src, &mut fast);
+            let b = literal_parts(n, src, &mut parts);
+            plain += usize::from(plain_literal(n, src).is_some());
+            if a != b || fast.text != parts.text || fast.origin != parts.origin || fast.unknown != parts.unknown {
+                return Err(format!("{src:?}: {:?} / {:?}", fast.text, parts.text));
+            }
+        }
+        Ok(plain)
+    }
+
+    /// Every string literal reads the same from its bytes as from its
+    /// parts: prefixes, quotes, escapes, braces, line breaks and quotes
+    /// inside, generated, and broken f-strings whose recovery reads a
+    /// plain string's braces as an interpolation.
+    #[test]
+    fn plain_literals_read_as_their_parts() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        for src in [
+            "s = f'{\"{f'{y}'}' + 'x'\n",
+            "s = f'{\"{x}' + 'x'\n",
+            "s = f'{\"}}' + \"a\"\n",
+        ] {
+            literals_agree(src).unwrap();
+        }
+        let mut runner = TestRunner::new(Config {
+            cases: 2000,
+            ..Config::default()
+        });
+        let prefix = prop::sample::select(vec!["", "u", "U", "r", "R", "b", "f", "F", "rb", "fr", "t", "ur", "Rb"]);
+        let quote = prop::sample::select(vec!["\"", "'", "\"\"\"", "'''"]);
+        let body = prop::collection::vec(
+            prop::sample::select(vec![
+                "a", " ", "é", "{", "}", "{x}", "{{", "\\", "\\n", "\\x41", "\\'", "\\\"", "'", "\"", "\n", "%d",
+                "\r\n", "f'{y}'",
+            ]),
+            0..8,
+        );
+        let plain = std::cell::Cell::new(0);
+        runner
+            .run(&(prefix, quote, body), |(prefix, quote, body)| {
+                let src = format!("s = {prefix}{quote}{}{quote} + 'x'\n", body.concat());
+                let n = literals_agree(&src).map_err(TestCaseError::fail)?;
+                plain.set(plain.get() + n);
+                Ok(())
+            })
+            .unwrap();
+        assert!(plain.get() > 100, "{}", plain.get());
     }
 
     #[test]

@@ -451,8 +451,8 @@ struct Frame<'t> {
     /// `name`), and a function's parameters.
     left: Option<Node<'t>>,
     params: Option<Node<'t>>,
-    /// Whether its children are walked: a string's are only when it may
-    /// interpolate (an `f` or `t` prefix); a plain string holds no name.
+    /// Whether its children are walked: a string's only when it may hold
+    /// names (`may_hold_names`).
     descend: bool,
     /// Whether it goes on with statements of later pieces.
     more: bool,
@@ -525,7 +525,7 @@ impl<'t> Walker<'_, 't> {
                 }
             }
         } else if kind == k.string {
-            descend = may_interpolate(n, src);
+            descend = may_hold_names(n, src);
         } else if k.rebinding.contains(&kind) {
             f.rebound.extend(
                 n.named_children(&mut self.ids)
@@ -603,15 +603,17 @@ impl<'t> Walker<'_, 't> {
     }
 }
 
-/// Whether a string literal may hold interpolations (expressions, names):
-/// tree-sitter-python's scanner reads `{…}` as one only after an `f` or
-/// `t` among the prefix letters before the quote; a prefix of nothing but
-/// `r`, `b` and `u` makes a plain string.
-fn may_interpolate(n: Node, src: &str) -> bool {
-    !src.as_bytes()[n.start_byte().min(src.len())..]
-        .iter()
-        .take_while(|c| !matches!(c, b'"' | b'\'' | b'`'))
-        .all(|c| matches!(c, b'r' | b'R' | b'b' | b'B' | b'u' | b'U'))
+/// Whether a string may hold names (an interpolation's), so the module
+/// walk goes into it: unless it has no error or missing token in it and
+/// no `{` (with which every interpolation begins; tree-sitter-python reads
+/// one only after an `f` or `t` prefix, but a broken module's recovery
+/// may read a plain string's brace as one too).
+fn may_hold_names(n: Node, src: &str) -> bool {
+    n.has_error()
+        || src
+            .as_bytes()
+            .get(n.byte_range())
+            .is_none_or(|t| memchr::memchr(b'{', t).is_some())
 }
 
 /// Blocks nested deeper than this (or calls chained longer) are not read:
@@ -1790,6 +1792,72 @@ pub(crate) fn short(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The module walk does not go into a string `may_hold_names` says
+    /// holds none: no such string holds a name or an interpolation, in a
+    /// broken module too (prefixes, quotes, braces and escapes generated).
+    #[test]
+    fn plain_strings_hold_no_names() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let mut runner = TestRunner::new(Config {
+            cases: 2000,
+            ..Config::default()
+        });
+        let prefix = prop::sample::select(vec![
+            "", "u", "r", "b", "f", "F", "rb", "fr", "Rf", "t", "T", "ur", "bu",
+        ]);
+        let quote = prop::sample::select(vec!["\"", "'", "\"\"\"", "'''"]);
+        let body = prop::collection::vec(
+            prop::sample::select(vec![
+                "a", "{x}", "{", "}", "{{", "{f'{y}'}", "\\", "\\{z}", "'", "\"", "\n",
+            ]),
+            0..6,
+        );
+        let plain = std::cell::Cell::new(0);
+        runner
+            .run(&(prefix, quote, body), |(prefix, quote, body)| {
+                let src = format!("s = {prefix}{quote}{}{quote} + 'x'\n", body.concat());
+                let Some(tree) = python::parse_tree(&src) else {
+                    return Ok(());
+                };
+                let mut c = tree.walk();
+                let mut strings = Vec::new();
+                let mut stack = vec![tree.root_node()];
+                while let Some(n) = stack.pop() {
+                    if n.kind() == "string" {
+                        strings.push(n);
+                    }
+                    stack.extend(n.children(&mut c));
+                }
+                for n in strings.into_iter().filter(|n| !may_hold_names(*n, &src)) {
+                    plain.set(plain.get() + 1);
+                    let mut inside = vec![n];
+                    while let Some(d) = inside.pop() {
+                        prop_assert!(
+                            d.id() == n.id()
+                                || !d.is_named()
+                                || matches!(
+                                    d.kind(),
+                                    "string_start"
+                                        | "string_content"
+                                        | "string_end"
+                                        | "escape_sequence"
+                                        | "escape_interpolation"
+                                ),
+                            "{} in {:?}: {}",
+                            d.kind(),
+                            src,
+                            n.to_sexp()
+                        );
+                        inside.extend(d.children(&mut c));
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        assert!(plain.get() > 500, "{}", plain.get());
+    }
 
     /// What a statement read says, written out.
     fn summary(s: &Stmt) -> String {
