@@ -292,6 +292,22 @@ fn fixes_that_undo_each_other_stop_and_are_named() {
     .unwrap();
     std::fs::write(d.join("model.onnx"), "").unwrap();
     std::fs::write(d.join("video.mp4"), "").unwrap();
+    // `check` judges the primary's batch-size in each app: 2 in one, 4 in
+    // the other. One finding, expecting either, each app's reason, no fix.
+    let checked = check_dir(d);
+    let ds201: Vec<_> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.code() == "DS201")
+        .map(|d| (d.expected.as_deref(), d.why.as_deref(), d.fix.is_some()))
+        .collect();
+    let why = |n: u32| {
+        format!(
+            "final_batch = min(n_streams {n}, 16); n_streams from enabled sources in the config: the engine runs one batch per streammux batch"
+        )
+    };
+    let both = format!("{}; also: {}", why(2), why(4));
+    assert_eq!(ds201, [(Some("2 or 4"), Some(both.as_str()), false)]);
     let o = fix_case(d, false);
     let pgie = d.join("pgie.txt");
     assert_eq!(o.conflicting, vec![pgie.clone()]);
@@ -312,11 +328,21 @@ fn fixes_that_undo_each_other_stop_and_are_named() {
         .collect();
     left.sort();
     assert_eq!(left, [(d.join("app_a.txt"), true), (d.join("app_b.txt"), true)]);
+    // The primary's own DS201 is judged in each app: it expects 2 in one and
+    // 4 in the other, so it is one finding that expects either, with no fix
+    // (no single batch-size is right for the shared line): no "fix left".
+    let ds201: Vec<_> = o
+        .remaining
+        .iter()
+        .filter(|d| d.code() == "DS201")
+        .map(|d| (d.expected.as_deref().map(str::to_string), d.fix.is_some()))
+        .collect();
+    assert_eq!(ds201, [(Some("2 or 4".to_string()), false)]);
     let summary = diff::summary(&o, false);
     assert_eq!(
         summary,
         format!(
-            "would fix 0 findings in 0 files.\n1 fix left: unsafe (DS201 ×1); use --unsafe-fixes to apply.\n1 file left unfixed where fixes undo one another (a file shared by pipelines that want different values): {}.\n",
+            "would fix 0 findings in 0 files.\n1 file left unfixed where fixes undo one another (a file shared by pipelines that want different values): {}.\n",
             pgie.display()
         )
     );

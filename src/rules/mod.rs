@@ -377,9 +377,17 @@ impl Findings {
         // set's rehashing and the vector's growth were a quarter of a
         // merged report's time on the 10k bench tree's fix).
         let picked: Vec<&Diagnostic> = self.lists().flatten().filter(|d| keep(d)).collect();
-        let mut seen = FastSet::with_capacity_and_hasher(picked.len(), Default::default());
-        let mut out = Vec::with_capacity(picked.len());
-        out.extend(picked.into_iter().filter(|d| seen.insert(same_finding(d))).cloned());
+        let mut seen: FastMap<_, usize> = FastMap::with_capacity_and_hasher(picked.len(), Default::default());
+        let mut out: Vec<Diagnostic> = Vec::with_capacity(picked.len());
+        for d in picked {
+            match seen.entry(same_finding(d)) {
+                std::collections::hash_map::Entry::Occupied(e) => merge_expectation(&mut out[*e.get()], d),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(out.len());
+                    out.push(d.clone());
+                }
+            }
+        }
         out
     }
 
@@ -562,8 +570,11 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
     for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
         kept.clear();
         for &(_, i) in run {
-            if kept.iter().any(|&k| same_finding(&out[k]) == same_finding(&out[i])) {
+            if let Some(&k) = kept.iter().find(|&&k| same_finding(&out[k]) == same_finding(&out[i])) {
                 dropped[i] = true;
+                // k < i: the run is sorted by position.
+                let (before, rest) = out.split_at_mut(i);
+                merge_expectation(&mut before[k], &rest[0]);
             } else {
                 kept.push(i);
             }
@@ -571,6 +582,49 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
     }
     let mut dropped = dropped.into_iter();
     out.retain(|_| !dropped.next().unwrap_or(false));
+}
+
+/// One finding made twice (a line of a config that several pipelines
+/// read, judged in each) whose copies expect different values: a primary
+/// shared by a 2-stream and a 4-stream app gets "expected 2" from one and
+/// "expected 4" from the other. Keeping the first alone would claim a value
+/// that is wrong for the other pipeline, so the kept finding expects
+/// either ("2 or 4"), says why for each, and has no fix unless both
+/// copies' fixes are the same edits (no single value is right for the
+/// shared line). Copies that expect the same are left as they are.
+fn merge_expectation(kept: &mut Diagnostic, other: &Diagnostic) {
+    let (Some(k), Some(o)) = (&kept.expected, &other.expected) else {
+        return;
+    };
+    if k.split(" or ").any(|e| e == &**o) {
+        return;
+    }
+    kept.expected = Some(format!("{k} or {o}").into());
+    if let Some(w) = &other.why {
+        if kept.why.as_deref() != Some(&**w) {
+            kept.why = Some(
+                match kept.why.take() {
+                    Some(k) => format!("{k}; also: {w}"),
+                    None => format!("also: {w}"),
+                }
+                .into(),
+            );
+        }
+    }
+    drop_fix_unless_same(kept, other);
+}
+
+/// A finding kept for two copies keeps its fix only when both copies'
+/// fixes make the same edits.
+fn drop_fix_unless_same(kept: &mut Diagnostic, other: &Diagnostic) {
+    let same_fix = match (&kept.fix, &other.fix) {
+        (Some(a), Some(b)) => a.edits == b.edits,
+        (None, None) => true,
+        _ => false,
+    };
+    if !same_fix {
+        kept.fix = None;
+    }
 }
 
 /// What makes two findings one: the same code, place and message.
@@ -801,14 +855,7 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
                 kept.related.push(r.clone());
             }
         }
-        let same_fix = match (&kept.fix, &other.fix) {
-            (Some(a), Some(b)) => a.edits == b.edits,
-            (None, None) => true,
-            _ => false,
-        };
-        if !same_fix {
-            kept.fix = None;
-        }
+        drop_fix_unless_same(kept, other);
         folded[i] = true;
     }
     let mut folded = folded.into_iter();
