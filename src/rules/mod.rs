@@ -593,25 +593,39 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
 /// copies' fixes are the same edits (no single value is right for the
 /// shared line). Copies that expect the same are left as they are.
 fn merge_expectation(kept: &mut Diagnostic, other: &Diagnostic) {
-    let (Some(k), Some(o)) = (&kept.expected, &other.expected) else {
-        return;
-    };
-    if k.split(" or ").any(|e| e == &**o) {
+    if !join_expected(kept, other) {
         return;
     }
-    kept.expected = Some(format!("{k} or {o}").into());
     if let Some(w) = &other.why {
         if kept.why.as_deref() != Some(&**w) {
-            kept.why = Some(
-                match kept.why.take() {
-                    Some(k) => format!("{k}; also: {w}"),
-                    None => format!("also: {w}"),
-                }
-                .into(),
-            );
+            add_note(kept, w);
         }
     }
     drop_fix_unless_same(kept, other);
+}
+
+/// The kept finding expects the other's value too ("2 or 4"), unless it
+/// already names it; whether it was added.
+fn join_expected(kept: &mut Diagnostic, other: &Diagnostic) -> bool {
+    let (Some(k), Some(o)) = (&kept.expected, &other.expected) else {
+        return false;
+    };
+    if k.split(" or ").any(|e| e == &**o) {
+        return false;
+    }
+    kept.expected = Some(format!("{k} or {o}").into());
+    true
+}
+
+/// `also: <note>` after the kept finding's `why`.
+fn add_note(kept: &mut Diagnostic, note: &str) {
+    kept.why = Some(
+        match kept.why.take() {
+            Some(w) => format!("{w}; also: {note}"),
+            None => format!("also: {note}"),
+        }
+        .into(),
+    );
 }
 
 /// A finding kept for two copies keeps its fix only when both copies'
@@ -835,21 +849,10 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         let (before, rest) = out.split_at_mut(i);
         let (kept, other) = (&mut before[j], &rest[0]);
         if kept.message != other.message {
-            let note = format!("also: {}", other.message);
-            kept.why = Some(
-                match kept.why.take() {
-                    Some(w) => format!("{w}; {note}"),
-                    None => note,
-                }
-                .into(),
-            );
+            add_note(kept, &other.message);
         }
         // Each pipeline's own expectation (DS207: the name for its batch).
-        if let (Some(k), Some(o)) = (&kept.expected, &other.expected) {
-            if !k.split(" or ").any(|e| e == &**o) {
-                kept.expected = Some(format!("{k} or {o}").into());
-            }
-        }
+        join_expected(kept, other);
         for r in &other.related {
             if !kept.related.contains(r) {
                 kept.related.push(r.clone());
