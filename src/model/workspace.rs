@@ -68,9 +68,7 @@ impl SourceFile {
     /// join asked for more), where moved they are given back whole.
     pub fn drop_parse_compacting(&mut self) {
         self.doc.drop_parse();
-        self.doc.text = self.doc.text.as_str().to_owned();
-        self.lines = self.lines.clone();
-        self.path = self.path.clone();
+        self.reallocate_text();
     }
 }
 
@@ -452,14 +450,7 @@ impl Workspace {
                 &crate::syntax::c_keys::is_source,
                 &scan,
             );
-            // Names NVIDIA's readers read already come from a vendored copy
-            // of their parser as often as from a fork: only new names count.
-            walked
-                .files
-                .into_iter()
-                .flat_map(|(_, keys)| keys)
-                .filter(|k| !crate::model::keys::known_name(k))
-                .collect()
+            walked.files.into_iter().flat_map(|(_, keys)| keys).collect()
         })
     }
 
@@ -526,11 +517,7 @@ impl Workspace {
             let mut keys = HashSet::new();
             walked.files.retain_mut(|(_, (_, loaded))| match loaded {
                 Loaded::ReaderKeys(k) => {
-                    keys.extend(
-                        std::mem::take(k)
-                            .into_iter()
-                            .filter(|k| !crate::model::keys::known_name(k)),
-                    );
+                    keys.extend(std::mem::take(k));
                     false
                 }
                 _ => true,
@@ -978,8 +965,10 @@ pub struct Walked {
     pub problems: Vec<(PathBuf, String)>,
 }
 
-/// The key names a C or C++ source reads (`syntax::c_keys`), read under the
-/// size cap; none when it cannot be read.
+/// The key names a C or C++ source reads (`syntax::c_keys`) that none of
+/// NVIDIA's readers reads, read under the size cap; none when it cannot be
+/// read. Names NVIDIA's readers read come from a vendored copy of their
+/// parser as often as from a fork: only new names count.
 fn scan_reader_source(path: &Path) -> Vec<String> {
     let Ok(bytes) = crate::files::read::read_regular(path, MAX_FILE_BYTES) else {
         return Vec::new();
@@ -987,7 +976,9 @@ fn scan_reader_source(path: &Path) -> Vec<String> {
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
         return Vec::new();
     }
-    crate::syntax::c_keys::keys(&bytes)
+    let mut keys = crate::syntax::c_keys::keys(&bytes);
+    keys.retain(|k| !crate::model::keys::known_name(k));
+    keys
 }
 
 /// The candidate files under a folder (by extension, respecting
