@@ -10,7 +10,9 @@
 //! only when it reads as its part of the whole file provably does; anything
 //! else (an error, a document marker, a directive, a piece that is not one
 //! block mapping) reads the whole file in one parse, so the document and its
-//! errors are always those of the whole parse.
+//! errors are always those of the whole parse. A small file made only of
+//! plain lines (`yaml_plain`) is read as one plain piece, without the
+//! parser.
 
 use std::borrow::Cow;
 
@@ -173,10 +175,19 @@ pub fn parse(text: String) -> Document {
 const PIECE: usize = 1 << 18;
 
 /// Read `text` in pieces of about `piece` bytes where that is provably the
-/// same as one parse (`usize::MAX`: always one parse).
+/// same as one parse, a small text made only of plain lines as one plain
+/// piece (`usize::MAX`: always one parse by the parser).
 pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     let masked = mask_opencv_directive(&text);
-    let in_pieces = cut_points(&masked, piece).and_then(|cuts| read_pieces(&masked, &cuts));
+    let in_pieces = match cut_points(&masked, piece) {
+        Some(cuts) => read_pieces(&masked, &cuts),
+        // A small file made only of plain lines (most configs) is read as
+        // one plain piece, as the parser reads it (`yaml_plain`).
+        None if piece != usize::MAX => {
+            yaml_plain::read_piece(&masked, 0, masked.len()).map(|(read, _)| (read.groups, read.kept))
+        }
+        None => None,
+    };
     let mut errors = Vec::new();
     let (groups, kept) = match in_pieces {
         Some(read) => read,
@@ -735,6 +746,8 @@ mod tests {
             );
         }
         assert_eq!(shown(&parse_in_pieces(text.to_string(), 1)), shown(&whole), "{text:?}");
+        // As a check reads it: small and plain, in one plain piece.
+        assert_eq!(shown(&parse(text.to_string())), shown(&whole), "{text:?}");
         plain_pieces_as_parsed(text);
         taken
     }
@@ -752,6 +765,8 @@ mod tests {
                 ranges.push((from, cuts.get(i + 1).copied().unwrap_or(masked.len())));
             }
         }
+        let whole = parse_in_pieces(text.to_string(), usize::MAX);
+        assert_eq!(shown(&parse(text.to_string())), shown(&whole), "{text:?}");
         let mut plain = 0;
         for (from, to) in ranges {
             let Some((read, root)) = yaml_plain::read_piece(&masked, from, to) else {
@@ -1058,6 +1073,28 @@ mod tests {
             shown(&parse_in_pieces(text.clone(), 4096)),
             shown(&parse_in_pieces(text, usize::MAX))
         );
+    }
+
+    /// A small file of plain lines is read plain (no parser), as the
+    /// parser reads it; one line that is not plain leaves the whole file
+    /// to the parser, errors and all.
+    #[test]
+    fn small_plain_files_read_as_parsed() {
+        let text = "%YAML:1.0\n# c\nBaseConfig:\n  minDetectorConfidence: 0.5 # c\nTargetManagement:\n  maxTargetsPerStream: 150\n";
+        let masked = mask_opencv_directive(text);
+        assert!(yaml_plain::read_piece(&masked, 0, masked.len()).is_some());
+        let d = parse(text.to_string());
+        assert_eq!(shown(&d), shown(&parse_in_pieces(text.to_string(), usize::MAX)));
+        assert_eq!(d.group_names(), vec!["BaseConfig", "TargetManagement"]);
+        let e = d.get("TargetManagement", "maxTargetsPerStream").unwrap();
+        assert_eq!(e.value.as_deref(), Some("150"));
+        assert_eq!(&text[e.spans.line()], "  maxTargetsPerStream: 150\n");
+        for broken in ["a:\n  b: 1\n  c: [2\n", "a:\n  b: 1\n c: 2\n", "a: 1\n---\nb: 2\n"] {
+            assert!(yaml_plain::read_piece(broken, 0, broken.len()).is_none(), "{broken:?}");
+            let d = parse(broken.to_string());
+            assert_eq!(shown(&d), shown(&parse_in_pieces(broken.to_string(), usize::MAX)));
+        }
+        assert_eq!(parse("a:\n  b: 1\n  c: [2\n".to_string()).errors.len(), 1);
     }
 
     #[test]
