@@ -182,7 +182,14 @@ fn parse_line(
             message: what,
         });
     };
-    if let Some(name) = group_header(line) {
+    // (`line` starts past the whitespace `group_header` skips: a header
+    // starts with its `[`, and most lines are keys.)
+    let header = if line.starts_with('[') {
+        group_header(line)
+    } else {
+        None
+    };
+    if let Some(name) = header {
         let name_start = start + 1;
         if !is_group_name(name) {
             errors.push(SyntaxError {

@@ -65,19 +65,23 @@ impl<'a> Events<'a> {
 /// length, so every offset stays) before parsing; a text without one is
 /// parsed as it is (no copy).
 pub(super) fn mask_opencv_directive(text: &str) -> Cow<'_, str> {
-    if !text.starts_with("%YAML:") && !text.contains("\n%YAML:") {
+    let at_start = text.starts_with("%YAML:");
+    let mut later = memchr::memmem::find_iter(text.as_bytes(), b"\n%YAML:")
+        .map(|i| i + 1)
+        .peekable();
+    if !at_start && later.peek().is_none() {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("%YAML:") {
-            out.push('#');
-            out.push_str(&line[1..]);
-        } else {
-            out.push_str(line);
-        }
+    // One copy, then each directive's `%` (one ASCII byte) made a `#` (one
+    // ASCII byte): still UTF-8, every offset the same.
+    let mut out = text.as_bytes().to_vec();
+    for at in at_start.then_some(0).into_iter().chain(later) {
+        out[at] = b'#';
     }
-    Cow::Owned(out)
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(_) => Cow::Borrowed(text),
+    }
 }
 
 fn offsets(span: &YSpan, base: usize) -> Span {
@@ -611,6 +615,26 @@ mod tests {
         let g = d.last_group("streammux").unwrap();
         assert_eq!(g.indent, "  ");
         assert_eq!(&src[g.insert_at..g.insert_at + 9], "property:");
+    }
+
+    /// OpenCV's directive is masked at the start of every line that
+    /// holds one, nowhere else, and every offset stays.
+    #[test]
+    fn opencv_directives_are_masked_in_place() {
+        for (text, want) in [
+            ("%YAML:1.0\na: 1\n", "#YAML:1.0\na: 1\n"),
+            (
+                "a: 1\n%YAML:1.0\n%YAML:x\nb: é %YAML:\n",
+                "a: 1\n#YAML:1.0\n#YAML:x\nb: é %YAML:\n",
+            ),
+            ("%YAML 1.2\n---\na: 1\n", "%YAML 1.2\n---\na: 1\n"),
+            (" %YAML:1.0\n", " %YAML:1.0\n"),
+            ("", ""),
+        ] {
+            let masked = mask_opencv_directive(text);
+            assert_eq!(masked, want, "{text:?}");
+            assert_eq!(matches!(masked, Cow::Borrowed(_)), text == want, "{text:?}");
+        }
     }
 
     #[test]

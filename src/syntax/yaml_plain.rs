@@ -47,13 +47,15 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
     let mut open: Option<(String, Span)> = None;
     let mut indent = 0;
     let mut seen = false;
+    // Every line printable ASCII: every byte of the piece is that or a
+    // line's `\n` (looked at once, not line by line).
+    if !printable_lines(&bytes[from..to]) {
+        return None;
+    }
     let mut line = from;
     while line < to {
         let end = memchr::memchr(b'\n', &bytes[line..to]).map_or(to, |i| line + i);
         let body = &bytes[line..end];
-        if !body.iter().all(|&b| (0x20..0x7f).contains(&b)) {
-            return None;
-        }
         let lead = body.iter().take_while(|&&b| b == b' ').count();
         if lead == body.len() || body[lead] == b'#' {
             line = end + 1;
@@ -109,6 +111,17 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
     seen.then_some((read, root))
 }
 
+/// Whether every byte is printable ASCII (`0x20..0x7f`) or a `\n`; a
+/// block at a time without a branch a byte, so the compiler checks many
+/// bytes an instruction.
+fn printable_lines(bytes: &[u8]) -> bool {
+    bytes.chunks(64).all(|block| {
+        block
+            .iter()
+            .fold(true, |ok, &b| ok & ((b.wrapping_sub(0x20) < 0x5f) | (b == b'\n')))
+    })
+}
+
 /// Add the group just read (its entries in `read.scratch`); `None` when
 /// it has none (`name:` then a null, not a map).
 fn close(text: &str, read: &mut Read, name: String, name_span: Span) -> Option<()> {
@@ -162,8 +175,47 @@ fn value_at<'a>(text: &'a str, body: &[u8], after: usize, line: usize) -> Option
     let first_ok = first.is_ascii_alphanumeric()
         || FIRST.contains(&first)
         || (first == b'-' && value.get(1).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'.'));
-    if !first_ok || last == b':' || value.iter().any(|b| b"#[]{}".contains(b)) || value.windows(2).any(|w| w == b": ") {
+    // No `#` (a comment starts after a space: `stop`), flow indicator, or
+    // `: ` inside.
+    let refused = |(i, &b): (usize, &u8)| {
+        matches!(b, b'#' | b'[' | b']' | b'{' | b'}') || (b == b':' && value.get(i + 1) == Some(&b' '))
+    };
+    if !first_ok || last == b':' || value.iter().enumerate().any(refused) {
         return None;
     }
     Some((&text[line + start..line + end], line + start..line + end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable_lines;
+
+    /// Printable ASCII and `\n` only, whatever block a byte falls in.
+    #[test]
+    fn printable_lines_are_ascii_and_line_ends() {
+        for len in [0, 1, 63, 64, 65, 200] {
+            let mut text = vec![b'a'; len];
+            assert!(printable_lines(&text), "{len}");
+            for at in [0, len / 2, len.saturating_sub(1)] {
+                if at >= len {
+                    continue;
+                }
+                for (b, ok) in [
+                    (b'\n', true),
+                    (b' ', true),
+                    (b'~', true),
+                    (0x7f, false),
+                    (0x1f, false),
+                    (b'\t', false),
+                    (b'\r', false),
+                    (0xc3, false),
+                    (0, false),
+                ] {
+                    text[at] = b;
+                    assert_eq!(printable_lines(&text), ok, "{b:#x} at {at} of {len}");
+                    text[at] = b'a';
+                }
+            }
+        }
+    }
 }
