@@ -876,11 +876,30 @@ fn shebang_format(text: &str) -> Option<Format> {
 }
 
 pub fn looks_like_protobuf(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .take(3)
-        .any(|l| (l.ends_with('{') && !l.starts_with('[')) || l.starts_with("infer_config"))
+    // The first three lines with content, found with memchr; a comment at
+    // a line's start (a license header's twenty lines) passed over without
+    // a trim. (`str::lines` then a trim: a `\r` before the `\n` is trimmed.)
+    let mut rest = text;
+    let mut seen = 0;
+    while seen < 3 && !rest.is_empty() {
+        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        if line.starts_with('#') {
+            continue;
+        }
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        if (l.ends_with('{') && !l.starts_with('[')) || l.starts_with("infer_config") {
+            return true;
+        }
+        seen += 1;
+    }
+    false
 }
 
 /// For a YAML file the parser rejects: does it still look like one of ours
@@ -910,6 +929,49 @@ mod tests {
         match verdict(&Document::parse(text.to_string(), format)) {
             Verdict::Skip(r, _) => Some(r),
             Verdict::Lint(..) => None,
+        }
+    }
+
+    /// As the first three lines with content, trimmed, say (the line walk
+    /// this replaced is the reference).
+    #[test]
+    fn protobuf_looks_as_lines_say() {
+        let by_lines = |text: &str| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .take(3)
+                .any(|l| (l.ends_with('{') && !l.starts_with('[')) || l.starts_with("infer_config"))
+        };
+        let lines = [
+            "# c",
+            "  # c {",
+            "",
+            "  ",
+            "\r",
+            "a {",
+            "a {\r",
+            "[a] {",
+            "infer_config",
+            " infer_config: 1",
+            "k: v",
+            "\u{a0}# c",
+            "\u{a0}a {\u{a0}",
+            "x",
+            "{",
+            "\t{ ",
+        ];
+        for a in lines {
+            for b in lines {
+                for c in lines {
+                    for d in lines {
+                        for end in ["", "\n", "\r\n"] {
+                            let text = format!("{a}\n{b}\r\n{c}\n{d}{end}");
+                            assert_eq!(looks_like_protobuf(&text), by_lines(&text), "{text:?}");
+                        }
+                    }
+                }
+            }
         }
     }
 
