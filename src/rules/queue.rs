@@ -86,7 +86,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 q,
                 Rule::QueueBeforeFileSink,
                 &[("max-size-buffers", i64::from(fb)), ("leaky", 0)],
-                format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
+                format!(
+                    "a queue feeding a file sink or encoder: final_batch buffers deep, never dropping frames; {why}"
+                ),
                 out,
             );
         } else if reaches(&|e| e.role == Role::Infer(Stage::Primary)) && fed_by_mux(&links, p, i) {
