@@ -268,13 +268,15 @@ fn unsafe_fixes_need_the_flag() {
     );
 }
 
-/// Two apps that load one primary config with different batch sizes: each
-/// pass's DS701 fix (set both batch-size) undoes the other's. The loop sees the file come back to
-/// a text it had (allowed once: a later fix may rightly undo an earlier
-/// one) and, the second time, stops fixing that file and names it, instead
-/// of flipping it until MAX_PASSES.
+/// Two apps that load one primary config with different batch sizes
+/// (streammux 2 and 4, the primary's batch-size 1). Each app's DS701 is at
+/// its own streammux line, so they are not copies of one finding, but each
+/// fix would set the one shared `batch-size` line to its app's value and
+/// undo the other's (before, `fix` flipped the file 1 → 2 → 4 → 2 until its
+/// cycle guard put it back and named it). They are one finding expecting
+/// either, naming the other app, with no fix; so is the primary's DS201.
 #[test]
-fn fixes_that_undo_each_other_stop_and_are_named() {
+fn two_apps_sharing_a_primary_get_one_batch_finding_and_no_fix() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     std::fs::write(d.join("dslint.toml"), "").unwrap();
@@ -308,29 +310,49 @@ fn fixes_that_undo_each_other_stop_and_are_named() {
     };
     let both = format!("{}; also: {}", why(2), why(4));
     assert_eq!(ds201, [(Some("2 or 4"), Some(both.as_str()), false)]);
-    let o = fix_case(d, false);
+    let ds701 = |found: &[dslint::base::diagnostic::Diagnostic], ws: &dslint::model::workspace::Workspace| {
+        found
+            .iter()
+            .filter(|d| d.code() == "DS701")
+            .map(|d| {
+                (
+                    ws.files[d.file].path.clone(),
+                    d.message.clone(),
+                    d.expected.as_deref().map(str::to_string),
+                    d.why.as_deref().map(str::to_string),
+                    d.fix.is_some(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
     let pgie = d.join("pgie.txt");
-    assert_eq!(o.conflicting, vec![pgie.clone()]);
-    // 1 → 2 (app_a), 2 → 4 (app_b), 4 → 2 (back once), then the cycle is
-    // seen: three passes, and the file is put back as it was. Which app's
-    // value it held then was an accident of order, so nothing is written,
-    // and no fix is counted as applied.
-    assert_eq!(o.passes, 3);
+    let mismatch = |n: u32| {
+        format!(
+            "BATCH_MISMATCH: streammux batch-size {n} != primary nvinfer batch-size 1 ({}:3)",
+            pgie.display()
+        )
+    };
+    let one = [(
+        d.join("app_a.txt"),
+        mismatch(2),
+        Some("2 or 4".to_string()),
+        Some(format!(
+            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); also: {}:8: {}; also: the apps read one primary config and want different batches: no single batch-size is right for it (no fix)",
+            d.join("app_b.txt").display(),
+            mismatch(4)
+        )),
+        false,
+    )];
+    assert_eq!(ds701(&checked.diagnostics, &checked.ws), one);
+    // `fix`: nothing to apply, so nothing flips and no file is left
+    // unfixed as a cycle; the same one finding is left.
+    let o = fix_case(d, false);
+    assert!(o.conflicting.is_empty(), "{:?}", o.conflicting);
+    assert_eq!(o.passes, 0);
     assert_eq!(o.applied, Default::default());
     assert!(o.log.is_empty());
     assert!(o.changed.is_empty(), "{:?}", o.changed.keys());
-    // The findings the cycle left are still reported, with their fixes.
-    let mut left: Vec<_> = o
-        .remaining
-        .iter()
-        .filter(|d| d.code() == "DS701")
-        .map(|d| (o.final_ws.files[d.file].path.clone(), d.fix.is_some()))
-        .collect();
-    left.sort();
-    assert_eq!(left, [(d.join("app_a.txt"), true), (d.join("app_b.txt"), true)]);
-    // The primary's own DS201 is judged in each app: it expects 2 in one and
-    // 4 in the other, so it is one finding that expects either, with no fix
-    // (no single batch-size is right for the shared line): no "fix left".
+    assert_eq!(ds701(&o.remaining, &o.final_ws), one);
     let ds201: Vec<_> = o
         .remaining
         .iter()
@@ -338,14 +360,7 @@ fn fixes_that_undo_each_other_stop_and_are_named() {
         .map(|d| (d.expected.as_deref().map(str::to_string), d.fix.is_some()))
         .collect();
     assert_eq!(ds201, [(Some("2 or 4".to_string()), false)]);
-    let summary = diff::summary(&o, false);
-    assert_eq!(
-        summary,
-        format!(
-            "would fix 0 findings in 0 files.\n1 file left unfixed where fixes undo one another (a file shared by pipelines that want different values): {}.\n",
-            pgie.display()
-        )
-    );
+    assert_eq!(diff::summary(&o, false), "would fix 0 findings in 0 files.\n");
 }
 
 /// Precision 10: a fix after which a finding at warning or above appears

@@ -723,7 +723,10 @@ impl Workspace {
     /// path whose pieces are placeholders an app or a script renders before
     /// DeepStream reads the file (`{{ model_dir }}/model.plan`,
     /// `@@ENGINE@@`, `${MODEL_DIR}/model.plan`): where it points is not in
-    /// the file, so whether it exists is unknown (Precision 5).
+    /// the file, so whether it exists is unknown (Precision 5). So is a
+    /// missing path that a vendored deepstream_python_apps copy names
+    /// outside itself ([`into_install`]): it points into the DeepStream
+    /// install the copy is meant to be cloned into.
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
@@ -746,6 +749,7 @@ impl Workspace {
         }
         Some(match self.place(&full) {
             Place::Inside(_) => Target::Exists(full),
+            Place::Missing(_) if into_install(&self.files[from].path, &full) => return None,
             Place::Missing(_) => Target::Missing(full),
             Place::Outside => Target::Outside(full),
         })
@@ -1282,6 +1286,28 @@ fn is_normal(path: &Path) -> bool {
 /// A key for "the same file": the canonical path when it exists.
 pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
+}
+
+/// The folder NVIDIA's Python apps are cloned as, inside a DeepStream
+/// install: `<install>/sources/deepstream_python_apps` (their
+/// `bindings/README.md`: "clone the deepstream_python_apps repo under
+/// <DeepStream ROOT>/sources"; their configs name the install's models
+/// from there,
+/// `apps/deepstream-test1/dstest1_pgie_config.txt`:
+/// `../../../../samples/models/Primary_Detector/…`).
+const PYTHON_APPS: &str = "deepstream_python_apps";
+
+/// Whether `full`, missing from the tree, is named from a file of a
+/// vendored deepstream_python_apps copy and leaves that copy: in the
+/// install the copy is cloned into, it points into the install's own
+/// tree (`samples/`, `lib/`), which a repository does not carry. Whether
+/// it exists where the app runs is unknown, so no rule may say it is
+/// missing (`resolve` gives `None`, as for a template's path).
+fn into_install(from: &Path, full: &Path) -> bool {
+    from.ancestors()
+        .skip(1)
+        .find(|a| a.file_name().is_some_and(|n| n == PYTHON_APPS))
+        .is_some_and(|copy| !full.starts_with(normalize(copy)))
 }
 
 /// Lexically drop `.` and fold `dir/..`, keeping the path relative when it is.

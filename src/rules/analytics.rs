@@ -182,9 +182,19 @@ pub fn check(ctx: &Ctx, file: FileId, streams: Option<u32>, out: &mut Vec<Diagno
                 out.push(bad(msg, why).expected(expected));
                 continue;
             }
-            // DS802: a point outside the coordinate space.
+            // DS802: a point outside the coordinate space. A direction
+            // (`direction-<label>`, and the first four values of
+            // `line-crossing-<label>`) is a vector: nvdsanalytics keeps it
+            // as one (`DirectionInfo::dir_data`, `LineCrossingInfo::lc_dir`
+            // in `nvds_analytics.h`, the x2−x1, y2−y1 unit vector), so
+            // where its ends lie places nothing in the frame: not judged.
+            let placed = match shape {
+                Shape::Direction => &values[..0],
+                Shape::LineCrossing => &values[4..],
+                Shape::Polygon => &values[..],
+            };
             if let (Some(w), Some(h), true) = (width, height, on) {
-                if let Some(p) = values.chunks(2).find(|p| p[0] > w || p.get(1).is_some_and(|y| *y > h)) {
+                if let Some(p) = placed.chunks(2).find(|p| p[0] > w || p.get(1).is_some_and(|y| *y > h)) {
                     let y = p.get(1).map_or(String::new(), |y| format!(";{y}"));
                     out.push(
                         Diagnostic::new(

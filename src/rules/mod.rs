@@ -672,6 +672,7 @@ pub fn report_distinct(
     // After selection and suppressions: `--select DS101` still shows DS101.
     fold_batch_findings(&mut out);
     fold_shared_config_findings(&mut out);
+    fold_shared_primary_batch(ws, &mut out);
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
     // linted but never rewritten: writing it back would change those bytes.
     for d in &mut out {
@@ -860,6 +861,69 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         }
         drop_fix_unless_same(kept, other);
         folded[i] = true;
+    }
+    let mut folded = folded.into_iter();
+    out.retain(|_| !folded.next().unwrap_or(false));
+}
+
+/// One primary config read by several apps (a 2-stream and a 4-stream
+/// app share `pgie.txt`) whose streammux batches differ from its
+/// `batch-size` gets DS701 in each app, at each app's streammux line: the
+/// findings are not copies of one (`merge_expectation` takes those), yet
+/// their fixes set the one shared line to different values, each undoing
+/// the other. Where the DS701 findings naming the same primary place
+/// expect different values, they become one: the first, expecting each
+/// ("2 or 4"), with the others' places and messages as notes of its `why`,
+/// and no fix (no single batch-size is right for the shared line). Where
+/// they expect the same value their fixes agree and they are left as they
+/// are. Linear: the findings are indexed by the primary's place once.
+fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    // DS701's first related place is the primary's batch (or its config's
+    // `[property]` where the batch is unset).
+    let primary = |d: &Diagnostic| {
+        (d.rule() == Rule::BatchMismatch)
+            .then(|| d.related.first())
+            .flatten()
+            .map(|(f, span)| (*f, span.start, span.end))
+    };
+    let mut groups: FastMap<(FileId, usize, usize), Vec<usize>> = FastMap::default();
+    for (i, d) in out.iter().enumerate() {
+        if let Some(k) = primary(d) {
+            groups.entry(k).or_default().push(i);
+        }
+    }
+    let mut folded = vec![false; out.len()];
+    for members in groups.values() {
+        let (&host, others) = members.split_first().expect("a group has a member");
+        if others.iter().all(|&i| out[i].expected == out[host].expected) {
+            continue;
+        }
+        let why = out[host].why.clone();
+        for &i in others {
+            // The first finding of a group is its host: host < i.
+            let (before, rest) = out.split_at_mut(i);
+            let (kept, other) = (&mut before[host], &rest[0]);
+            join_expected(kept, other);
+            let (line, _) = ws.files[other.file].position(other.span.start);
+            add_note(
+                kept,
+                &format!(
+                    "{}:{line}: {}",
+                    crate::files::shown(&ws.files[other.file].path),
+                    other.message
+                ),
+            );
+            if other.why.is_some() && other.why != why {
+                add_note(kept, other.why.as_deref().unwrap_or_default());
+            }
+            folded[i] = true;
+        }
+        let kept = &mut out[host];
+        add_note(
+            kept,
+            "the apps read one primary config and want different batches: no single batch-size is right for it (no fix)",
+        );
+        kept.fix = None;
     }
     let mut folded = folded.into_iter();
     out.retain(|_| !folded.next().unwrap_or(false));

@@ -90,10 +90,16 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let calib_target = calib
         .filter(|c| !c.trim().is_empty())
         .and_then(|c| ws.resolve(config.file, c));
+    // Unset (or empty): no table. Written but naming no file the tree can
+    // show (a template's `{{ calib_dir }}/cal.bin`, a path into the
+    // DeepStream install from a vendored deepstream_python_apps:
+    // `Workspace::resolve` gives `None`) or outside the root: unknown.
+    let calib_written = calib.is_some_and(|c| !c.trim().is_empty());
     let has_calib = match &calib_target {
         Some(Target::Exists(_)) => Some(true),
-        Some(Target::Missing(_)) | None => Some(false),
-        Some(Target::Outside(_)) => None,
+        Some(Target::Missing(_)) => Some(false),
+        None if !calib_written => Some(false),
+        None | Some(Target::Outside(_)) => None,
     };
     let want = match has_calib {
         Some(true) => Some(1),

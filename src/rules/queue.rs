@@ -6,7 +6,8 @@
 //! - DS501: the primary inference, the queue after the streammux (a queue
 //!   in front of the mux holds one stream's frames, not batches: not
 //!   judged);
-//! - DS502: a message converter or broker;
+//! - DS502: a message converter or broker (a leaky=downstream queue of
+//!   one or two buffers passes: one is shorter than the preset's two);
 //! - DS503: a file sink or an encoder.
 //!
 //! GStreamer's queue defaults (`gstqueue.c`): `max-size-buffers` 200,
@@ -69,6 +70,13 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         let broker = fed.role == Role::MsgBroker
             || (fed.role == Role::MsgConv && p.downstream(fed).any(|e| e.role == Role::MsgBroker));
         if broker {
+            // A leaky=downstream queue never blocks its upstream: full, it
+            // drops its oldest buffer and takes the new one
+            // (`gst_queue_chain_buffer_or_list`, `gstqueue.c`). One buffer
+            // is shorter than the preset's two: not judged.
+            if value(q, "leaky") == Some(2) && matches!(value(q, "max-size-buffers"), Some(1..=2)) {
+                continue;
+            }
             judge(ctx, q, Rule::QueueBeforeBroker, &[("max-size-buffers", 2), ("leaky", 2)],
                 "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline".into(), out);
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {
@@ -78,7 +86,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 q,
                 Rule::QueueBeforeFileSink,
                 &[("max-size-buffers", i64::from(fb)), ("leaky", 0)],
-                format!("a queue feeding a file sink or encoder: one batch deep, never dropping frames; {why}"),
+                format!(
+                    "a queue feeding a file sink or encoder: final_batch buffers deep, never dropping frames; {why}"
+                ),
                 out,
             );
         } else if reaches(&|e| e.role == Role::Infer(Stage::Primary)) && fed_by_mux(&links, p, i) {
