@@ -38,6 +38,9 @@ const EXPECTED: &[(&str, &str)] = &[
     ("service-maker/pipeline.yaml", "ServiceMaker"),
     ("service-maker/source_list.yaml", "service-maker-source-list"),
     ("audio/ds_audio_config.txt", "audio-app"),
+    // deepstream-app passes over a group it does not know: a `[property]`
+    // without nvinfer keys beside its groups leaves the file the app's.
+    ("app-property/app.txt", "App"),
     // A reference from a loading config beats content.
     ("referenced/app.txt", "App"),
     ("referenced/pgie.txt", "NvInfer"),

@@ -541,7 +541,20 @@ pub fn verdict(doc: &Document) -> Verdict {
         );
     }
     if has("property") {
-        return property_verdict(doc);
+        let v = property_verdict(doc);
+        // deepstream-app's `parse_config_file` (deepstream_app_config_parser.c)
+        // reads the groups it knows and passes over any other: a `[property]`
+        // with no nvinfer keys beside its groups (a `custom-lib-path` pasted
+        // in) leaves the file deepstream-app's.
+        let app = doc.format == Format::KeyFile
+            && names
+                .iter()
+                .any(|n| app_group(Format::KeyFile, n) || app_source_group(n));
+        if app && matches!(v, Verdict::Skip(SkipReason::NotAConfig, _)) {
+            let others: Vec<&str> = names.iter().copied().filter(|n| *n != "property").collect();
+            return keyfile_verdict(doc, &others);
+        }
+        return v;
     }
     if names
         .iter()

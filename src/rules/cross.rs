@@ -347,7 +347,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
         }
         let found = gie.int("gie-unique-id").and_then(|e| Some((e.value, e.site()?)));
         if let Some((id, loc)) = found {
-            let clash = ids.iter().find(|(i, other)| *i == id && !metadata_apart(gie, other));
+            let clash = ids
+                .iter()
+                .find(|(i, other)| *i == id && !metadata_apart(ctx, gie, other));
             if let Some((_, other)) = clash {
                 let other = &other.name;
                 out.push(
@@ -706,7 +708,17 @@ fn app_refuses_id(
 /// `gst_nvinfer_process_tensor_input`), so two that may both do so are not
 /// apart. Unknown values (an nvinferserver, a config not read, a value set
 /// by an expression) are not known apart.
-fn metadata_apart(a: &Element, b: &Element) -> bool {
+///
+/// An nvinferserver whose config dslint read is known as nvinfer is: its
+/// `infer_config.postprocess` `other {}` is nvinfer's `network-type=100`
+/// (`GstNvInferServerImpl::isOtherNetowrk`; `OtherPostprocessor` parses
+/// nothing, so no object, classifier or segmentation metadata), unless an
+/// `extra.custom_process_funcion` may attach its own; it writes tensor
+/// metadata only with `output_control { output_tensor_meta: true }`
+/// (`needOutputTensorMeta`, gstnvinferserver_impl.cpp). NVIDIA's TAO
+/// pose-classification sample runs its PeopleNet and BodyPose3DNet as such
+/// a pair under Triton too (case `clean-other-network-nvinferserver`).
+fn metadata_apart(ctx: &Ctx, a: &Element, b: &Element) -> bool {
     let may_read_tensors = |e: &Element| {
         ["input-tensor-meta", "input-tensor-from-meta"]
             .iter()
@@ -715,14 +727,29 @@ fn metadata_apart(a: &Element, b: &Element) -> bool {
     if may_read_tensors(a) && may_read_tensors(b) {
         return false;
     }
-    let other = |e: &Element| matches!(e.role, Role::Infer(_)) && e.int("network-type").is_some_and(|t| t.value == 100);
+    // An nvinferserver's config, when dslint read it as one.
+    let server_doc = |e: &Element| {
+        let c = e.config.as_ref().filter(|c| c.kind == Some(Kind::NvInferServer))?;
+        matches!(e.role, Role::InferServer(_)).then(|| &ctx.ws.files[c.file].doc)
+    };
+    let other = |e: &Element| {
+        (matches!(e.role, Role::Infer(_)) && e.int("network-type").is_some_and(|t| t.value == 100))
+            || server_doc(e).is_some_and(|d| {
+                d.last_group("infer_config.postprocess.other").is_some()
+                    && d.get("infer_config.extra", "custom_process_funcion").is_none()
+            })
+    };
     let no_tensors = |e: &Element| {
-        matches!(e.role, Role::Infer(_))
+        (matches!(e.role, Role::Infer(_))
             && !e.unknown("output-tensor-meta")
             && match e.flag("output-tensor-meta") {
                 Some(f) => !f.value,
                 None => e.str("output-tensor-meta").is_none() && e.config.is_some(),
-            }
+            })
+            || server_doc(e).is_some_and(|d| {
+                d.get("output_control", "output_tensor_meta")
+                    .is_none_or(|v| v.value.as_deref().is_some_and(|v| v.trim() == "false"))
+            })
     };
     let apart = |o: &Element, q: &Element| other(o) && (no_tensors(o) || no_tensors(q));
     apart(a, b) || apart(b, a)

@@ -360,13 +360,20 @@ fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<
             p.first(&Role::Tracker).is_some()
         }
     });
+    // A config no pipeline of dslint's loads (a C/C++ app's `strdup`ed
+    // path, say) may well be followed by a tracker: it is not known here.
+    let tracker_unknown = p.is_none();
     let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
-    let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
+    let allowed = (has_tracker || tracker_unknown) && retention.is_some_and(|r| r >= 0.99);
     if eff.value == 0 || allowed {
         return;
     }
     let why = if has_tracker {
         "skipping frames relies on the tracker holding IDs: allowed only when facts carry e2e.tracker_id_retention >= 0.99"
+    } else if tracker_unknown {
+        "no pipeline of dslint's loads this config, so whether a tracker follows is not known: without one skipped frames \
+         carry no objects, with one skipping relies on it holding IDs (allowed only when facts carry \
+         e2e.tracker_id_retention >= 0.99)"
     } else {
         "with no tracker, skipped frames carry no objects at all"
     };

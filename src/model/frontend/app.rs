@@ -637,6 +637,16 @@ fn in_order(found: Found, application: Option<Element>, tests: Option<Element>) 
     (elements, links)
 }
 
+/// A key-file group deepstream-app's `parse_config_file` has no branch for
+/// (a `[property]` pasted into an app config, a misspelt name): it passes
+/// over it, so no file named in it is opened (DS002 names the group). A
+/// group the project's own reader reads (`reader_keys`) is not one.
+fn unknown_app_group(ws: &Workspace, group: &str) -> bool {
+    !group.is_empty()
+        && !crate::model::keys::known_group(crate::model::keys::Schema::App, group)
+        && !ws.reader_keys().contains(group)
+}
+
 /// Every path-valued key of a file, resolved (for DS704). `app`: the file
 /// is an app config of that kind, whose disabled groups load nothing (their
 /// paths are placeholders as often as not: `<path to msgconv config>`).
@@ -658,6 +668,7 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
             if app.is_some_and(|k| group_is_off(doc, &g.name, k))
                 || doc.unread_repeat_of(g).is_some()
                 || (app == Some(Kind::App) && doc.format == Format::Yaml && app_yaml_skips(&g.name))
+                || (app == Some(Kind::App) && doc.format == Format::KeyFile && unknown_app_group(ws, &g.name))
             {
                 return out;
             }
