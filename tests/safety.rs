@@ -644,3 +644,48 @@ fn parallel_infer_references_leaving_the_root_are_treated_like_the_others() {
     );
     assert!(!format!("{out}{err}").contains("SECRET"), "{out}{err}");
 }
+
+/// The repository's file names and its `dslint.toml` reach stderr and the
+/// `--show-files` listing escaped too: pre-commit and `--changed-since`
+/// name the repository's files, a skipped one gets a notice, and a
+/// bench variant's name comes from its app's.
+#[test]
+fn control_characters_in_names_do_not_reach_the_terminal() {
+    let l = layout();
+    let bad = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}\u{202e}";
+    let notes = format!("notes{bad}.txt");
+    std::fs::write(l.repo.join(&notes), "just words\n").unwrap();
+    let app_name = format!("app{bad}.txt");
+    std::fs::write(l.repo.join(&app_name), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    let raw = |what: &str, all: &str| {
+        for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!all.contains(c), "{what}: raw {c:?} in {all:?}");
+        }
+    };
+    let escaped = "\\x1b]0;pwned\\x07\\x1b[2J\\u{9b}\\u{202e}";
+    // A named file that is no config: the notice on stderr.
+    let (rc, out, err) = run(&l.repo, &["check", &notes, &app_name]);
+    assert_eq!(rc, 1, "{out}{err}");
+    raw("check", &format!("{out}{err}"));
+    assert!(
+        err.contains(&format!("dslint: notes{escaped}.txt: skipped, not checked")),
+        "{err}"
+    );
+    let (_, out, err) = run(&l.repo, &["check", ".", "--show-files"]);
+    raw("--show-files", &format!("{out}{err}"));
+    assert!(
+        out.contains(&format!("./notes{escaped}.txt: skipped (not-a-config)")),
+        "{out}"
+    );
+    let (rc, out, err) = run(&l.repo, &["fix", "--variant", "bench", "--write", &app_name]);
+    assert_eq!(rc, 0, "{err}");
+    raw("fix --variant bench", &format!("{out}{err}"));
+    assert_eq!(err, format!("wrote app{escaped}.bench.txt\n"));
+    // A code in the repository's settings, quoted in the error.
+    std::fs::write(l.repo.join("dslint.toml"), "select = [\"DS\\u001b[2J\"]\n").unwrap();
+    let (rc, out, err) = run(&l.repo, &["check", "pgie.txt"]);
+    assert_eq!(rc, 2, "{out}{err}");
+    raw("dslint.toml", &format!("{out}{err}"));
+    assert!(err.contains("`DS\\x1b[2J` is no rule code or prefix"), "{err}");
+}
