@@ -700,7 +700,7 @@ fn control_characters_in_names_do_not_reach_the_terminal() {
     std::fs::remove_file(l.repo.join("dslint.toml")).unwrap();
     std::fs::write(
         l.repo.join("sub\\pgie.txt"),
-        "[property]\ngie-unique-id=1\nbatch-size=4\nx-unknown=1\n",
+        "[property]\ngie-unique-id=1\nonnx-file=m.onnx\nbatch-size=4\nx-unknown=1\n",
     )
     .unwrap();
     for format in ["github", "rdjson"] {
