@@ -533,7 +533,9 @@ fn run(cli: Cli) -> Result<ExitCode, Stop> {
         Command::Report { facts, format } => match Facts::load(&facts) {
             Ok(f) => {
                 stdio::print(&match format {
-                    ReportFormat::Md => dslint::report::render_md(&f),
+                    // A facts file may be the repository's: its strings
+                    // (a GPU name) reach the terminal escaped.
+                    ReportFormat::Md => output::escape_controls_by_line(&dslint::report::render_md(&f)),
                     ReportFormat::Json => dslint::report::render_json(&f),
                 })?;
                 ExitCode::SUCCESS

@@ -785,3 +785,18 @@ fn ignore_files_above_the_root_are_never_read() {
         "{out}"
     );
 }
+
+/// A facts file may be the repository's (`facts` in its `dslint.toml`):
+/// `report` shows its strings escaped too.
+#[test]
+fn report_shows_facts_strings_escaped() {
+    let l = layout();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/report/compute_bound.json");
+    let mut facts: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    facts["gpu"]["name"] = "NVIDIA \u{1b}]0;pwned\u{7}\u{1b}[2J H200".into();
+    std::fs::write(l.repo.join("facts.json"), facts.to_string()).unwrap();
+    let (rc, out, err) = run(&l.repo, &["report", "--facts", "facts.json"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("NVIDIA \\x1b]0;pwned\\x07\\x1b[2J H200"), "{out}");
+}

@@ -86,13 +86,7 @@ macro_rules! errprint {
 /// `dslint.toml` its codes), which must not retitle or clear the terminal.
 /// A failed write is dropped: there is nowhere left to say it.
 pub fn err_text(text: &str, newline: bool) {
-    let mut out = String::with_capacity(text.len() + 1);
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&crate::output::escape_controls(line));
-    }
+    let mut out = crate::output::escape_controls_by_line(text);
     if newline {
         out.push('\n');
     }
