@@ -533,7 +533,9 @@ fn run(cli: Cli) -> Result<ExitCode, Stop> {
         Command::Report { facts, format } => match Facts::load(&facts) {
             Ok(f) => {
                 stdio::print(&match format {
-                    ReportFormat::Md => dslint::report::render_md(&f),
+                    // A facts file may be the repository's: its strings
+                    // (a GPU name) reach the terminal escaped.
+                    ReportFormat::Md => output::escape_controls_by_line(&dslint::report::render_md(&f)),
                     ReportFormat::Json => dslint::report::render_json(&f),
                 })?;
                 ExitCode::SUCCESS
@@ -635,8 +637,7 @@ fn resolve(common: &Common) -> Result<Resolved, ExitCode> {
     };
     let settings = cfg.selection(&common.select, &common.ignore).map_err(fail)?;
     let paths = match &common.changed_since {
-        Some(rev) => dslint::context::changed::changed_files(rev, &common.paths)
-            .map_err(|e| fail(output::escape_controls(&e).into_owned()))?,
+        Some(rev) => dslint::context::changed::changed_files(rev, &common.paths).map_err(fail)?,
         None => common.paths.clone(),
     };
     Ok(Resolved {
@@ -795,7 +796,7 @@ fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
     let mut failed = false;
     if how.write {
         for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
-            dslint::errln!("dslint: {}", output::escape_controls(&e));
+            dslint::errln!("dslint: {e}");
             failed = true;
         }
     }
@@ -841,10 +842,10 @@ fn fix_report(
         }
         if how.show_fixes {
             for line in &outcome.log {
-                dslint::errln!("{}", output::escape_controls(&line.to_string()));
+                dslint::errln!("{line}");
             }
             for dropped in &outcome.dropped {
-                eprintln!("{}", output::escape_controls(&dropped.to_string()));
+                dslint::errln!("{dropped}");
             }
         }
         if !how.quiet {
@@ -861,7 +862,7 @@ fn fix_report(
                     if outcome.related_left.len() == 1 { "it" } else { "them" },
                 );
                 for left in &outcome.related_left {
-                    dslint::errln!("  {}", output::escape_controls(&left.to_string()));
+                    dslint::errln!("  {left}");
                 }
             }
         }

@@ -249,7 +249,14 @@ fn only_regular_files_are_read() {
     let (_, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
     assert!(out.contains(".ignore is a FIFO, not a regular file"), "{out}");
     std::fs::remove_file(l.repo.join(".ignore")).unwrap();
+    // The link leads out of the root: not looked at; with
+    // `--follow-outside`, refused as a device.
     let (_, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert!(
+        out.contains(".gitignore is a link that leads outside the project root; folder not walked"),
+        "{out}"
+    );
+    let (_, out, _) = run_bounded(&l.repo, &["check", ".", "--follow-outside"], &[], limit);
     assert!(
         out.contains(".gitignore is a device, not a regular file; only regular files are read; folder not walked"),
         "{out}"
@@ -643,4 +650,153 @@ fn parallel_infer_references_leaving_the_root_are_treated_like_the_others() {
         "{out}{err}"
     );
     assert!(!format!("{out}{err}").contains("SECRET"), "{out}{err}");
+}
+
+/// The repository's file names and its `dslint.toml` reach stderr and the
+/// `--show-files` listing escaped too: pre-commit and `--changed-since`
+/// name the repository's files, a skipped one gets a notice, and a
+/// bench variant's name comes from its app's.
+#[test]
+fn control_characters_in_names_do_not_reach_the_terminal() {
+    let l = layout();
+    let bad = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}\u{202e}";
+    let notes = format!("notes{bad}.txt");
+    std::fs::write(l.repo.join(&notes), "just words\n").unwrap();
+    let app_name = format!("app{bad}.txt");
+    std::fs::write(l.repo.join(&app_name), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    let raw = |what: &str, all: &str| {
+        for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!all.contains(c), "{what}: raw {c:?} in {all:?}");
+        }
+    };
+    let escaped = "\\x1b]0;pwned\\x07\\x1b[2J\\u{9b}\\u{202e}";
+    // A named file that is no config: the notice on stderr.
+    let (rc, out, err) = run(&l.repo, &["check", &notes, &app_name]);
+    assert_eq!(rc, 1, "{out}{err}");
+    raw("check", &format!("{out}{err}"));
+    assert!(
+        err.contains(&format!("dslint: notes{escaped}.txt: skipped, not checked")),
+        "{err}"
+    );
+    let (_, out, err) = run(&l.repo, &["check", ".", "--show-files"]);
+    raw("--show-files", &format!("{out}{err}"));
+    assert!(
+        out.contains(&format!("./notes{escaped}.txt: skipped (not-a-config)")),
+        "{out}"
+    );
+    let (rc, out, err) = run(&l.repo, &["fix", "--variant", "bench", "--write", &app_name]);
+    assert_eq!(rc, 0, "{err}");
+    raw("fix --variant bench", &format!("{out}{err}"));
+    assert_eq!(err, format!("wrote app{escaped}.bench.txt\n"));
+    // A code in the repository's settings, quoted in the error.
+    std::fs::write(l.repo.join("dslint.toml"), "select = [\"DS\\u001b[2J\"]\n").unwrap();
+    let (rc, out, err) = run(&l.repo, &["check", "pgie.txt"]);
+    assert_eq!(rc, 2, "{out}{err}");
+    raw("dslint.toml", &format!("{out}{err}"));
+    assert!(err.contains("`DS\\x1b[2J` is no rule code or prefix"), "{err}");
+    // A `\` is part of a name: an annotation never lands on another file
+    // (`sub\pgie.txt` is not `sub/pgie.txt`).
+    std::fs::remove_file(l.repo.join("dslint.toml")).unwrap();
+    std::fs::write(
+        l.repo.join("sub\\pgie.txt"),
+        "[property]\ngie-unique-id=1\nonnx-file=m.onnx\nbatch-size=4\nx-unknown=1\n",
+    )
+    .unwrap();
+    for format in ["github", "rdjson"] {
+        let (_, out, err) = run(&l.repo, &["check", "sub\\pgie.txt", "--format", format]);
+        assert!(!out.contains("sub/pgie.txt"), "{format}: {out}{err}");
+        assert!(
+            out.contains("sub\\pgie.txt") || out.contains("sub\\\\pgie.txt"),
+            "{format}: {out}{err}"
+        );
+    }
+}
+
+/// Ignore files count from the project root down only, as for git: the
+/// folders above it (a shared `/tmp`, another user's) can neither hang the
+/// walk (a FIFO `.gitignore`) nor decide what is checked (`*` in an
+/// `.ignore` or a `.git/info/exclude` there). Inside the root they count as
+/// before, and together they are bounded (their globs, compiled, take
+/// hundreds of times their size).
+#[test]
+fn ignore_files_above_the_root_are_never_read() {
+    let l = layout();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    std::fs::write(l.top.join(".ignore"), "*\n").unwrap();
+    std::fs::create_dir_all(l.top.join(".git/info")).unwrap();
+    std::fs::write(l.top.join(".git/info/exclude"), "*.txt\n").unwrap();
+    mkfifo(&l.top.join(".gitignore"));
+    let limit = Duration::from_secs(20);
+    let names = |args: &[&str]| {
+        let (_, out, err) = run_bounded(&l.repo, args, &[], limit);
+        assert!(err.is_empty(), "{args:?}: {err}");
+        out.lines()
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&["check", ".", "--show-files"]), ["./app.txt", "./pgie.txt"]);
+    assert_eq!(names(&["check", "app.txt", "--show-files"]), ["app.txt", "pgie.txt"]);
+    // Inside the root: `.ignore` before `.gitignore` before the
+    // repository's excludes, the deepest folder first, `!` keeps a file.
+    std::fs::create_dir_all(l.repo.join("sub/deep")).unwrap();
+    std::fs::write(l.repo.join(".gitignore"), "gen*.txt\nsub/deep/\n").unwrap();
+    std::fs::write(l.repo.join(".ignore"), "!gen-kept.txt\n").unwrap();
+    std::fs::create_dir_all(l.repo.join(".git/info")).unwrap();
+    std::fs::write(l.repo.join(".git/info/exclude"), "local.txt\n").unwrap();
+    std::fs::write(l.repo.join("sub/.gitignore"), "!gen-sub.txt\n").unwrap();
+    for f in [
+        "gen-a.txt",
+        "gen-kept.txt",
+        "local.txt",
+        "sub/gen-sub.txt",
+        "sub/gen-b.txt",
+        "sub/deep/x.txt",
+    ] {
+        std::fs::write(l.repo.join(f), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    }
+    assert_eq!(
+        names(&["check", ".", "--show-files"]),
+        ["./app.txt", "./gen-kept.txt", "./pgie.txt", "./sub/gen-sub.txt"]
+    );
+    // The same rules when a folder below the root is walked.
+    assert_eq!(names(&["check", "sub", "--show-files"]), ["sub/gen-sub.txt"]);
+    // A link out of the root as an ignore file: its folder is not walked.
+    std::fs::write(l.elsewhere.join("ignore"), "*\n").unwrap();
+    symlink(l.elsewhere.join("ignore"), l.repo.join("sub/.ignore")).unwrap();
+    let (_, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert!(
+        out.contains(".ignore is a link that leads outside the project root; folder not walked\n  --> ./sub"),
+        "{out}"
+    );
+    std::fs::remove_file(l.repo.join("sub/.ignore")).unwrap();
+    // Over 4 MiB of ignore files together: nothing is walked.
+    let comments = "# a comment line\n".repeat(150_000);
+    std::fs::write(l.repo.join("sub/.gitignore"), &comments).unwrap();
+    std::fs::create_dir_all(l.repo.join("more")).unwrap();
+    std::fs::write(l.repo.join("more/.gitignore"), &comments).unwrap();
+    let (rc, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert_eq!(rc, 1, "{out}");
+    assert!(
+        out.contains(
+            "the ignore files (.ignore, .gitignore) under it are over 4194304 bytes together; nothing walked\n  --> ."
+        ),
+        "{out}"
+    );
+}
+
+/// A facts file may be the repository's (`facts` in its `dslint.toml`):
+/// `report` shows its strings escaped too.
+#[test]
+fn report_shows_facts_strings_escaped() {
+    let l = layout();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/report/compute_bound.json");
+    let mut facts: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    facts["gpu"]["name"] = "NVIDIA \u{1b}]0;pwned\u{7}\u{1b}[2J H200".into();
+    std::fs::write(l.repo.join("facts.json"), facts.to_string()).unwrap();
+    let (rc, out, err) = run(&l.repo, &["report", "--facts", "facts.json"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("NVIDIA \\x1b]0;pwned\\x07\\x1b[2J H200"), "{out}");
 }

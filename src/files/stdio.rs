@@ -63,11 +63,11 @@ pub fn print(text: &str) -> Result<(), Stop> {
 }
 
 /// `eprintln!` that never panics: a message stderr cannot take is dropped.
+/// Control characters are escaped ([`err_text`]).
 #[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+        $crate::files::stdio::err_text(&::std::format!($($arg)*), true);
     }};
 }
 
@@ -75,7 +75,20 @@ macro_rules! errln {
 #[macro_export]
 macro_rules! errprint {
     ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let _ = ::std::write!(::std::io::stderr(), $($arg)*);
+        $crate::files::stdio::err_text(&::std::format!($($arg)*), false);
     }};
+}
+
+/// Write a message to stderr (and a final newline when `newline`), each of
+/// its lines with control characters and bidirectional overrides escaped
+/// (`output::escape_controls`): messages name files and values of the
+/// repository (`--changed-since` and pre-commit name its files, its
+/// `dslint.toml` its codes), which must not retitle or clear the terminal.
+/// A failed write is dropped: there is nowhere left to say it.
+pub fn err_text(text: &str, newline: bool) {
+    let mut out = crate::output::escape_controls_by_line(text);
+    if newline {
+        out.push('\n');
+    }
+    let _ = io::stderr().write_all(out.as_bytes());
 }

@@ -7,15 +7,29 @@
 //! machine); a folder whose ignore file is not a small regular file is not
 //! walked (the walker would block on a FIFO or read `/dev/zero` forever).
 //!
+//! The ignore files are read here, not by the `ignore` crate: it reads
+//! those of every folder above the folder walked, up to `/` (a `/tmp/.ignore`
+//! planted by another user would decide what is checked; a FIFO there would
+//! hang the walk). Only the folders from the project root down count, as
+//! for git; each `.ignore` and `.gitignore` is read as every other file
+//! (a regular file, not through a link out of the root), and together they
+//! are at most [`MAX_IGNORE_BYTES`]: compiled, an ignore file's globs take a
+//! hundred to five hundred times its size in memory.
+//!
 //! The result does not depend on the threads: files come back sorted by
 //! path, problems sorted too.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use rayon::slice::ParallelSliceMut;
 
-use crate::files::read::{self, MAX_FILE_BYTES, ReadError};
+use crate::files::read;
 use crate::files::root::{Place, ProjectRoot};
 
 /// Folders a walk never enters (unless named as the folder to walk): ruff's
@@ -48,6 +62,11 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".idea",
 ];
 
+/// The most bytes of ignore files (`.ignore`, `.gitignore`) one walk
+/// reads, all folders together; past it nothing is walked. A project's are
+/// a few KiB; 4 MiB of hostile globs compile to about 2 GB.
+pub const MAX_IGNORE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// What a walk found.
 #[derive(Debug)]
 pub struct Walk<T> {
@@ -78,20 +97,45 @@ pub fn walk<T: Send>(
     wanted: &(dyn Fn(&Path) -> bool + Sync),
     visit: &(dyn Fn(Listed) -> T + Sync),
 ) -> Walk<T> {
+    let rules = Arc::new(Rules::new(root));
+    // The ignore files of the folders from the root down to `top`.
+    let mut above: Vec<&Path> = Vec::new();
     for dir in top.ancestors() {
-        if let Some(msg) = bad_ignore_file(dir) {
-            return Walk {
-                files: Vec::new(),
-                problems: vec![(dir.to_path_buf(), msg)],
-            };
-        }
-        if std::fs::canonicalize(dir).is_ok_and(|d| d == root.path()) {
+        let spelled = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let Ok(real) = std::fs::canonicalize(spelled) else {
+            break;
+        };
+        if !real.starts_with(root.path()) {
             break;
         }
+        above.push(dir);
+        if real == root.path() {
+            break;
+        }
+    }
+    let mut chain: Option<Arc<DirRules>> = None;
+    for dir in above.into_iter().rev() {
+        match rules.of_dir(dir, chain.clone()) {
+            Ok(r) => chain = Some(r),
+            Err(msg) => {
+                return Walk {
+                    files: Vec::new(),
+                    problems: vec![(dir.to_path_buf(), msg)],
+                };
+            }
+        }
+    }
+    if let Ok(mut t) = rules.top.write() {
+        *t = chain;
     }
     let errors: Mutex<Vec<(PathBuf, String)>> = Mutex::default();
     let files: Mutex<Vec<(PathBuf, T)>> = Mutex::default();
     let filter_root = root.clone();
+    let filter_rules = rules.clone();
     // The filter must be 'static: it reports pruned paths through a channel.
     let (prune_tx, prune_rx) = std::sync::mpsc::channel::<(PathBuf, String)>();
     let prune_tx = Mutex::new(prune_tx);
@@ -99,10 +143,26 @@ pub fn walk<T: Send>(
         .hidden(false)
         .follow_links(true)
         .require_git(false)
+        // Read by `Rules`, from the root down only.
+        .ignore(false)
+        .git_ignore(false)
+        .git_exclude(false)
+        .parents(false)
         .threads(threads.max(1))
         .filter_entry(move |e| {
+            if filter_rules.over.load(Ordering::Relaxed) {
+                return false;
+            }
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             if is_dir && e.depth() > 0 && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)) {
+                return false;
+            }
+            let parent = match e.depth() {
+                0 => None,
+                1 => filter_rules.top.read().ok().and_then(|t| t.clone()),
+                _ => e.path().parent().and_then(|p| filter_rules.get(p)),
+            };
+            if parent.as_ref().is_some_and(|r| r.ignores(e.path(), is_dir)) {
                 return false;
             }
             let mut why = None;
@@ -111,8 +171,11 @@ pub fn walk<T: Send>(
                 && (is_dir || !filter_root.follow_outside)
             {
                 why = Some("is a link that leads outside the project root; not followed".to_string());
-            } else if is_dir {
-                why = bad_ignore_file(e.path());
+            } else if is_dir && e.depth() > 0 {
+                match filter_rules.of_dir(e.path(), parent) {
+                    Ok(r) => filter_rules.insert(e.path(), r),
+                    Err(w) => why = Some(w),
+                }
             }
             if let Some(w) = why {
                 if let Ok(tx) = prune_tx.lock() {
@@ -157,6 +220,17 @@ pub fn walk<T: Send>(
             ignore::WalkState::Continue
         })
     });
+    if rules.over.load(Ordering::Relaxed) {
+        return Walk {
+            files: Vec::new(),
+            problems: vec![(
+                top.to_path_buf(),
+                format!(
+                    "the ignore files (.ignore, .gitignore) under it are over {MAX_IGNORE_BYTES} bytes together; nothing walked"
+                ),
+            )],
+        };
+    }
     let mut problems = errors.into_inner().unwrap_or_default();
     problems.sort();
     let mut pruned: Vec<(PathBuf, String)> = prune_rx.try_iter().collect();
@@ -183,27 +257,144 @@ fn listed_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     rank(a.get(same)).cmp(&rank(b.get(same)))
 }
 
-/// Why a folder must not be walked: its `.gitignore` or `.ignore` (which
-/// the walker reads, following links) is not a small regular file.
-pub fn bad_ignore_file(dir: &Path) -> Option<String> {
-    for name in [".gitignore", ".ignore"] {
-        let p = dir.join(name);
-        if std::fs::symlink_metadata(&p).is_err() {
-            continue;
-        }
-        match read::open_regular(&p, true).and_then(|f| {
-            let len = f.metadata().map_err(|e| ReadError::Io(e.to_string()))?.len();
-            if len > MAX_FILE_BYTES {
-                Err(ReadError::TooLarge { cap: MAX_FILE_BYTES })
-            } else {
-                Ok(())
+/// The ignore rules a walk has read, by folder (as the walk spells it).
+struct Rules {
+    root: ProjectRoot,
+    /// The rules in force in the folder walked.
+    top: RwLock<Option<Arc<DirRules>>>,
+    /// In each folder below it, by the bytes of its path.
+    by_dir: RwLock<HashMap<Vec<u8>, Arc<DirRules>, foldhash::fast::RandomState>>,
+    /// Bytes of ignore files read so far, and whether they went past
+    /// [`MAX_IGNORE_BYTES`] (then the walk stops and finds nothing: the
+    /// same whatever the order the threads read them in).
+    read: AtomicU64,
+    over: AtomicBool,
+}
+
+/// The rules of one folder's `.ignore`, `.gitignore` and (where it holds
+/// a `.git` folder) `.git/info/exclude`, and of the folders above it up to
+/// the root.
+struct DirRules {
+    ignore: Gitignore,
+    git: Gitignore,
+    exclude: Gitignore,
+    parent: Option<Arc<DirRules>>,
+}
+
+impl DirRules {
+    /// Whether `path` is ignored, as the `ignore` crate decides: the
+    /// deepest folder's pattern that matches wins, `.ignore` before
+    /// `.gitignore` before `.git/info/exclude`; a whitelist (`!pattern`)
+    /// keeps the path.
+    fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+        let (mut by_ignore, mut by_git, mut by_exclude) = (Match::None, Match::None, Match::None);
+        let mut at = Some(self);
+        while let Some(r) = at {
+            if by_ignore.is_none() {
+                by_ignore = r.ignore.matched(path, is_dir);
             }
-        }) {
-            Ok(()) => {}
-            Err(e) => return Some(format!("{name} {e}; folder not walked")),
+            if by_git.is_none() {
+                by_git = r.git.matched(path, is_dir);
+            }
+            if by_exclude.is_none() {
+                by_exclude = r.exclude.matched(path, is_dir);
+            }
+            at = r.parent.as_deref();
+        }
+        [by_ignore, by_git, by_exclude]
+            .into_iter()
+            .find(|m| !m.is_none())
+            .is_some_and(|m| m.is_ignore())
+    }
+}
+
+impl Rules {
+    fn new(root: &ProjectRoot) -> Rules {
+        Rules {
+            root: root.clone(),
+            top: RwLock::default(),
+            by_dir: RwLock::default(),
+            read: AtomicU64::new(0),
+            over: AtomicBool::new(false),
         }
     }
-    None
+
+    fn get(&self, dir: &Path) -> Option<Arc<DirRules>> {
+        use std::os::unix::ffi::OsStrExt;
+        self.by_dir.read().ok()?.get(dir.as_os_str().as_bytes()).cloned()
+    }
+
+    fn insert(&self, dir: &Path, rules: Arc<DirRules>) {
+        use std::os::unix::ffi::OsStrExt;
+        if let Ok(mut m) = self.by_dir.write() {
+            m.insert(dir.as_os_str().as_bytes().to_vec(), rules);
+        }
+    }
+
+    /// The rules in force in `dir`, under `parent`'s; why the folder must
+    /// not be walked when one of its ignore files cannot be read.
+    fn of_dir(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> Result<Arc<DirRules>, String> {
+        let git = self.read_ignore(dir, ".gitignore")?;
+        let ignore = self.read_ignore(dir, ".ignore")?;
+        // A repository's own excludes (a `.git` folder, not a link).
+        let exclude = if std::fs::symlink_metadata(dir.join(".git")).is_ok_and(|m| m.is_dir()) {
+            self.read_ignore(dir, ".git/info/exclude")?
+        } else {
+            None
+        };
+        match (ignore, git, exclude, parent) {
+            (None, None, None, Some(p)) => Ok(p),
+            (ignore, git, exclude, parent) => Ok(Arc::new(DirRules {
+                ignore: ignore.unwrap_or_else(Gitignore::empty),
+                git: git.unwrap_or_else(Gitignore::empty),
+                exclude: exclude.unwrap_or_else(Gitignore::empty),
+                parent,
+            })),
+        }
+    }
+
+    /// `dir`'s ignore file `name` compiled, if it has one; read only where
+    /// it lies inside the root (a link out: only with `--follow-outside`).
+    fn read_ignore(&self, dir: &Path, name: &str) -> Result<Option<Gitignore>, String> {
+        let path = dir.join(name);
+        // Most folders have none: one look, as the crate made.
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        let real = match self.root.place(&path) {
+            Place::Inside(real) => real,
+            Place::Missing(_) => return Ok(None),
+            Place::Outside if self.root.follow_outside => path.clone(),
+            Place::Outside => {
+                return Err(format!(
+                    "{name} is a link that leads outside the project root; folder not walked"
+                ));
+            }
+        };
+        // Not a small regular file: a FIFO would block the walk, a link to
+        // `/dev/zero` never end.
+        let bytes =
+            read::read_regular(&real, MAX_IGNORE_BYTES).map_err(|e| format!("{name} {e}; folder not walked"))?;
+        let total = self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+        if total > MAX_IGNORE_BYTES {
+            self.over.store(true, Ordering::Relaxed);
+            return Ok(None);
+        }
+        let mut builder = GitignoreBuilder::new(dir);
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            // As the crate reads a file: a line that is no UTF-8 is left
+            // out, a BOM before the first is not part of it.
+            let Ok(line) = std::str::from_utf8(line) else { continue };
+            let line = if i == 0 {
+                line.trim_start_matches('\u{feff}')
+            } else {
+                line
+            };
+            let _ = builder.add_line(Some(path.clone()), line);
+        }
+        Ok(Some(builder.build().unwrap_or_else(|_| Gitignore::empty())))
+    }
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {

@@ -442,7 +442,7 @@ impl Workspace {
             let Some(root) = &self.root else {
                 return HashSet::new();
             };
-            let scan = |l: crate::files::walk::Listed| scan_reader_source(l.path);
+            let scan = scan_reader_source;
             let walked = crate::files::walk::walk(
                 root,
                 root.path(),
@@ -485,7 +485,7 @@ impl Workspace {
         let whole_root = std::fs::canonicalize(top).is_ok_and(|t| t == root.path()) && self.reader_keys.get().is_none();
         let visit = |l: crate::files::walk::Listed| {
             if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
-                return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l.path)));
+                return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l)));
             }
             // A listed file that is no link is where its folder is: no look
             // at it before it is opened.
@@ -969,12 +969,20 @@ pub struct Walked {
     pub problems: Vec<(PathBuf, String)>,
 }
 
-/// The key names a C or C++ source reads (`syntax::c_keys`) that none of
-/// NVIDIA's readers reads, read under the size cap; none when it cannot be
-/// read. Names NVIDIA's readers read come from a vendored copy of their
-/// parser as often as from a fork: only new names count.
-fn scan_reader_source(path: &Path) -> Vec<String> {
-    let Ok(bytes) = crate::files::read::read_regular(path, MAX_FILE_BYTES) else {
+/// The key names a C or C++ source a walk listed reads (`syntax::c_keys`)
+/// that none of NVIDIA's readers reads, read under the size cap; none when
+/// it cannot be read. A file listed as no link is read as the walk's other
+/// files are (`read_listed`): a link swapped in since, to a file outside
+/// the root, is not followed. Names NVIDIA's readers read come from a
+/// vendored copy of their parser as often as from a fork: only new names
+/// count.
+fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
+    let read = if l.link {
+        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
+    } else {
+        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
+    };
+    let Ok(bytes) = read else {
         return Vec::new();
     };
     if !crate::syntax::c_keys::may_read_keys(&bytes) {

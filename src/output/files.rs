@@ -73,23 +73,26 @@ pub fn entries(ws: &Workspace) -> Vec<FileEntry> {
     out
 }
 
+/// The human listing: one line a file, its name and reason with control
+/// characters escaped (a file name is the repository's).
 pub fn text(entries: &[FileEntry]) -> String {
     let mut out = String::new();
     for e in entries {
+        let file = super::escape_controls(&e.file);
+        let reason = e.reason.as_deref().map(super::escape_controls);
         let _ = match (e.kind, e.syntax, &e.reason) {
             (Some(kind), Some(syntax), _) => writeln!(
                 out,
-                "{}: {kind} ({syntax}){}",
-                e.file,
+                "{file}: {kind} ({syntax}){}",
                 match (e.status, e.referenced) {
                     ("context", _) => ", pipeline context (its own findings are not reported)",
                     (_, true) => ", referenced",
                     _ => "",
                 }
             ),
-            (_, _, reason) => match e.skip {
-                Some(code) => writeln!(out, "{}: skipped ({code}): {}", e.file, reason.as_deref().unwrap_or("")),
-                None => writeln!(out, "{}: {}: {}", e.file, e.status, reason.as_deref().unwrap_or("")),
+            _ => match e.skip {
+                Some(code) => writeln!(out, "{file}: skipped ({code}): {}", reason.as_deref().unwrap_or("")),
+                None => writeln!(out, "{file}: {}: {}", e.status, reason.as_deref().unwrap_or("")),
             },
         };
     }

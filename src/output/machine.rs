@@ -12,9 +12,11 @@ use crate::output::{FileProblem, locate};
 
 pub(crate) const INFO_URI: &str = "https://github.com/dslint/dslint";
 
-/// A path as review tools want it: relative, `/`-separated.
+/// A path as review tools want it: relative, without a leading `./`. A
+/// `\` is a character of the name, as on every system dslint runs on, not
+/// a separator (`a\b.txt` is not `a/b.txt`).
 pub(crate) fn uri(p: &std::path::Path) -> String {
-    let s = p.to_string_lossy().replace('\\', "/");
+    let s = p.to_string_lossy();
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
 

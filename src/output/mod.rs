@@ -145,6 +145,19 @@ impl Totals {
     }
 }
 
+/// Text of several lines made safe for a terminal: each line as
+/// [`escape_controls`] writes it, the newlines between them kept.
+pub fn escape_controls_by_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 1);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&escape_controls(line));
+    }
+    out
+}
+
 /// Text from a config made safe for a terminal: control characters (C0,
 /// DEL, C1) and bidirectional overrides are written as escapes (`\x1b`,
 /// `\u{202e}`), so a value cannot retitle, clear or reorder the screen.

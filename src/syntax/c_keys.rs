@@ -40,9 +40,11 @@ pub fn may_read_keys(text: &[u8]) -> bool {
     has(b"CONFIG_") || has(b"g_key_file_") || has(b"YAML::")
 }
 
-/// The key names the source reads (unsorted, may repeat).
+/// The key names the source reads (unsorted, each once: a file of 10 MiB
+/// repeating one short name holds millions of copies, which would be
+/// millions of strings kept until the walk ends).
 pub fn keys(text: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = Found::default();
     let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
     let key_file = has(b"g_key_file_");
     // `#define CONFIG_… "key"`.
@@ -61,7 +63,7 @@ pub fn keys(text: &[u8]) -> Vec<String> {
             .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
             .unwrap_or(rest.len());
         if let Some((s, _)) = literal(trim_start(&rest[name_end..])) {
-            push(&mut out, s);
+            out.push(s);
         }
     }
     // String arguments of the calls that read or compare a key.
@@ -82,15 +84,34 @@ pub fn keys(text: &[u8]) -> Vec<String> {
     if has(b"YAML::") {
         for at in memchr::memmem::find_iter(text, b"==") {
             if let Some((s, _)) = literal(trim_start(&text[at + 2..])) {
-                push(&mut out, s);
+                out.push(s);
             }
         }
     }
-    out
+    out.names
+}
+
+/// The names taken so far, each once.
+#[derive(Default)]
+struct Found<'a> {
+    seen: std::collections::HashSet<&'a [u8]>,
+    names: Vec<String>,
+}
+
+impl<'a> Found<'a> {
+    /// Take `s` if it can be a key name and was not taken before.
+    fn push(&mut self, s: &'a [u8]) {
+        let name = !s.is_empty()
+            && s.len() <= MAX_KEY
+            && s.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if name && self.seen.insert(s) {
+            self.names.push(String::from_utf8_lossy(s).into_owned());
+        }
+    }
 }
 
 /// The string literals among a call's arguments, up to its closing `)`.
-fn arguments(mut rest: &[u8], out: &mut Vec<String>) {
+fn arguments<'a>(mut rest: &'a [u8], out: &mut Found<'a>) {
     let end = rest.len().min(MAX_ARGS);
     rest = &rest[..end];
     let mut depth = 0usize;
@@ -99,7 +120,7 @@ fn arguments(mut rest: &[u8], out: &mut Vec<String>) {
         match rest[i] {
             b'"' => match literal(&rest[i..]) {
                 Some((s, len)) => {
-                    push(out, s);
+                    out.push(s);
                     i += len;
                     continue;
                 }
@@ -124,14 +145,6 @@ fn literal(s: &[u8]) -> Option<(&[u8], usize)> {
         .take(MAX_KEY + 1)
         .position(|&b| b == b'"' || b == b'\\' || b == b'\n')?;
     (body[close] == b'"').then(|| (&body[..close], close + 2))
-}
-
-fn push(out: &mut Vec<String>, s: &[u8]) {
-    let name =
-        !s.is_empty() && s.len() <= MAX_KEY && s.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if name {
-        out.push(String::from_utf8_lossy(s).into_owned());
-    }
 }
 
 fn trim_start(s: &[u8]) -> &[u8] {
@@ -182,5 +195,8 @@ mod tests {
         assert!(keys(b"#define CONFIG_A \"unterminated").is_empty());
         let long = format!("#define CONFIG_A \"{}\"", "k".repeat(200));
         assert!(keys(long.as_bytes()).is_empty());
+        // A name repeated a million times is taken once.
+        let many = format!("g_key_file_get_x ({});\n", "\"a\", ".repeat(60)).repeat(20_000);
+        assert_eq!(keys(many.as_bytes()), ["a"]);
     }
 }
