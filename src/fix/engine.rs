@@ -22,6 +22,12 @@ use crate::rules::context::Profile;
 
 pub const MAX_PASSES: usize = 10;
 
+/// The loop's maps by canonical path, hashed with foldhash: a pass of the
+/// 10k bench tree puts thousands of paths in them, and SipHash over a
+/// path's components was most of their cost.
+pub(super) type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
+type PathSet = HashSet<PathBuf, foldhash::fast::RandomState>;
+
 pub struct FixOptions<'a> {
     pub facts: Option<&'a Facts>,
     pub profile: Profile,
@@ -200,8 +206,8 @@ struct Run {
     passes: usize,
     /// The texts the loop ends with (by canonical path), and each changed
     /// file's path and text before its first fix.
-    overlay: HashMap<PathBuf, String>,
-    originals: HashMap<PathBuf, (PathBuf, String)>,
+    overlay: PathMap<String>,
+    originals: PathMap<(PathBuf, String)>,
     /// Every fix applied with the files it edits.
     logged: Vec<(AppliedFix, Vec<PathBuf>)>,
     /// Files left unfixed (their fixes undid one another).
@@ -307,18 +313,18 @@ fn run_once(
     // only if those files hold it.
     let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
     let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
-    let mut overlay = start;
+    let mut overlay: PathMap<String> = start.into_iter().collect();
     // By hash: a path compares component by component, and a pass adds
     // thousands of files (`changed` is sorted by path in `finish`).
-    let mut originals: HashMap<PathBuf, (PathBuf, String)> = HashMap::new();
+    let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
     let mut passes = 0;
     // Hashes of the texts each changed file had in this run.
-    let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();
+    let mut seen: PathMap<HashSet<u64>> = PathMap::default();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
     // Files that came back to an earlier text once: a later fix can undo an
     // earlier one for a good reason (a batch-size fix changes the engine
     // name another fix had set); coming back twice is a cycle.
-    let mut returned: HashSet<PathBuf> = HashSet::new();
+    let mut returned: PathSet = PathSet::default();
     // Findings at warning or above before any fix (Precision 10).
     let mut before: Option<guard::Counts> = None;
     let after = loop {
