@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
@@ -21,6 +22,12 @@ use crate::rules::Settings;
 use crate::rules::context::Profile;
 
 pub const MAX_PASSES: usize = 10;
+
+/// The loop's maps by canonical path, hashed with foldhash: a pass of the
+/// 10k bench tree puts thousands of paths in them, and SipHash over a
+/// path's components was most of their cost.
+pub(super) type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
+type PathSet = HashSet<PathBuf, foldhash::fast::RandomState>;
 
 pub struct FixOptions<'a> {
     pub facts: Option<&'a Facts>,
@@ -138,8 +145,11 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
     let mut banned: HashSet<FixKey> = HashSet::new();
     let mut dropped: Vec<DroppedFix> = Vec::new();
     let mut restarts = 0;
+    // The findings before any fix: every loop starts from the same texts,
+    // so the first loop's count is each loop's.
+    let mut before: Option<Rc<guard::Counts>> = None;
     loop {
-        let run = run_once(&mut checker, opts, start.clone(), &banned);
+        let run = run_once(&mut checker, opts, start.clone(), &banned, &mut before);
         let new = run.introduced();
         // A restart goes back to the starting texts and a trial is a whole
         // fix loop, each checking again only what its edits touch; on a
@@ -178,7 +188,7 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             }
             let mut without = banned.clone();
             without.insert(suspect.clone());
-            run_once(&mut checker, opts, start.clone(), &without)
+            run_once(&mut checker, opts, start.clone(), &without, &mut before)
                 .introduced()
                 .is_empty()
         };
@@ -200,14 +210,14 @@ struct Run {
     passes: usize,
     /// The texts the loop ends with (by canonical path), and each changed
     /// file's path and text before its first fix.
-    overlay: HashMap<PathBuf, String>,
-    originals: HashMap<PathBuf, (PathBuf, String)>,
+    overlay: PathMap<String>,
+    originals: PathMap<(PathBuf, String)>,
     /// Every fix applied with the files it edits.
     logged: Vec<(AppliedFix, Vec<PathBuf>)>,
     /// Files left unfixed (their fixes undid one another).
     frozen: BTreeSet<PathBuf>,
     /// Findings at warning or above before the first pass.
-    before: guard::Counts,
+    before: Rc<guard::Counts>,
     /// And after the last.
     after: guard::Counts,
     /// Every fix applied, in order.
@@ -270,12 +280,14 @@ impl Run {
             .collect();
         // The files not left unfixed whose final text differs from their
         // original, each compared once (not once a fix that edits them).
-        let mut differ: HashSet<&PathBuf> = HashSet::new();
-        for (key, (path, original)) in &originals {
-            if let Some(new) = overlay.get(key) {
+        // The texts are moved, not copied: the run's overlay ends here.
+        let mut overlay = overlay;
+        let mut differ = PathSet::default();
+        for (key, (path, original)) in originals {
+            if let Some(new) = overlay.remove(&key) {
                 if new != original {
-                    out.changed.insert(path.clone(), (original.clone(), new.clone()));
-                    if !frozen.contains(key) {
+                    out.changed.insert(path, (original, new));
+                    if !frozen.contains(&key) {
                         differ.insert(key);
                     }
                 }
@@ -301,32 +313,35 @@ fn run_once(
     opts: &FixOptions,
     start: HashMap<PathBuf, String>,
     banned: &HashSet<FixKey>,
+    before: &mut Option<Rc<guard::Counts>>,
 ) -> Run {
     let mut applied: Vec<PassFix> = Vec::new();
     // Every fix applied with the files it edits, kept in the log at the end
     // only if those files hold it.
     let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
     let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
-    let mut overlay = start;
+    let mut overlay: PathMap<String> = start.into_iter().collect();
     // By hash: a path compares component by component, and a pass adds
     // thousands of files (`changed` is sorted by path in `finish`).
-    let mut originals: HashMap<PathBuf, (PathBuf, String)> = HashMap::new();
+    let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
     let mut passes = 0;
     // Hashes of the texts each changed file had in this run.
-    let mut seen: HashMap<PathBuf, HashSet<u64>> = HashMap::new();
+    let mut seen: PathMap<HashSet<u64>> = PathMap::default();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
     // Files that came back to an earlier text once: a later fix can undo an
     // earlier one for a good reason (a batch-size fix changes the engine
     // name another fix had set); coming back twice is a cycle.
-    let mut returned: HashSet<PathBuf> = HashSet::new();
-    // Findings at warning or above before any fix (Precision 10).
-    let mut before: Option<guard::Counts> = None;
+    let mut returned: PathSet = PathSet::default();
+    // Findings at warning or above before any fix (Precision 10): counted
+    // by the first loop's first check, the same in every loop.
     let after = loop {
         let checked = checker.check(&overlay);
         let ws = &checked.ws;
         let key = |file: FileId| checked.key(file).clone();
         let diagnostics: &[Diagnostic] = &checked.diagnostics;
-        before.get_or_insert_with(|| guard::warned(diagnostics, |f| checked.key(f)));
+        if before.is_none() {
+            *before = Some(Rc::new(guard::warned(diagnostics, |f| checked.key(f))));
+        }
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
         let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
@@ -462,7 +477,7 @@ fn run_once(
         originals,
         logged,
         frozen,
-        before: before.unwrap_or_default(),
+        before: before.clone().unwrap_or_default(),
         after,
         applied,
     }

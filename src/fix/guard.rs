@@ -18,8 +18,9 @@ use std::path::PathBuf;
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 
-/// Findings at warning or above, counted by (canonical file, code).
-pub type Counts = HashMap<(PathBuf, &'static str), usize>;
+/// Findings at warning or above, counted by (canonical file, code);
+/// hashed with foldhash (thousands of paths a count on the 10k bench tree).
+pub type Counts = HashMap<(PathBuf, &'static str), usize, foldhash::fast::RandomState>;
 
 /// (`key`: a file's canonical path.)
 pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf) -> Counts {
@@ -29,7 +30,7 @@ pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBu
     for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
         *by_id.entry((d.file, d.code())).or_default() += 1;
     }
-    let mut counts = Counts::with_capacity(by_id.len());
+    let mut counts = Counts::with_capacity_and_hasher(by_id.len(), Default::default());
     for ((file, code), n) in by_id {
         *counts.entry((key(file).clone(), code)).or_default() += n;
     }

@@ -31,6 +31,7 @@
 //! test data and the corpus.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -215,7 +216,7 @@ impl<'a> Checker<'a> {
 
     /// Check the tree with these texts in place of the disk's (by
     /// canonical path).
-    pub fn check(&mut self, overlay: &HashMap<PathBuf, String>) -> &Checked {
+    pub fn check<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>) -> &Checked {
         let next = match self.last.take() {
             None => self.full(overlay, None),
             Some(last) if self.recheck == Recheck::All => self.full(overlay, Some(last.ws)),
@@ -261,12 +262,13 @@ impl<'a> Checker<'a> {
 
     /// Load the whole tree (the documents of `previous` whose text is the
     /// same reused) and run every rule.
-    fn full(&mut self, overlay: &HashMap<PathBuf, String>, previous: Option<Workspace>) -> Checked {
+    fn full<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>, previous: Option<Workspace>) -> Checked {
         self.counts.full += 1;
         let (paths, root) = (self.paths, self.root.clone());
+        let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.clone(), t.clone())).collect();
         let mut ws = match previous {
-            Some(prev) => Workspace::load_reusing(paths, root, overlay.clone(), prev),
-            None => Workspace::load_in(paths, root, overlay.clone()),
+            Some(prev) => Workspace::load_reusing(paths, root, texts, prev),
+            None => Workspace::load_in(paths, root, texts),
         };
         self.context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let loaded_kinds = ws.files.iter().map(|f| f.kind).collect();
@@ -334,7 +336,11 @@ impl Checked {
     /// file it no longer names), checked again where they changed; `None`
     /// where a full load must say what the tree is (then only the
     /// workspace's documents are of use: some may have their new text).
-    fn update(&mut self, overlay: &HashMap<PathBuf, String>, opts: &super::engine::FixOptions) -> Option<Updated> {
+    fn update<S: BuildHasher>(
+        &mut self,
+        overlay: &HashMap<PathBuf, String, S>,
+        opts: &super::engine::FixOptions,
+    ) -> Option<Updated> {
         let edits = self.edits(overlay)?;
         // A text the file had before in this run: its document is taken
         // back; the others are parsed.
@@ -496,7 +502,7 @@ impl Checked {
     /// with where the last overlay named it and this one does not. `None`
     /// when that text is not at hand (the load read the last overlay's), or
     /// the overlay changes the text of a file not loaded as a config.
-    fn edits(&mut self, overlay: &HashMap<PathBuf, String>) -> Option<Vec<(FileId, String)>> {
+    fn edits<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>) -> Option<Vec<(FileId, String)>> {
         let mut edits = Vec::new();
         for (key, text) in overlay {
             match self.ids.get(&self.ws, key) {

@@ -102,21 +102,27 @@ pub fn merged(
     let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
     // Unused suppressions of the other files: their part is the last one.
     again.retain(|d| touched[d.file]);
-    let kept = match Arc::try_unwrap(std::mem::take(last)) {
+    let out = match Arc::try_unwrap(std::mem::take(last)) {
         Ok(last) => {
-            let (mut kept, mut gone) = (Vec::with_capacity(last.len()), Vec::new());
-            for d in last {
-                if touched[d.file] { gone.push(d) } else { kept.push(d) }
-            }
+            // The findings kept are moved once, straight into their place.
+            let mut gone = Vec::new();
+            let kept = last.into_iter().filter_map(|d| {
+                if touched[d.file] {
+                    gone.push(d);
+                    None
+                } else {
+                    Some(d)
+                }
+            });
+            let out = merge(kept, again, order);
             // The replaced findings' texts are freed off the main thread.
             rayon::spawn(move || drop(gone));
-            kept
+            out
         }
         // The load's report, kept for the guard's restart: the findings
         // kept are copied.
-        Err(shared) => shared.iter().filter(|d| !touched[d.file]).cloned().collect(),
+        Err(shared) => merge(shared.iter().filter(|d| !touched[d.file]).cloned(), again, order),
     };
-    let out = merge(kept, again, order);
     debug_assert_eq!(
         format!("{out:?}"),
         format!("{:?}", of.whole()),
@@ -151,9 +157,11 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
 }
 
 /// Two reports of disjoint files, each in report order, as one.
-fn merge(kept: Vec<Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
-    let mut out = Vec::with_capacity(kept.len() + again.len());
-    let mut kept = kept.into_iter().peekable();
+fn merge(kept: impl Iterator<Item = Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
+    let mut kept = kept.peekable();
+    // Sized once, for every finding `kept` may give (the last report's).
+    let (least, most) = kept.size_hint();
+    let mut out = Vec::with_capacity(most.unwrap_or(least) + again.len());
     for d in again {
         while let Some(k) = kept.next_if(|k| order.key(k) < order.key(&d)) {
             out.push(k);
