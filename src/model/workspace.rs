@@ -460,15 +460,19 @@ impl Workspace {
     }
 
     /// Move every file's text and parse to new allocations made on the
-    /// pool's threads, the texts first, then the parses, so that neither
-    /// shares a page with the other; for a check, once everything is
-    /// loaded. The walk's threads read and parsed each file in turn,
-    /// leaving a text, its parse and the parser's scratch in the same pages,
-    /// which stayed in use (their threads gone) until the last of them was
-    /// freed; moved, they are given back, and the parses' pages are freed
-    /// whole when the parses are dropped ([`SourceFile::drop_parse_compacting`]).
+    /// pool's threads (and the list of files to one of its length), the
+    /// texts first, then the parses, so that neither shares a page with
+    /// the other; for a check, once everything is loaded. The walk's
+    /// threads read and parsed each file in turn, leaving a text, its parse
+    /// and the parser's scratch in the same pages, which stayed in use
+    /// (their threads gone) until the last of them was freed; moved, they
+    /// are given back, and the parses' pages are freed whole when the
+    /// parses are dropped ([`SourceFile::drop_parse_compacting`]).
     pub fn reallocate(&mut self) {
         use rayon::prelude::*;
+        // The walk and the references pushed the files one by one: the
+        // vector's doubling left up to half of it as room no check fills.
+        self.files.shrink_to_fit();
         self.files.par_iter_mut().for_each(SourceFile::reallocate_text);
         self.files.par_iter_mut().for_each(|f| f.doc.reallocate_parse());
     }

@@ -53,8 +53,8 @@ impl Format {
 /// field (protobuf text).
 ///
 /// Every document's entries live to the end of a check, one per line, so
-/// the spans are held in 32-bit positions ([`LineSpans`]): 64 bytes an
-/// entry instead of 96.
+/// the spans are held in 32-bit positions ([`LineSpans`]) and the texts
+/// are one pointer each ([`Shared`]): 48 bytes an entry instead of 96.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub key: Shared,
@@ -625,12 +625,12 @@ pub fn detect_line_ending(text: &str) -> &'static str {
 mod tests {
     use super::{Document, Entry, Format, LineIndex, detect_line_ending};
 
-    /// Every document's entries live to the end of a check: 64 bytes an
-    /// entry (96 with 64-bit spans and count).
+    /// Every document's entries live to the end of a check: 48 bytes an
+    /// entry (64 with `Arc<str>` texts, 96 with 64-bit spans and count too).
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn an_entry_keeps_its_compact_size() {
-        assert_eq!(std::mem::size_of::<Entry>(), 64);
+        assert_eq!(std::mem::size_of::<Entry>(), 48);
     }
 
     /// Line starts and the line ending, against a byte-at-a-time count, on
