@@ -267,7 +267,7 @@ fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
             // The piece's bytes but its plain lines, in runs of whole lines.
             let (runs, plains) = match &cut.header {
                 Some(h) => plain_lines(text, &cuts, &cut, end, h),
-                None => (vec![cut.at..end], Vec::new()),
+                None => (std::iter::once(cut.at..end).collect(), Vec::new()),
             };
             let mut rows = Rows {
                 b: text.as_bytes(),
