@@ -265,15 +265,16 @@ fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
                 ranges.push(range(h.start, h.end));
             }
             // The piece's bytes but its plain lines, in runs of whole lines.
-            let (runs, plains) = match &cut.header {
-                Some(h) => plain_lines(text, &cuts, &cut, end, h),
-                None => (std::iter::once(cut.at..end).collect(), Vec::new()),
-            };
-            let mut rows = Rows {
+            let rows = || Rows {
                 b: text.as_bytes(),
                 counted: cut.at,
                 point: points[&cut.at],
             };
+            let (runs, plains) = match &cut.header {
+                Some(h) => plain_lines(text, &cuts, &cut, end, h, rows()),
+                None => (std::iter::once(cut.at..end).collect(), Vec::new()),
+            };
+            let mut rows = rows();
             for r in &runs {
                 let (start_point, end_point) = (rows.at(r.start), rows.at(r.end));
                 ranges.push(Range {
@@ -345,6 +346,7 @@ fn plain_lines(
     cut: &Cut,
     end: usize,
     header: &std::ops::Range<usize>,
+    mut rows: Rows,
 ) -> (Vec<std::ops::Range<usize>>, Vec<python_plain::Plain>) {
     let (mut runs, mut plains) = (Vec::new(), Vec::new());
     let mut run = cut.at;
@@ -355,7 +357,8 @@ fn plain_lines(
             continue;
         }
         let next = cuts.get(k + 1).map_or(text.len(), |n| n.at);
-        let Some((plain, after)) = python_plain::read(text, c.at).filter(|(_, after)| *after == next) else {
+        let row = rows.at(c.at).row;
+        let Some((plain, after)) = python_plain::read(text, c.at, row).filter(|(_, after)| *after == next) else {
             continue;
         };
         if run < c.at {

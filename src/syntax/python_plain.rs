@@ -39,8 +39,9 @@ use std::ops::Range;
 pub struct Plain {
     /// The statement's bytes (past the indentation, to the call's `)`).
     pub span: Range<usize>,
-    /// The start of its line.
+    /// The start of its line, and the line's row (from 0).
     pub line: usize,
+    pub row: usize,
     /// The name assigned the call's value, if any.
     pub target: Option<Range<usize>>,
     /// The call's bytes.
@@ -111,9 +112,10 @@ const RESERVED: &[&str] = &[
     "match", "nonlocal", "not", "or", "pass", "print", "raise", "return", "try", "type", "while", "with", "yield", "_",
 ];
 
-/// The plain statement on the line starting at `line`, and the start of
-/// the next line; `None` when the line is not one (see the module's doc).
-pub fn read(text: &str, line: usize) -> Option<(Plain, usize)> {
+/// The plain statement on the line starting at `line` (row `row`), and
+/// the start of the next line; `None` when the line is not one (see the
+/// module's doc).
+pub fn read(text: &str, line: usize, row: usize) -> Option<(Plain, usize)> {
     let b = text.as_bytes();
     let mut r = Reader { b, i: line };
     while matches!(r.peek(), Some(b' ' | b'\t')) {
@@ -177,6 +179,7 @@ pub fn read(text: &str, line: usize) -> Option<(Plain, usize)> {
         Plain {
             span: start..end,
             line,
+            row,
             call: callee[0].start..end,
             target,
             callee,
@@ -273,7 +276,7 @@ mod tests {
     #[test]
     fn plain_lines() {
         let t = "    q1 = Gst.ElementFactory.make(\"queue\", 'q1')\nx";
-        let (p, next) = read(t, 0).unwrap();
+        let (p, next) = read(t, 0, 0).unwrap();
         assert_eq!(next, t.len() - 1);
         assert_eq!(&t[p.span.clone()], "q1 = Gst.ElementFactory.make(\"queue\", 'q1')");
         assert_eq!(&t[p.target.clone().unwrap()], "q1");
@@ -287,17 +290,17 @@ mod tests {
         let names: Vec<&str> = p.names().map(|r| &t[r]).collect();
         assert_eq!(names, ["q1", "Gst", "ElementFactory", "make"]);
         let t = "\tm.set_property( 'width' ,1920 ) \r\n";
-        let (p, next) = read(t, 0).unwrap();
+        let (p, next) = read(t, 0, 0).unwrap();
         assert_eq!(next, t.len());
         assert_eq!(
             p.args.iter().map(|a| a.kind).collect::<Vec<_>>(),
             [ArgKind::Str, ArgKind::Int]
         );
         let t = "    a.link(b, True, False, 0)\n";
-        let (p, _) = read(t, 0).unwrap();
+        let (p, _) = read(t, 0, 0).unwrap();
         let kinds: Vec<ArgKind> = p.args.iter().map(|a| a.kind).collect();
         assert_eq!(kinds, [ArgKind::Name, ArgKind::True, ArgKind::False, ArgKind::Int]);
-        assert!(read("    Gst.init()\n", 0).is_some());
+        assert!(read("    Gst.init()\n", 0, 0).is_some());
         for not in [
             "    q = make('a')\n",
             "    q.x = a.make('a')\n",
@@ -338,7 +341,7 @@ mod tests {
             "    qé = a.make()\n",
             "    q = a.make(\n",
         ] {
-            assert!(read(not, 0).is_none(), "{not:?}");
+            assert!(read(not, 0, 0).is_none(), "{not:?}");
         }
     }
 }

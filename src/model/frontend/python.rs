@@ -1380,7 +1380,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             // tree-sitter counts rows at each `\n`, as a line number does.
             let row = match at.stmt {
                 Item::Node(n) => n.start_position().row,
-                Item::Plain(p) => memchr::memchr_iter(b'\n', &self.src().as_bytes()[..p.line]).count(),
+                Item::Plain(p) => p.row,
             };
             let line = row + 1;
             Setting::unknown((self.file, value.at), format!("set under a condition (line {line})"))
@@ -2071,7 +2071,11 @@ mod tests {
                 Expr::Other => "other".into(),
             })
             .collect();
-        format!("{:?} {} {:?} {exprs:?}", s.at.range, s.expression, s.at.anchor)
+        let row = match s.at.stmt {
+            Item::Node(n) => n.start_position().row,
+            Item::Plain(p) => p.row,
+        };
+        format!("{:?} {row} {} {:?} {exprs:?}", s.at.range, s.expression, s.at.anchor)
     }
 
     /// A long block read ahead on other threads, in runs, gives each
