@@ -10,6 +10,7 @@ pub mod pbtxt;
 mod points;
 pub mod python;
 pub mod python_cuts;
+pub mod python_plain;
 mod render;
 pub mod shell;
 pub mod shell_cuts;

@@ -14,6 +14,7 @@ use crate::syntax::SyntaxError;
 use crate::syntax::launch::Mapped;
 use crate::syntax::points::points;
 use crate::syntax::python_cuts::{self, Cut};
+use crate::syntax::python_plain::{self, Plain};
 
 /// A module is parsed only when its indentation is within CPython's own
 /// limit (`MAXINDENT` in CPython's tokenizer: "too many levels of
@@ -164,7 +165,38 @@ struct Piece {
     cut: Cut,
     /// Where its first statement starts (past the line's indentation).
     first: usize,
-    tree: Tree,
+    /// `None`: every statement of the piece is a plain line.
+    tree: Option<Tree>,
+    /// Where the first statement of each run of the tree's lines starts
+    /// (past the indentation; see `plain_lines`).
+    runs: Vec<usize>,
+    /// Its plain lines (`python_plain`), read without the tree, in order.
+    plains: Vec<Plain>,
+}
+
+/// A statement of a module's view: a node of a piece's tree, or a plain
+/// line read without tree-sitter (`python_plain`; only ever among the
+/// statements a top-level `def`'s body goes on with in later pieces).
+#[derive(Debug, Clone, Copy)]
+pub enum Item<'t> {
+    Node(Node<'t>),
+    Plain(&'t Plain),
+}
+
+impl<'t> Item<'t> {
+    pub fn start(&self) -> usize {
+        match self {
+            Item::Node(n) => n.start_byte(),
+            Item::Plain(p) => p.span.start,
+        }
+    }
+
+    pub fn end(&self) -> usize {
+        match self {
+            Item::Node(n) => n.end_byte(),
+            Item::Plain(p) => p.span.end,
+        }
+    }
 }
 
 /// A module longer than this is parsed in pieces of about this size, on
@@ -195,13 +227,16 @@ pub fn parse_by(text: &str, piece: usize) -> Option<Parsed> {
         trees: vec![Piece {
             cut: Cut { at: 0, header: None },
             first: 0,
-            tree,
+            tree: Some(tree),
+            runs: Vec::new(),
+            plains: Vec::new(),
         }],
     })
 }
 
 fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
-    let pieces = pieces(text, python_cuts::cuts(text), piece);
+    let cuts = python_cuts::cuts(text);
+    let pieces = pieces(text, cuts.clone(), piece);
     if pieces.len() < 2 {
         return None;
     }
@@ -229,16 +264,120 @@ fn parse_pieces(text: &str, piece: usize) -> Option<Parsed> {
             if let Some(h) = &cut.header {
                 ranges.push(range(h.start, h.end));
             }
-            ranges.push(range(cut.at, end));
-            let mut parser = Parser::new();
-            parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
-            parser.set_included_ranges(&ranges).ok()?;
-            let tree = parser.parse(text, None)?;
-            let first = cut.at + text[cut.at..].bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
-            (!tree.root_node().has_error()).then_some(Piece { cut, first, tree })
+            // The piece's bytes but its plain lines, in runs of whole lines.
+            let rows = || Rows {
+                b: text.as_bytes(),
+                counted: cut.at,
+                point: points[&cut.at],
+            };
+            let (runs, plains) = match &cut.header {
+                Some(h) => plain_lines(text, &cuts, &cut, end, h, rows()),
+                None => (std::iter::once(cut.at..end).collect(), Vec::new()),
+            };
+            let mut rows = rows();
+            for r in &runs {
+                let (start_point, end_point) = (rows.at(r.start), rows.at(r.end));
+                ranges.push(Range {
+                    start_byte: r.start,
+                    end_byte: r.end,
+                    start_point,
+                    end_point,
+                });
+            }
+            let indented = |at: usize| at + text[at..].bytes().take_while(|b| matches!(b, b' ' | b'\t')).count();
+            let tree = if runs.is_empty() {
+                None
+            } else {
+                let mut parser = Parser::new();
+                parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+                parser.set_included_ranges(&ranges).ok()?;
+                let tree = parser.parse(text, None)?;
+                if tree.root_node().has_error() {
+                    return None;
+                }
+                Some(tree)
+            };
+            Some(Piece {
+                first: indented(cut.at),
+                runs: runs.iter().map(|r| indented(r.start)).collect(),
+                cut,
+                tree,
+                plains,
+            })
         })
         .collect();
     Some(Parsed { trees: trees? })
+}
+
+/// Rows and columns of the offsets of a piece, in order (`points` from a
+/// known point on).
+struct Rows<'b> {
+    b: &'b [u8],
+    counted: usize,
+    point: tree_sitter::Point,
+}
+
+impl Rows<'_> {
+    fn at(&mut self, a: usize) -> tree_sitter::Point {
+        for &c in &self.b[self.counted..a] {
+            if c == b'\n' {
+                self.point.row += 1;
+                self.point.column = 0;
+            } else {
+                self.point.column += 1;
+            }
+        }
+        self.counted = a;
+        self.point
+    }
+}
+
+/// The plain lines (`python_plain`) of a piece that continues the body of
+/// the top-level `def` whose header is `header`, and the piece's other
+/// bytes in runs of whole lines, each starting at a cut. A line is plain
+/// where a cut of this body starts it and a cut (or the module's end)
+/// starts the next line: no bracket, string or continuation crosses it,
+/// it is indented as the body, and nothing after it continues it. The
+/// last piece keeps the plain lines it ends with in its tree, so that its
+/// module node ends where the whole module's does.
+fn plain_lines(
+    text: &str,
+    cuts: &[Cut],
+    cut: &Cut,
+    end: usize,
+    header: &std::ops::Range<usize>,
+    mut rows: Rows,
+) -> (Vec<std::ops::Range<usize>>, Vec<python_plain::Plain>) {
+    let (mut runs, mut plains) = (Vec::new(), Vec::new());
+    let mut run = cut.at;
+    let from = cuts.partition_point(|c| c.at < cut.at);
+    let to = cuts.partition_point(|c| c.at < end);
+    for (k, c) in cuts.iter().enumerate().take(to).skip(from) {
+        if c.header.as_ref() != Some(header) {
+            continue;
+        }
+        let next = cuts.get(k + 1).map_or(text.len(), |n| n.at);
+        let row = rows.at(c.at).row;
+        let Some((plain, after)) = python_plain::read(text, c.at, row).filter(|(_, after)| *after == next) else {
+            continue;
+        };
+        if run < c.at {
+            runs.push(run..c.at);
+        }
+        plains.push(plain);
+        run = after;
+    }
+    if run < end {
+        runs.push(run..end);
+    } else if end == text.len() && !plains.is_empty() {
+        // Give the lines after the last run back to the tree.
+        let last = runs.last().map_or(cut.at, |r| r.end);
+        let keep = plains.partition_point(|p| p.line < last);
+        let start = plains[keep].line;
+        plains.truncate(keep);
+        runs.push(start..end);
+    }
+    (runs, plains)
 }
 
 /// The module's cuts joined into pieces of at least `piece` bytes (the
@@ -269,7 +408,7 @@ pub struct View<'t> {
     /// The statements a node goes on with in later pieces, by node id
     /// (the module node, and the body of a top-level `def` that a later
     /// piece continues), each with its node.
-    more: HashMap<usize, (Node<'t>, Vec<Node<'t>>)>,
+    more: HashMap<usize, (Node<'t>, Vec<Item<'t>>)>,
     end: usize,
 }
 
@@ -286,12 +425,17 @@ impl Parsed {
         self.trees.len()
     }
 
+    /// How many of its lines were read as plain lines (`python_plain`).
+    pub fn plain_lines(&self) -> usize {
+        self.trees.iter().map(|p| p.plains.len()).sum()
+    }
+
     /// The module as one tree. `None` when a piece does not start where its
     /// cut says: the reader then parses the whole module. Each piece's
     /// statements are read on all threads (`Piece::read`), then joined in
     /// order here.
     pub fn view(&self) -> Option<View<'_>> {
-        let root = self.trees.first()?.tree.root_node();
+        let root = self.trees.first()?.tree.as_ref()?.root_node();
         let mut view = View {
             root,
             more: HashMap::new(),
@@ -324,7 +468,7 @@ impl Parsed {
                     .entry(root.id())
                     .or_insert((root, Vec::new()))
                     .1
-                    .extend(top.iter().copied());
+                    .extend(top.iter().copied().map(Item::Node));
             }
             bodies.extend(defs);
             view.end = view.end.max(end);
@@ -339,7 +483,7 @@ struct Read<'t> {
     top: Vec<Node<'t>>,
     /// The start of the `def` whose body it continues, and the body's
     /// statements in this piece.
-    continued: Option<(usize, Vec<Node<'t>>)>,
+    continued: Option<(usize, Vec<Item<'t>>)>,
     /// The body of each top-level `def` among `top`, by the def's start.
     defs: Vec<(usize, Node<'t>)>,
     end: usize,
@@ -349,28 +493,47 @@ impl Piece {
     /// The piece's statements; `None` when it does not start where its cut
     /// says. `later`: not the first piece.
     fn read(&self, later: bool) -> Option<Read<'_>> {
-        let Piece { cut, first, tree } = self;
+        let Piece {
+            cut,
+            first,
+            tree,
+            runs,
+            plains,
+        } = self;
         let k = kinds();
-        let piece = tree.root_node();
-        let mut c = piece.walk();
-        let mut top: Vec<Node> = piece.named_children(&mut c).collect();
+        let (mut top, mut end) = (Vec::new(), cut.at);
+        let mut c = None;
+        if let Some(tree) = tree {
+            let piece = tree.root_node();
+            let c = c.insert(piece.walk());
+            top = piece.named_children(c).collect();
+            end = piece.end_byte();
+        }
         let mut continued = None;
         if later {
             if let Some(h) = &cut.header {
                 // A copy of the header, then the body's next statements.
-                let def = top
-                    .first()
-                    .filter(|d| d.kind_id() == k.function_definition && d.start_byte() == h.start)?;
-                let body = def.child_by_field_id(k.fields.body)?;
-                let stmts: Vec<Node> = body
-                    .named_children(&mut c)
-                    .filter(|s| s.start_byte() >= cut.at)
-                    .collect();
-                if stmts.first()?.start_byte() != *first {
+                let mut stmts = Vec::new();
+                if let Some(c) = &mut c {
+                    let def = top
+                        .first()
+                        .filter(|d| d.kind_id() == k.function_definition && d.start_byte() == h.start)?;
+                    let body = def.child_by_field_id(k.fields.body)?;
+                    stmts = body.named_children(c).filter(|s| s.start_byte() >= cut.at).collect();
+                    top.remove(0);
+                }
+                // Each run of the tree's lines starts a statement of the
+                // body or of the top level after it.
+                let mut starts = stmts.iter().chain(&top).map(|n| n.start_byte()).peekable();
+                for r in runs {
+                    while starts.next_if(|s| s < r).is_some() {}
+                    starts.next_if_eq(r)?;
+                }
+                let items = merge(stmts, plains);
+                if items.first()?.start() != *first {
                     return None;
                 }
-                continued = Some((h.start, stmts));
-                top.remove(0);
+                continued = Some((h.start, items));
             } else if top.first()?.start_byte() != *first {
                 return None;
             }
@@ -392,9 +555,23 @@ impl Piece {
             top,
             continued,
             defs,
-            end: piece.end_byte(),
+            end,
         })
     }
+}
+
+/// A body's statements from a piece's tree and its plain lines, in order.
+fn merge<'t>(nodes: Vec<Node<'t>>, plains: &'t [Plain]) -> Vec<Item<'t>> {
+    let mut out = Vec::with_capacity(nodes.len() + plains.len());
+    let mut plains = plains.iter().peekable();
+    for n in nodes {
+        while let Some(p) = plains.next_if(|p| p.span.start < n.start_byte()) {
+            out.push(Item::Plain(p));
+        }
+        out.push(Item::Node(n));
+    }
+    out.extend(plains.map(Item::Plain));
+    out
 }
 
 impl<'t> View<'t> {
@@ -405,13 +582,13 @@ impl<'t> View<'t> {
 
     /// A node's named children, and the statements it goes on with in
     /// later pieces.
-    pub fn children<'a>(&'a self, n: Node<'t>, c: &'a mut TreeCursor<'t>) -> impl Iterator<Item = Node<'t>> + 'a {
+    pub fn children<'a>(&'a self, n: Node<'t>, c: &'a mut TreeCursor<'t>) -> impl Iterator<Item = Item<'t>> + 'a {
         let more = self.more(n);
-        self.own_children(n, c).chain(more.iter().copied())
+        self.own_children(n, c).map(Item::Node).chain(more.iter().copied())
     }
 
     /// The statements a node goes on with in later pieces (empty for most).
-    pub fn more(&self, n: Node<'t>) -> &[Node<'t>] {
+    pub fn more(&self, n: Node<'t>) -> &[Item<'t>] {
         let k = kinds();
         if self.more.is_empty() || !(n.kind_id() == k.module || n.kind_id() == k.block) {
             return &[];
@@ -420,7 +597,7 @@ impl<'t> View<'t> {
     }
 
     /// Every node that goes on with statements of later pieces, with them.
-    pub fn continued(&self) -> impl Iterator<Item = (Node<'t>, &[Node<'t>])> + '_ {
+    pub fn continued(&self) -> impl Iterator<Item = (Node<'t>, &[Item<'t>])> + '_ {
         self.more.values().map(|(n, m)| (*n, m.as_slice()))
     }
 
@@ -449,7 +626,7 @@ impl<'t> View<'t> {
             self.more
                 .get(&n.id())
                 .and_then(|(_, m)| m.last())
-                .map_or(n.end_byte(), |s| s.end_byte().max(n.end_byte()))
+                .map_or(n.end_byte(), |s| s.end().max(n.end_byte()))
         };
         n.start_byte()..end
     }
@@ -519,6 +696,13 @@ const MAX_DEPTH: usize = 8;
 pub fn string<'t>(n: Node<'t>, src: &str, constant: &dyn Fn(&str) -> Option<Node<'t>>) -> Option<Mapped> {
     let mut m = Mapped::default();
     eval(n, src, constant, &mut m, 0)?;
+    Some(m)
+}
+
+/// `string` of an identifier that spells `name`.
+pub fn name_string<'t>(name: &str, src: &str, constant: &dyn Fn(&str) -> Option<Node<'t>>) -> Option<Mapped> {
+    let mut m = Mapped::default();
+    eval(constant(name)?, src, constant, &mut m, 1)?;
     Some(m)
 }
 

@@ -43,7 +43,8 @@ use crate::model::frontend::launch;
 use crate::model::graph::{Home, Layer, Link, Pipeline, Role, Setting, Site, Value};
 use crate::model::workspace::Workspace;
 use crate::syntax::launch::Mapped;
-use crate::syntax::python::{self, View, text};
+use crate::syntax::python::{self, Item, View, text};
+use crate::syntax::python_plain::{self, ArgKind, Plain};
 
 /// Every pipeline a module builds, from its syntax trees
 /// (`syntax::python::parse` of its text; `None`: not read).
@@ -254,6 +255,10 @@ impl<'v, 't> Module<'v, 't> {
         let mut constants = Map::default();
         let mut c = root.walk();
         for stmt in view.children(root, &mut c) {
+            // Plain lines are only ever in a function's body.
+            let Item::Node(stmt) = stmt else {
+                continue;
+            };
             let Some(a) = stmt
                 .named_child(0)
                 .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
@@ -290,7 +295,7 @@ const RUNS: usize = 64;
 /// or a run of statements (`nodes`) a node (`parent`) goes on with, in the
 /// scope `owner`.
 struct Task<'a, 't> {
-    nodes: &'a [Node<'t>],
+    nodes: &'a [Item<'t>],
     root: Option<Node<'t>>,
     parent: Node<'t>,
     owner: Owner,
@@ -370,11 +375,18 @@ fn walk<'t>(view: &View<'t>, src: &'t str, module: usize, task: &Task<'_, 't>) -
         ids: task.parent.walk(),
     };
     let mut c = task.parent.walk();
-    let starts: Vec<(Node<'t>, Option<Node<'t>>)> = match task.root {
-        Some(root) => vec![(root, None)],
+    let starts: Vec<(Item<'t>, Option<Node<'t>>)> = match task.root {
+        Some(root) => vec![(Item::Node(root), None)],
         None => task.nodes.iter().map(|n| (*n, Some(task.parent))).collect(),
     };
     for (start, parent) in starts {
+        let start = match start {
+            Item::Node(n) => n,
+            Item::Plain(p) => {
+                w.plain(p, task.owner);
+                continue;
+            }
+        };
         c.reset(start);
         w.enter(start, parent, false, task.owner);
         'down: loop {
@@ -571,6 +583,28 @@ impl<'t> Walker<'_, 't> {
             descend,
             more: !self.view.more(n).is_empty(),
         });
+    }
+
+    /// What a plain line (`python_plain`) says: what `enter` and `leave`
+    /// find in its tree (an expression statement of an assignment to a
+    /// name or of a call; identifiers, no string that may hold names, no
+    /// launch call, no `set_property` on an attribute).
+    fn plain(&mut self, p: &Plain, owner: Owner) {
+        let (src, f) = (self.src, &mut self.f);
+        f.work += 1;
+        for name in p.names() {
+            *f.uses.entry(&src[name]).or_default() += 1;
+        }
+        if let Some(t) = &p.target {
+            let name = &src[t.clone()];
+            *f.assigned.entry(name).or_default() += 1;
+            if let Owner::Params(key) | Owner::Body(key) = owner {
+                // A name assigned a call: local, and never a constant
+                // (`Names::constant` of it finds no value either way: a
+                // call other than `format` evaluates to nothing).
+                f.walks.entry(key).or_default().locals.push(name);
+            }
+        }
     }
 
     /// Leave the innermost frame: its node's children are done.
@@ -782,17 +816,36 @@ impl<'m, 'v, 't> Names<'m, 'v, 't> {
             "true" => (Some("true".into()), Some(n)),
             "false" => (Some("false".into()), Some(n)),
             "string" | "concatenated_string" => (self.string(n), Some(n)),
-            "identifier" => {
-                let name = text(n, src);
-                let Some(c) = self.constant(name) else {
-                    return (None, None);
-                };
-                let (v, lit) = self.literal_only(c);
-                // The constant's own line is one use; the argument another.
-                let only_here = self.m.uses.get(name) == Some(&2);
-                (v, lit.filter(|_| only_here))
-            }
+            "identifier" => self.literal_name(text(n, src)),
             _ => (None, None),
+        }
+    }
+
+    /// `literal` of a name.
+    fn literal_name(&self, name: &str) -> (Option<String>, Option<Node<'t>>) {
+        let Some(c) = self.constant(name) else {
+            return (None, None);
+        };
+        let (v, lit) = self.literal_only(c);
+        // The constant's own line is one use; the argument another.
+        let only_here = self.m.uses.get(name) == Some(&2);
+        (v, lit.filter(|_| only_here))
+    }
+
+    /// `string` of an argument.
+    fn arg_string(&self, a: Arg<'t>) -> Option<String> {
+        let src = self.src();
+        match a {
+            Arg::Node(n) => self.string(n),
+            Arg::Plain(p) => match p.kind {
+                ArgKind::Str => Some(src[p.content()].to_string()),
+                ArgKind::Name => {
+                    let m = python::name_string(&src[p.span.clone()], src, &|name| self.constant(name))?;
+                    m.unknown.is_empty().then_some(m.text)
+                }
+                ArgKind::Int | ArgKind::True | ArgKind::False => None,
+            },
+            Arg::Object(_) => None,
         }
     }
 
@@ -804,17 +857,38 @@ impl<'m, 'v, 't> Names<'m, 'v, 't> {
     }
 
     /// What a value written in code says (see `Scope::setting`).
-    fn written(&self, value: Node<'t>) -> Written {
+    fn written(&self, value: Arg<'t>) -> Written {
         let src = self.src();
-        let (known, literal) = self.literal(value);
+        let (known, edit) = match value {
+            Arg::Node(n) => {
+                let (known, literal) = self.literal(n);
+                (known, literal.and_then(|l| editable(l, src)))
+            }
+            // What `literal` and `editable` make of the nodes
+            // tree-sitter reads these as (`python_plain`).
+            Arg::Plain(p) => {
+                let t = &src[p.span.clone()];
+                match p.kind {
+                    ArgKind::Int => (Some(t.to_string()), Some(p.span.clone())),
+                    ArgKind::True => (Some("true".into()), Some(p.span.clone())),
+                    ArgKind::False => (Some("false".into()), Some(p.span.clone())),
+                    ArgKind::Str => (Some(src[p.content()].to_string()), Some(p.content())),
+                    ArgKind::Name => {
+                        let (known, literal) = self.literal_name(t);
+                        (known, literal.and_then(|l| editable(l, src)))
+                    }
+                }
+            }
+            Arg::Object(_) => (None, None),
+        };
         let shown = match known {
             Some(v) => Value::Known(v.into()),
-            None => Value::Unknown(format!("`{}`", short(text(value, src)))),
+            None => Value::Unknown(format!("`{}`", short(&src[value.span()]))),
         };
         Written {
             shown,
-            edit: literal.and_then(|l| editable(l, src)),
-            at: value.byte_range(),
+            edit,
+            at: value.span(),
         }
     }
 }
@@ -866,7 +940,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             ..cond
         };
         let mut c = block.walk();
-        let stmts: Vec<Node> = self.m.view.children(block, &mut c).collect();
+        let stmts: Vec<Item> = self.m.view.children(block, &mut c).collect();
         let names = self.names;
         read_ahead(names, &stmts, |s| {
             work(1);
@@ -907,7 +981,10 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             }
             return;
         }
-        let s = read.at.stmt;
+        // A plain line is an expression statement.
+        let Item::Node(s) = read.at.stmt else {
+            return;
+        };
         match s.kind() {
             "if_statement" => {
                 let mut blocks = Vec::new();
@@ -1043,8 +1120,8 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 
     /// The element a name or expression stands for.
-    fn element(&self, n: Node<'t>) -> Option<usize> {
-        self.element_named(&target(n, self.src())?)
+    fn element(&self, n: Arg<'t>) -> Option<usize> {
+        self.element_named(&n.target(self.src())?)
     }
 
     /// The element a name (`target`) stands for.
@@ -1061,7 +1138,9 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 let bound = value.and_then(|c| self.call(c, at, block, cond));
                 for (left, name) in targets {
                     let Some(name) = name else {
-                        self.unbind_targets(left);
+                        if let Some(left) = left {
+                            self.unbind_targets(left);
+                        }
                         continue;
                     };
                     // Rebinding `x` (or `self.x`) drops what `x.…` held.
@@ -1148,12 +1227,12 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 // pyservicemaker: pipeline.add("factory", "name", {…}), chainable.
                 let o = object?;
                 let on_pipeline = self.env.get(object_text.unwrap_or("")) == Some(&Bind::ServiceMaker)
-                    || (o.kind() == "call" && self.bind_of(o, at, block, cond) == Some(Bind::ServiceMaker));
+                    || (o.is("call") && self.bind_of(o, at, block, cond) == Some(Bind::ServiceMaker));
                 let factory = first;
                 if on_pipeline && factory.is_some() {
                     let id = self.make(factory?, second, span, at, block, cond);
-                    if let Some(dict) = argv.get(2).filter(|d| d.kind() == "dictionary") {
-                        self.dictionary(id, *dict, at, cond);
+                    if let Some(dict) = argv.get(2).and_then(|d| d.node()).filter(|d| d.kind() == "dictionary") {
+                        self.dictionary(id, dict, at, cond);
                     }
                 }
                 on_pipeline.then_some(Bind::ServiceMaker)
@@ -1205,7 +1284,12 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
 
     /// What a name or a call (`decoder.get_static_pad("src")`) stands for.
     /// Calls chained deeper than `MAX_NESTING` are not followed.
-    fn bind_of(&mut self, n: Node<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+    fn bind_of(&mut self, n: Arg<'t>, at: &At<'t>, block: Node<'t>, cond: Cond) -> Option<Bind> {
+        let n = match n {
+            Arg::Node(n) => n,
+            // A name or a dotted name, or a literal.
+            _ => return self.env.get(&n.target(self.src())?).cloned(),
+        };
         match n.kind() {
             "identifier" | "attribute" => self.env.get(&target(n, self.src())?).cloned(),
             "call" if cond.depth <= MAX_NESTING => {
@@ -1294,7 +1378,11 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
             self.setting(id, key, key_range, value, at)
         } else {
             // tree-sitter counts rows at each `\n`, as a line number does.
-            let line = at.stmt.start_position().row + 1;
+            let row = match at.stmt {
+                Item::Node(n) => n.start_position().row,
+                Item::Plain(p) => p.row,
+            };
+            let line = row + 1;
             Setting::unknown((self.file, value.at), format!("set under a condition (line {line})"))
         };
         self.elements[id].props.push(key, setting);
@@ -1333,7 +1421,7 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
                 continue;
             };
             let Some(key) = self.string(k) else { continue };
-            let mut s = self.setting(id, &key, k.byte_range(), self.names.written(v), at);
+            let mut s = self.setting(id, &key, k.byte_range(), self.names.written(Arg::Node(v)), at);
             if let Some(site) = &mut s.site {
                 site.spans.set_line(p.byte_range());
             }
@@ -1345,14 +1433,17 @@ impl<'m, 'v, 't> Scope<'m, 'v, 't> {
     }
 
     /// pyservicemaker's `link("a", "b", …)` and `link(("a", "b"), ("", "sink_%u"))`.
-    fn service_maker_link(&mut self, argv: &[Node<'t>], cond: Cond) {
-        let by_name = |s: &Self, n: Node<'t>| {
-            let name = s.string(n)?;
+    fn service_maker_link(&mut self, argv: &[Arg<'t>], cond: Cond) {
+        let by_name = |s: &Self, n: Arg<'t>| {
+            let name = s.names.arg_string(n)?;
             s.by_name.get(&name).copied()
         };
-        if argv.first().is_some_and(|a| a.kind() == "tuple") {
-            let mut c = argv[0].walk();
-            let ends: Vec<Option<usize>> = argv[0].named_children(&mut c).map(|n| by_name(self, n)).collect();
+        if let Some(tuple) = argv.first().and_then(|a| a.node()).filter(|a| a.kind() == "tuple") {
+            let mut c = tuple.walk();
+            let ends: Vec<Option<usize>> = tuple
+                .named_children(&mut c)
+                .map(|n| by_name(self, Arg::Node(n)))
+                .collect();
             if let [a, Some(b)] = ends.as_slice() {
                 if let Some(a) = a {
                     self.links.push((*a, *b));
@@ -1458,14 +1549,14 @@ const AHEAD_RUN: usize = 2048;
 /// values, its targets) depends only on the tree and on the scope's names,
 /// so the statements of a long block are read on all threads, a few runs
 /// ahead of `each`, which runs on this thread.
-fn read_ahead<'t>(names: &Names<'_, '_, 't>, stmts: &[Node<'t>], each: impl FnMut(Stmt<'t>)) {
+fn read_ahead<'t>(names: &Names<'_, '_, 't>, stmts: &[Item<'t>], each: impl FnMut(Stmt<'t>)) {
     read_ahead_by(names, stmts, AHEAD, AHEAD_RUN, each);
 }
 
 /// `read_ahead` of blocks of at least `ahead` statements, in runs of `run`.
 fn read_ahead_by<'t>(
     names: &Names<'_, '_, 't>,
-    stmts: &[Node<'t>],
+    stmts: &[Item<'t>],
     ahead: usize,
     run: usize,
     mut each: impl FnMut(Stmt<'t>),
@@ -1512,7 +1603,7 @@ struct Stmt<'t> {
 
 /// The statement a call is read in.
 struct At<'t> {
-    stmt: Node<'t>,
+    stmt: Item<'t>,
     range: Span,
     /// Where a statement after it goes and the indentation of its line:
     /// `None` when it is not on a line of its own or the rest of the line
@@ -1525,20 +1616,61 @@ enum Expr<'t> {
     /// `x = app.x = make(…)`: a chain of targets, each with its name
     /// (`target`), bound to the one value, in order; the value's call.
     Assign {
-        targets: Vec<(Node<'t>, Option<String>)>,
+        targets: Vec<(Option<Node<'t>>, Option<String>)>,
         value: Option<Call<'t>>,
     },
     Call(Call<'t>),
     Other,
 }
 
+/// A call's object or argument: a node of a tree, or a plain line's
+/// (`python_plain`).
+#[derive(Debug, Clone, Copy)]
+enum Arg<'t> {
+    Node(Node<'t>),
+    Plain(&'t python_plain::Arg),
+    /// A plain line's call's object (a dotted name).
+    Object(&'t Plain),
+}
+
+impl<'t> Arg<'t> {
+    fn span(self) -> Span {
+        match self {
+            Arg::Node(n) => n.byte_range(),
+            Arg::Plain(p) => p.span.clone(),
+            Arg::Object(p) => p.object(),
+        }
+    }
+
+    fn node(self) -> Option<Node<'t>> {
+        match self {
+            Arg::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a node of this kind.
+    fn is(self, kind: &str) -> bool {
+        self.node().is_some_and(|n| n.kind() == kind)
+    }
+
+    /// `target` of it.
+    fn target(self, src: &str) -> Option<String> {
+        match self {
+            Arg::Node(n) => target(n, src),
+            Arg::Plain(p) => (p.kind == ArgKind::Name).then(|| src[p.span.clone()].to_string()),
+            Arg::Object(p) => Some(src[p.object()].to_string()),
+        }
+    }
+}
+
 /// A call, read: `object.method(argv…)` or `method(argv…)`.
 struct Call<'t> {
     span: Span,
-    object: Option<Node<'t>>,
+    object: Option<Arg<'t>>,
     object_text: Option<&'t str>,
     method: &'t str,
-    argv: Vec<Node<'t>>,
+    argv: Vec<Arg<'t>>,
     /// The object as a name (`target`): what `element_named` looks up.
     receiver: Option<String>,
     /// The first two arguments as strings (`Names::string`), for the
@@ -1550,7 +1682,11 @@ struct Call<'t> {
 }
 
 impl<'t> Stmt<'t> {
-    fn read(names: &Names<'_, '_, 't>, s: Node<'t>) -> Self {
+    fn read(names: &Names<'_, '_, 't>, s: Item<'t>) -> Self {
+        let s = match s {
+            Item::Node(n) => n,
+            Item::Plain(p) => return Self::plain(names, p),
+        };
         let expression = s.kind_id() == python::kinds().expression_statement;
         let exprs: Vec<Expr<'t>> = if expression {
             let mut c = s.walk();
@@ -1562,14 +1698,38 @@ impl<'t> Stmt<'t> {
         let calls = exprs
             .iter()
             .any(|e| matches!(e, Expr::Call(_) | Expr::Assign { value: Some(_), .. }));
+        let line_start = s.start_byte().saturating_sub(s.start_position().column);
         Stmt {
             at: At {
-                stmt: s,
+                stmt: Item::Node(s),
                 range: s.byte_range(),
-                anchor: calls.then(|| line_anchor(s, names.src())).flatten(),
+                anchor: calls
+                    .then(|| line_anchor(line_start, s.byte_range(), names.src()))
+                    .flatten(),
             },
             expression,
             exprs,
+        }
+    }
+
+    /// A plain line (`python_plain`): what `read` reads of its tree.
+    fn plain(names: &Names<'_, '_, 't>, p: &'t Plain) -> Self {
+        let call = Call::plain(names, p);
+        let expr = match &p.target {
+            Some(t) => Expr::Assign {
+                targets: vec![(None, Some(names.src()[t.clone()].to_string()))],
+                value: Some(call),
+            },
+            None => Expr::Call(call),
+        };
+        Stmt {
+            at: At {
+                stmt: Item::Plain(p),
+                range: p.span.clone(),
+                anchor: line_anchor(p.line, p.span.clone(), names.src()),
+            },
+            expression: true,
+            exprs: vec![expr],
         }
     }
 }
@@ -1588,7 +1748,7 @@ impl<'t> Expr<'t> {
                     ) else {
                         return Expr::Other;
                     };
-                    targets.push((left, target(left, names.src())));
+                    targets.push((Some(left), target(left, names.src())));
                     value = right;
                 }
                 Expr::Assign {
@@ -1613,7 +1773,7 @@ impl<'t> Call<'t> {
         let f = n.child_by_field_id(k.fields.function)?;
         let args = n.child_by_field_id(k.fields.arguments)?;
         let mut c = args.walk();
-        let argv: Vec<Node> = args.named_children(&mut c).collect();
+        let argv: Vec<Arg> = args.named_children(&mut c).map(Arg::Node).collect();
         let (object, method) = match f.kind_id() {
             kind if kind == k.attribute => (
                 f.child_by_field_id(k.fields.object),
@@ -1622,53 +1782,70 @@ impl<'t> Call<'t> {
             kind if kind == k.identifier => (None, text(f, src)),
             _ => return None,
         };
-        let string = |i: usize| argv.get(i).and_then(|a| names.string(*a));
+        Some(Self::new(names, n.byte_range(), object.map(Arg::Node), method, argv))
+    }
+
+    /// A plain line's call (`python_plain`).
+    fn plain(names: &Names<'_, '_, 't>, p: &'t Plain) -> Self {
+        let src = names.src();
+        let argv = p.args.iter().map(Arg::Plain).collect();
+        Self::new(names, p.call.clone(), Some(Arg::Object(p)), &src[p.method()], argv)
+    }
+
+    fn new(
+        names: &Names<'_, '_, 't>,
+        span: Span,
+        object: Option<Arg<'t>>,
+        method: &'t str,
+        argv: Vec<Arg<'t>>,
+    ) -> Self {
+        let src = names.src();
+        let string = |i: usize| argv.get(i).and_then(|a| names.arg_string(*a));
         let (strs, key_range, written) = match method {
             "make" | "add" => ([string(0), string(1)], None, None),
             "set_property" => (
                 [string(0), None],
-                argv.first().map(|k| k.byte_range()),
+                argv.first().map(|k| k.span()),
                 argv.get(1).map(|v| names.written(*v)),
             ),
             _ => ([None, None], None, None),
         };
-        Some(Call {
-            span: n.byte_range(),
+        Call {
+            span,
             object,
-            object_text: object.map(|o| text(o, src)),
+            object_text: object.map(|o| &src[o.span()]),
             method,
-            receiver: object.and_then(|o| target(o, src)),
+            receiver: object.and_then(|o| o.target(src)),
             argv,
             strs,
             key_range,
             written,
-        })
+        }
     }
 }
 
 /// Where a statement after `stmt` goes (the start of the next line) and
 /// its line's indentation; `None` when `stmt` is not on a line of its own
 /// or the rest of its line is not blank or a comment.
-fn line_anchor(stmt: Node, src: &str) -> Option<(usize, String)> {
-    // The line's start from the statement's column (tree-sitter counts
-    // it in bytes): searching back would cost a whole line per
+fn line_anchor(line_start: usize, stmt: Span, src: &str) -> Option<(usize, String)> {
+    // The line's start comes from the statement's column (tree-sitter
+    // counts it in bytes): searching back would cost a whole line per
     // statement on a long line of `a; b; …`.
-    let line_start = stmt.start_byte().saturating_sub(stmt.start_position().column);
-    let indent = src.get(line_start..stmt.start_byte()).unwrap_or("x");
+    let indent = src.get(line_start..stmt.start).unwrap_or("x");
     if !indent.chars().all(|c| c == ' ' || c == '\t') {
         // Not on a line of its own (`a = 1; b = 2`).
         return None;
     }
     // The rest of the line must be blank or a comment; the scan stops
     // at the first other character.
-    let rest = &src[stmt.end_byte()..];
+    let rest = &src[stmt.end..];
     let first = rest.find(|c: char| c != ' ' && c != '\t' && c != '\r');
     match first.map(|i| (i, rest.as_bytes()[i])) {
         Some((i, b'\n')) => Some(i),
         Some((i, b'#')) => rest[i..].find('\n').map(|j| i + j),
         _ => None,
     }
-    .map(|i| (stmt.end_byte() + i + 1, indent.to_string()))
+    .map(|i| (stmt.end + i + 1, indent.to_string()))
 }
 
 /// A `…parse_launch(…)` or `…parse_bin_from_description(…)` call.
@@ -1883,14 +2060,22 @@ mod tests {
             .map(|e| match e {
                 Expr::Assign { targets, value } => format!(
                     "assign {:?} {:?}",
-                    targets.iter().map(|(n, t)| (n.byte_range(), t)).collect::<Vec<_>>(),
+                    // A target's node matters only when it is no name.
+                    targets
+                        .iter()
+                        .map(|(n, t)| t.clone().ok_or(n.map(|n| n.byte_range())))
+                        .collect::<Vec<_>>(),
                     value.as_ref().map(call)
                 ),
                 Expr::Call(c) => format!("call {}", call(c)),
                 Expr::Other => "other".into(),
             })
             .collect();
-        format!("{:?} {} {:?} {exprs:?}", s.at.range, s.expression, s.at.anchor)
+        let row = match s.at.stmt {
+            Item::Node(n) => n.start_position().row,
+            Item::Plain(p) => p.row,
+        };
+        format!("{:?} {row} {} {:?} {exprs:?}", s.at.range, s.expression, s.at.anchor)
     }
 
     /// A long block read ahead on other threads, in runs, gives each
@@ -1915,7 +2100,7 @@ mod tests {
         let (body, function) = scopes[1];
         let (names, _) = Names::new(&module, body, function);
         let mut c = body.walk();
-        let stmts: Vec<Node> = view.children(body, &mut c).collect();
+        let stmts: Vec<Item> = view.children(body, &mut c).collect();
         // Seven statements for each `i`: the comment is one.
         assert_eq!(stmts.len(), 280);
         let here: Vec<String> = stmts.iter().map(|s| summary(&Stmt::read(&names, *s))).collect();
@@ -1936,5 +2121,74 @@ mod tests {
             here[0],
             here[3]
         );
+    }
+
+    /// The statements of `main`'s body in `src`, read (`summary`), the
+    /// module parsed in pieces of `piece` bytes, and how many are plain
+    /// lines.
+    fn body_read(src: &str, piece: usize) -> (Vec<String>, usize) {
+        let parsed = python::parse_by(src, piece).unwrap();
+        let view = parsed.view().unwrap();
+        let (module, scopes) = Module::new(&view, src);
+        let (body, function) = scopes[1];
+        let (names, _) = Names::new(&module, body, function);
+        let mut c = body.walk();
+        let stmts: Vec<Item> = view.children(body, &mut c).collect();
+        let plain = stmts.iter().filter(|s| matches!(s, Item::Plain(_))).count();
+        let read = stmts.iter().map(|s| summary(&Stmt::read(&names, *s))).collect();
+        (read, plain)
+    }
+
+    /// A plain line (`python_plain`) reads as its tree reads: the call,
+    /// its strings, values, edits and anchor, with module and local
+    /// constants, names used once or twice, and lines that are not plain
+    /// between.
+    #[test]
+    fn plain_lines_read_as_their_trees() {
+        let body = "    Gst.init(None)\n\
+                    \x20   q = Gst.ElementFactory.make(\"queue\", 'q0')\n\
+                    \x20   q.set_property(\"leaky\", 2)\n\
+                    \x20   q.set_property( 'max-size-buffers' , N )  \n\
+                    \x20   q.set_property('silent', True)\n\
+                    \x20   q.set_property('flush-on-eos', False)\n\
+                    \x20   q.set_property(\"name\", \"\")\n\
+                    \x20   q.set_property(K, W)\n\
+                    \x20   q.set_property(\"width\", LOCAL)\n\
+                    \x20   LOCAL = 3\n\
+                    \x20   q.set_property(\"width\", ONCE)\n\
+                    \x20   m = Gst.ElementFactory.make(F, None)\n\
+                    \x20   m.set_property(\"batch-size\", 0)\n\
+                    \x20   pipeline = Gst.Pipeline()\n\
+                    \x20   pipeline.add(q)\n\
+                    \x20   pipeline.add(F)\n\
+                    \x20   q.link(m)\n\
+                    \x20   m.get_request_pad(\"sink_0\")\n\
+                    \x20   x.y.z.link_many(q, m, 1)\n\
+                    \x20   sm = service.Pipeline(\"p\")\n\
+                    \x20   sm.add(\"nvstreammux\", \"mux\")\n\
+                    \x20   sm.link(\"mux\", T)\n\
+                    \x20   q.set_property(\"a\", 1) # not plain\n\
+                    \x20   q.set_property(\"b\", 1.5)\n\
+                    \x20   q = Gst.ElementFactory.make(\"queue\", \"q1\")\r\n\
+                    \x20   q.set_property(\"c\", 1)\n";
+        let src = format!(
+            "N = 4\nK = \"k\"\nW = 1920\nONCE = 7\nF = \"nvstreammux\"\nT = \"x\"\ndef main():\n    pass\n{body}    q.set_property(\"d\", 1)\nmain()\n"
+        );
+        let (whole, none) = body_read(&src, usize::MAX);
+        let (pieces, plain) = body_read(&src, 1);
+        assert_eq!(none, 0);
+        assert_eq!(plain, 22, "{pieces:#?}");
+        assert_eq!(whole.len(), pieces.len());
+        for (w, p) in whole.iter().zip(&pieces) {
+            assert_eq!(w, p);
+        }
+        // What the summaries hold: a constant's value and edit, a
+        // string's, a name's.
+        assert!(
+            pieces[4].contains(r#"Known(\"4\")"#) && pieces[4].contains("Some(4..5)"),
+            "{}",
+            pieces[4]
+        );
+        assert!(pieces[7].contains(r#"Known(\"\")"#), "{}", pieces[7]);
     }
 }
