@@ -6,84 +6,33 @@
 //! check's memory. Cloning one is a reference count.
 //!
 //! A `Shared` is one pointer (8 bytes; `Option<Shared>` too), not the 16 of
-//! an `Arc<str>` (pointer and length): its length is kept in the
-//! allocation, beside the count, where `Arc<str>` keeps a second (weak)
-//! count no `Shared` uses. Every document's entry holds two (its key and
-//! value) to the end of a check, so an entry is 48 bytes instead of 64 (a
-//! tenth of a 10k-file check's memory at its peak was the parses'
-//! entries); the allocation is the size `Arc<str>`'s was.
+//! an `Arc<str>` (pointer and length): it is a `triomphe::ThinArc`, which
+//! keeps the length in the allocation, beside the count, where `Arc<str>`
+//! keeps a second (weak) count no `Shared` uses. Every document's entry
+//! holds two (its key and value) to the end of a check, so an entry is 48
+//! bytes instead of 64 (a tenth of a 10k-file check's memory at its peak
+//! was the parses' entries); the allocation is the size `Arc<str>`'s was.
 
-use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::ops::Deref;
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering, fence};
 
-pub struct Shared(NonNull<Header>);
+use triomphe::ThinArc;
 
-/// What a `Shared` points at, followed by the text's bytes.
-#[repr(C)]
-struct Header {
-    /// The owners.
-    count: AtomicUsize,
-    /// The text's length in bytes.
-    len: usize,
-}
-
-// SAFETY: the text is never written after it is made and the count is
-// atomic, as in `Arc<str>`, which is `Send` and `Sync`.
-unsafe impl Send for Shared {}
-// SAFETY: as above.
-unsafe impl Sync for Shared {}
-
-/// Past this many owners the count could wrap: abort, as `Arc` does.
-const MAX_COUNT: usize = isize::MAX as usize;
+/// The text's bytes, always UTF-8: only `new` makes one, from a `&str`.
+pub struct Shared(ThinArc<(), u8>);
 
 impl Shared {
-    /// The allocation of a text of `len` bytes: the header, then the bytes.
-    fn layout(len: usize) -> Layout {
-        Layout::new::<Header>()
-            .extend(Layout::array::<u8>(len).expect("a text's length fits a layout"))
-            .expect("a text's length fits a layout")
-            .0
-            .pad_to_align()
-    }
-
     fn new(s: &str) -> Shared {
-        let layout = Shared::layout(s.len());
-        // SAFETY: the layout is not zero-sized (it holds the header).
-        let p = unsafe { alloc(layout) }.cast::<Header>();
-        let Some(p) = NonNull::new(p) else {
-            handle_alloc_error(layout)
-        };
-        // SAFETY: `p` is a new allocation of `layout`: a header, aligned,
-        // then `s.len()` bytes; neither overlaps `s`.
-        unsafe {
-            p.as_ptr().write(Header {
-                count: AtomicUsize::new(1),
-                len: s.len(),
-            });
-            std::ptr::copy_nonoverlapping(s.as_ptr(), p.as_ptr().add(1).cast::<u8>(), s.len());
-        }
-        Shared(p)
-    }
-
-    fn header(&self) -> &Header {
-        // SAFETY: the header lives while any `Shared` of it does.
-        unsafe { self.0.as_ref() }
+        Shared(ThinArc::from_header_and_slice((), s.as_bytes()))
     }
 
     pub fn as_str(&self) -> &str {
-        let len = self.header().len;
-        // SAFETY: `len` bytes of a `&str` were copied after the header
-        // (`new`) and are never written again; they live while `self` does.
-        unsafe {
-            let bytes = std::slice::from_raw_parts(self.0.as_ptr().add(1).cast::<u8>(), len);
-            std::str::from_utf8_unchecked(bytes)
-        }
+        // SAFETY: the bytes were copied from a `&str` (`new`) and a
+        // `ThinArc` never lets them be written again.
+        unsafe { std::str::from_utf8_unchecked(&self.0.slice) }
     }
 
     /// The same text as an earlier call on this thread made, when it is
@@ -133,26 +82,7 @@ thread_local! {
 
 impl Clone for Shared {
     fn clone(&self) -> Shared {
-        // Relaxed, as `Arc::clone`: a new owner comes from an existing one.
-        if self.header().count.fetch_add(1, Ordering::Relaxed) > MAX_COUNT {
-            std::process::abort();
-        }
-        Shared(self.0)
-    }
-}
-
-impl Drop for Shared {
-    fn drop(&mut self) {
-        // As `Arc`'s drop: the last owner frees, after every other owner's
-        // use (Release here, Acquire before the free).
-        if self.header().count.fetch_sub(1, Ordering::Release) != 1 {
-            return;
-        }
-        fence(Ordering::Acquire);
-        let layout = Shared::layout(self.header().len);
-        // SAFETY: this was the last owner; the allocation was made with
-        // this layout (`new`).
-        unsafe { dealloc(self.0.as_ptr().cast::<u8>(), layout) };
+        Shared(self.0.clone())
     }
 }
 
