@@ -87,7 +87,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             } else {
                 "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline"
             };
-            judge(ctx, q, Rule::QueueBeforeBroker, &[("max-size-buffers", 2), ("leaky", 2)], why.into(), out);
+            judge(
+                ctx,
+                q,
+                Rule::QueueBeforeBroker,
+                &[("max-size-buffers", 2), ("leaky", 2)],
+                why.into(),
+                out,
+            );
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
             judge(
