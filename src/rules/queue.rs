@@ -7,7 +7,9 @@
 //!   in front of the mux holds one stream's frames, not batches: not
 //!   judged);
 //! - DS502: a message converter or broker (a leaky=downstream queue of
-//!   one or two buffers passes: one is shorter than the preset's two);
+//!   one or two buffers passes: one is shorter than the preset's two; a
+//!   leaky=upstream one is told it drops the newest messages, not that it
+//!   holds the pipeline);
 //! - DS503: a file sink or an encoder.
 //!
 //! GStreamer's queue defaults (`gstqueue.c`): `max-size-buffers` 200,
@@ -77,8 +79,22 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             if value(q, "leaky") == Some(2) && matches!(value(q, "max-size-buffers"), Some(1..=2)) {
                 continue;
             }
-            judge(ctx, q, Rule::QueueBeforeBroker, &[("max-size-buffers", 2), ("leaky", 2)],
-                "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline".into(), out);
+            // A leaky=upstream queue never waits either: full, it drops the
+            // incoming buffer (same function), so "instead of holding the
+            // pipeline" is not what it lacks; the newest messages are.
+            let why = if value(q, "leaky") == Some(1) {
+                "a queue feeding the message broker: short and leaky=2 (downstream), so a slow broker drops the oldest messages; a leaky=1 (upstream) queue never waits for space either, but when full it drops each incoming message and keeps the oldest, so after a stall the broker sends stale messages first"
+            } else {
+                "a queue feeding the message broker: short and leaky, so a slow broker drops messages instead of holding the pipeline"
+            };
+            judge(
+                ctx,
+                q,
+                Rule::QueueBeforeBroker,
+                &[("max-size-buffers", 2), ("leaky", 2)],
+                why.into(),
+                out,
+            );
         } else if reaches(&|e| factory(e, FILE_SINKS) || factory(e, ENCODERS)) {
             let Some((fb, why)) = ctx.final_batch(p) else { continue };
             judge(
