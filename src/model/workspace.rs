@@ -731,8 +731,21 @@ impl Workspace {
     /// missing path that a vendored deepstream_python_apps copy names
     /// outside itself ([`into_install`]): it points into the DeepStream
     /// install the copy is meant to be cloned into.
+    ///
+    /// A key-file's value is the path GLib's `g_key_file_get_string` gives
+    /// (the string DeepStream's readers pass on to
+    /// `get_absolute_file_path`): `\s \t \n \r \\` unescaped; with an
+    /// escape GLib refuses, DeepStream reads no path at all, so where it
+    /// points is unknown (`None`; the value check reports the value).
     pub fn resolve(&self, from: FileId, raw: &str) -> Option<Target> {
         let raw = raw.trim();
+        let unescaped;
+        let raw = if self.files[from].doc.format == Format::KeyFile && raw.contains('\\') {
+            unescaped = crate::syntax::glib::parse_string(raw).ok()?;
+            unescaped.as_str()
+        } else {
+            raw
+        };
         let raw = raw.strip_prefix("file://").unwrap_or(raw);
         // (A `char` first: it is found with `memchr`, a `&str` is not.)
         if raw.is_empty() || (raw.contains(':') && raw.contains("://")) || templated(raw) {
@@ -1396,6 +1409,53 @@ mod tests {
         }
         assert!(is_normal(Path::new("/a/b/c.txt")) && is_normal(Path::new("a/.b/..c")));
         assert!(!is_normal(Path::new("a/./b")) && !is_normal(Path::new("../a")) && !is_normal(Path::new("a/")));
+    }
+
+    /// A key-file's path is the one `g_key_file_get_string` reads (`\s`
+    /// a space, `\\` a backslash; an escape GLib refuses: no path); a
+    /// YAML value has no such escapes.
+    #[test]
+    fn key_file_paths_are_resolved_glib_unescaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("dslint.toml", ""),
+            (
+                "app.txt",
+                "[primary-gie]\nenable=1\nconfig-file=my\\spgie.txt\n[sink0]\nenable=1\ntype=1\n",
+            ),
+            ("my pgie.txt", "[property]\ngie-unique-id=1\n"),
+            (
+                "cfg.yml",
+                "primary-gie:\n  enable: 1\n  config-file: my\\spgie.txt\nsink0:\n  enable: 1\n  type: 1\n",
+            ),
+        ];
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let ws = Workspace::load(&[dir.path().to_path_buf()]);
+        let id = |name: &str| {
+            let names: Vec<_> = ws.files.iter().map(|f| f.path.display().to_string()).collect();
+            let found = ws
+                .files
+                .iter()
+                .position(|f| f.path.file_name().is_some_and(|n| n == name));
+            found.unwrap_or_else(|| panic!("{name} not loaded: {names:?}"))
+        };
+        let (app, yml) = (id("app.txt"), id("cfg.yml"));
+        let name = |t: Option<Target>| match t {
+            Some(Target::Exists(p)) => format!("exists {}", p.file_name().unwrap().to_string_lossy()),
+            Some(Target::Missing(p)) => format!("missing {}", p.file_name().unwrap().to_string_lossy()),
+            Some(Target::Outside(p)) => format!("outside {}", p.display()),
+            None => "unknown".to_string(),
+        };
+        assert_eq!(name(ws.resolve(app, "my\\spgie.txt")), "exists my pgie.txt");
+        assert_eq!(name(ws.resolve(app, "my pgie.txt")), "exists my pgie.txt");
+        assert_eq!(name(ws.resolve(app, "file://my\\spgie.txt")), "exists my pgie.txt");
+        assert_eq!(name(ws.resolve(app, "my\\\\spgie.txt")), "missing my\\spgie.txt");
+        assert_eq!(name(ws.resolve(app, "my\\tpgie.txt")), "missing my\tpgie.txt");
+        assert_eq!(name(ws.resolve(app, "my\\qpgie.txt")), "unknown");
+        assert_eq!(name(ws.resolve(app, "my-pgie.txt\\")), "unknown");
+        assert_eq!(name(ws.resolve(yml, "my\\spgie.txt")), "missing my\\spgie.txt");
     }
 }
 
