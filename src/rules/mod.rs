@@ -580,8 +580,7 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    let mut dropped = dropped.into_iter();
-    out.retain(|_| !dropped.next().unwrap_or(false));
+    remove_marked(out, dropped);
 }
 
 /// One finding made twice (a line of a config that several pipelines
@@ -619,13 +618,25 @@ fn join_expected(kept: &mut Diagnostic, other: &Diagnostic) -> bool {
 
 /// `also: <note>` after the kept finding's `why`.
 fn add_note(kept: &mut Diagnostic, note: &str) {
-    kept.why = Some(
-        match kept.why.take() {
-            Some(w) => format!("{w}; also: {note}"),
-            None => format!("also: {note}"),
+    append_why(kept, &format!("also: {note}"));
+}
+
+/// `text` after a finding's `why` (`; ` between them), or as its `why`.
+fn append_why(d: &mut Diagnostic, text: &str) {
+    d.why = Some(
+        match d.why.take() {
+            Some(w) => format!("{w}; {text}"),
+            None => text.to_string(),
         }
         .into(),
     );
+}
+
+/// `out` without the findings whose `marked` entry is true (one entry a
+/// finding, in order).
+fn remove_marked(out: &mut Vec<Diagnostic>, marked: Vec<bool>) {
+    let mut marked = marked.into_iter();
+    out.retain(|_| !marked.next().unwrap_or(false));
 }
 
 /// A finding kept for two copies keeps its fix only when both copies'
@@ -768,20 +779,12 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
             continue;
         }
         if let Some(&j) = hosts.get(&line(&out[i])) {
-            let note = out[i].message.clone();
-            let host = &mut out[j];
-            host.why = Some(
-                match host.why.take() {
-                    Some(w) => format!("{w}; note: {note}"),
-                    None => format!("note: {note}"),
-                }
-                .into(),
-            );
+            let note = format!("note: {}", out[i].message);
+            append_why(&mut out[j], &note);
             folded[i] = true;
         }
     }
-    let mut folded = folded.into_iter();
-    out.retain(|_| !folded.next().unwrap_or(false));
+    remove_marked(out, folded);
 }
 
 /// One defect on one line is one finding (Precision 10): DS701 (the
@@ -810,18 +813,10 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
             continue;
         }
         let note = format!("note: {} {}", out[i].code(), out[i].message);
-        let kept = &mut out[j];
-        kept.why = Some(
-            match kept.why.take() {
-                Some(w) => format!("{w}; {note}"),
-                None => note,
-            }
-            .into(),
-        );
+        append_why(&mut out[j], &note);
         folded[i] = true;
     }
-    let mut folded = folded.into_iter();
-    out.retain(|_| !folded.next().unwrap_or(false));
+    remove_marked(out, folded);
 }
 
 /// One defect on one line is one finding (Precision 10): a config shared by
@@ -862,8 +857,7 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         drop_fix_unless_same(kept, other);
         folded[i] = true;
     }
-    let mut folded = folded.into_iter();
-    out.retain(|_| !folded.next().unwrap_or(false));
+    remove_marked(out, folded);
 }
 
 /// One primary config read by several apps (a 2-stream and a 4-stream
@@ -925,8 +919,7 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         );
         kept.fix = None;
     }
-    let mut folded = folded.into_iter();
-    out.retain(|_| !folded.next().unwrap_or(false));
+    remove_marked(out, folded);
 }
 
 /// Files outside the project root are read only with `--follow-outside`,
