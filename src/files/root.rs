@@ -164,6 +164,46 @@ impl ProjectRoot {
         }
     }
 
+    /// Remember a folder its parent's listing just showed to be there and
+    /// not a link (a walk's entry): placed from its parent's place, as
+    /// [`place_listed`](Self::place_listed) places a file, with no look at
+    /// the disk. The first file placed in it then costs no `lstat` of the
+    /// folder (one a folder, a quarter of a walk's looks).
+    pub fn note_listed_dir(&self, path: &Path) {
+        let (Some(parent), Some(Component::Normal(name))) = (path.parent(), path.components().next_back()) else {
+            return;
+        };
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            match &self.cwd {
+                Some(cwd) => cwd.join(path),
+                None => return,
+            }
+        };
+        let abs_parent = abs.parent().unwrap_or(parent);
+        if let Walked::At {
+            mut at,
+            links,
+            missing: false,
+        } = self.dir(abs_parent)
+        {
+            at.push(name);
+            if let Ok(mut m) = self.dirs.map.write() {
+                if m.len() < DIR_CACHE_MAX {
+                    m.insert(
+                        abs.into_os_string().into_encoded_bytes(),
+                        Walked::At {
+                            at,
+                            links,
+                            missing: false,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
     fn place_from(&self, path: &Path, cached: bool) -> Place {
         let abs = if path.is_absolute() {
             path.to_path_buf()

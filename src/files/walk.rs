@@ -173,7 +173,12 @@ pub fn walk<T: Send>(
                 why = Some("is a link that leads outside the project root; not followed".to_string());
             } else if is_dir && e.depth() > 0 {
                 match filter_rules.of_dir(e.path(), parent) {
-                    Ok(r) => filter_rules.insert(e.path(), r),
+                    Ok(r) => {
+                        filter_rules.insert(e.path(), r);
+                        if !e.path_is_symlink() {
+                            filter_root.note_listed_dir(e.path());
+                        }
+                    }
                     Err(w) => why = Some(w),
                 }
             }

@@ -422,6 +422,29 @@ impl Workspace {
         place
     }
 
+    /// `place`'s verdict without its path: a path placed before costs a
+    /// lookup, not a copy of the real path (`resolve` keeps the path it
+    /// was given).
+    fn place_verdict(&self, path: &Path) -> Landing {
+        let verdict = |p: &Place| match p {
+            Place::Inside(_) => Landing::Inside,
+            Place::Missing(_) => Landing::Missing,
+            Place::Outside => Landing::Outside,
+        };
+        if self.root.is_none() {
+            return Landing::Outside;
+        }
+        if let Some(v) = self
+            .placed
+            .read()
+            .ok()
+            .and_then(|m| m.get(path.as_os_str().as_bytes()).map(verdict))
+        {
+            return v;
+        }
+        verdict(&self.place(path))
+    }
+
     fn remember_place(&self, path: PathBuf, place: Place) {
         if let Ok(mut m) = self.placed.write() {
             if m.len() < MAX_PLACED {
@@ -752,23 +775,23 @@ impl Workspace {
             return None;
         }
         let path = Path::new(raw);
+        let file = &self.files[from];
         let full = if path.is_absolute() {
             path.to_path_buf()
         } else {
             // `SourceFile::dir`, without a copy of it.
-            let dir = self.files[from].path.parent().unwrap_or(Path::new(""));
-            normalize(&dir.join(path))
+            normalize_owned(dir_of(&file.path).join(path))
         };
         // A file outside the root leads further out only: what it names is
         // outside too (and is not looked at).
-        if self.files[from].outside {
+        if file.outside {
             return Some(Target::Outside(full));
         }
-        Some(match self.place(&full) {
-            Place::Inside(_) => Target::Exists(full),
-            Place::Missing(_) if into_install(&self.files[from].path, &full) => return None,
-            Place::Missing(_) => Target::Missing(full),
-            Place::Outside => Target::Outside(full),
+        Some(match self.place_verdict(&full) {
+            Landing::Inside => Target::Exists(full),
+            Landing::Missing if into_install(&file.path, &full) => return None,
+            Landing::Missing => Target::Missing(full),
+            Landing::Outside => Target::Outside(full),
         })
     }
 
@@ -1329,6 +1352,11 @@ const PYTHON_APPS: &str = "deepstream_python_apps";
 /// it exists where the app runs is unknown, so no rule may say it is
 /// missing (`resolve` gives `None`, as for a template's path).
 fn into_install(from: &Path, full: &Path) -> bool {
+    // Most files have no such folder above them: their path's bytes do not
+    // hold its name (one scan, not a parse of every ancestor).
+    if memchr::memmem::find(from.as_os_str().as_bytes(), PYTHON_APPS.as_bytes()).is_none() {
+        return false;
+    }
     from.ancestors()
         .skip(1)
         .find(|a| a.file_name().is_some_and(|n| n == PYTHON_APPS))
@@ -1343,6 +1371,38 @@ pub fn normalize(path: &Path) -> PathBuf {
         return path.to_path_buf();
     }
     by_components(path)
+}
+
+/// `normalize` of a path already owned: given back as it is when normal
+/// (no copy).
+fn normalize_owned(path: PathBuf) -> PathBuf {
+    if is_normal(&path) { path } else { by_components(&path) }
+}
+
+/// `path.parent()` (`""` where it has none), cut from the bytes where they
+/// plainly say it: the part before the last `/`, when the name after it is
+/// neither empty nor `.` and the part before it is not empty and ends in
+/// neither `/` nor a `.` name (what `parent` would trim); otherwise
+/// `parent` itself, which parses the components (a few hundred
+/// instructions, for every reference resolved).
+fn dir_of(path: &Path) -> &Path {
+    let bytes = path.as_os_str().as_bytes();
+    if let Some(i) = memchr::memrchr(b'/', bytes) {
+        let (head, name) = (&bytes[..i], &bytes[i + 1..]);
+        let plain_head = !head.is_empty() && !head.ends_with(b"/") && head != b"." && !head.ends_with(b"/.");
+        if plain_head && !name.is_empty() && name != b"." {
+            return Path::new(std::ffi::OsStr::from_bytes(head));
+        }
+    }
+    path.parent().unwrap_or(Path::new(""))
+}
+
+/// Where a path lands, without the real path ([`Workspace::place_verdict`]).
+#[derive(Clone, Copy)]
+enum Landing {
+    Inside,
+    Missing,
+    Outside,
 }
 
 /// `normalize`, one component at a time.
@@ -1409,6 +1469,27 @@ mod tests {
         }
         assert!(is_normal(Path::new("/a/b/c.txt")) && is_normal(Path::new("a/.b/..c")));
         assert!(!is_normal(Path::new("a/./b")) && !is_normal(Path::new("../a")) && !is_normal(Path::new("a/")));
+    }
+
+    /// `dir_of` and `normalize_owned` give what `parent` and `normalize`
+    /// give, for every path of up to seven of `a . /` (and a few longer).
+    #[test]
+    fn dir_of_is_parent_and_normalize_owned_is_normalize() {
+        let mut paths: Vec<String> = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..7 {
+            last = last.iter().flat_map(|p| ["a", ".", "/"].map(|c| format!("{p}{c}"))).collect();
+            paths.extend(last.iter().cloned());
+        }
+        paths.extend(
+            ["/tmp/t/site001/p00012/app.txt", "./t/a b/c.yml", "../../x/y", "a/../b/./c/d"].map(String::from),
+        );
+        for p in &paths {
+            let p = Path::new(p);
+            let parent = p.parent().unwrap_or(Path::new(""));
+            assert_eq!(dir_of(p).as_os_str(), parent.as_os_str(), "{p:?}");
+            assert_eq!(normalize_owned(p.to_path_buf()), normalize(p), "{p:?}");
+        }
     }
 
     /// A key-file's path is the one `g_key_file_get_string` reads (`\s`
