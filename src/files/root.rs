@@ -134,7 +134,7 @@ impl ProjectRoot {
     /// link (a walk's entry): its folder from the cache, and no look at the
     /// file itself.
     pub fn place_listed(&self, path: &Path) -> Place {
-        let (Some(parent), Some(Component::Normal(name))) = (path.parent(), path.components().next_back()) else {
+        let Some((parent, name)) = parent_and_name(path) else {
             return self.place(path);
         };
         let abs_parent;
@@ -143,7 +143,7 @@ impl ProjectRoot {
         } else {
             match &self.cwd {
                 Some(cwd) => {
-                    abs_parent = cwd.join(parent);
+                    abs_parent = super::join(cwd, parent);
                     abs_parent.as_path()
                 }
                 None => return Place::Outside,
@@ -170,18 +170,18 @@ impl ProjectRoot {
     /// the disk. The first file placed in it then costs no `lstat` of the
     /// folder (one a folder, a quarter of a walk's looks).
     pub fn note_listed_dir(&self, path: &Path) {
-        let (Some(parent), Some(Component::Normal(name))) = (path.parent(), path.components().next_back()) else {
+        let Some((parent, name)) = parent_and_name(path) else {
             return;
         };
         let abs = if path.is_absolute() {
             path.to_path_buf()
         } else {
             match &self.cwd {
-                Some(cwd) => cwd.join(path),
+                Some(cwd) => super::join(cwd, path),
                 None => return,
             }
         };
-        let abs_parent = abs.parent().unwrap_or(parent);
+        let abs_parent = super::parent(&abs).unwrap_or(parent);
         if let Walked::At {
             mut at,
             links,
@@ -209,13 +209,17 @@ impl ProjectRoot {
             path.to_path_buf()
         } else {
             match &self.cwd {
-                Some(cwd) => cwd.join(path),
+                Some(cwd) => super::join(cwd, path),
                 None => return Place::Outside,
             }
         };
         // The folder from the cache, then the last component.
-        let end = match (abs.parent(), abs.components().next_back()) {
-            (Some(parent), Some(last)) if cached => self.walk(self.dir(parent), Path::new(last.as_os_str())),
+        let last = match super::split_name(&abs) {
+            Some((parent, name)) => Some((parent, name)),
+            None => abs.parent().zip(abs.components().next_back().map(|c| c.as_os_str())),
+        };
+        let end = match last {
+            Some((parent, last)) if cached => self.walk(self.dir(parent), Path::new(last)),
             _ => self.walk(Walked::start(), &abs),
         };
         match end {
@@ -236,21 +240,26 @@ impl ProjectRoot {
         let Ok(map) = self.dirs.map.read() else {
             return self.walk(state, dir);
         };
-        for d in dir.ancestors() {
+        // (`dir.ancestors()`, each parent cut from the bytes where it can.)
+        for d in std::iter::successors(Some(dir), |d| super::parent(d)) {
             if let Some(w) = map.get(d.as_os_str().as_bytes()) {
                 state = w.clone();
                 break;
             }
-            if d.parent().is_some() {
+            if super::parent(d).is_some() {
                 chain.push(d);
             }
         }
         drop(map);
         for d in chain.into_iter().rev() {
-            let Some(last) = d.components().next_back() else {
-                continue;
+            let last = match super::split_name(d) {
+                Some((_, name)) => name,
+                None => match d.components().next_back() {
+                    Some(c) => c.as_os_str(),
+                    None => continue,
+                },
             };
-            state = self.walk(state, Path::new(last.as_os_str()));
+            state = self.walk(state, Path::new(last));
             if let Walked::At { missing: false, .. } = state {
                 if let Ok(mut m) = self.dirs.map.write() {
                     if m.len() < DIR_CACHE_MAX {
@@ -346,6 +355,14 @@ impl Walked {
             missing: false,
         }
     }
+}
+
+/// A path's parent and its last component, when that is a name.
+fn parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    super::split_name(path).or_else(|| match (path.parent(), path.components().next_back()) {
+        (Some(parent), Some(Component::Normal(name))) => Some((parent, name)),
+        _ => None,
+    })
 }
 
 /// `path.starts_with(dir)` for the paths a placing builds: absolute, one

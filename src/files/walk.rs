@@ -160,7 +160,7 @@ pub fn walk<T: Send>(
             let parent = match e.depth() {
                 0 => None,
                 1 => filter_rules.top.read().ok().and_then(|t| t.clone()),
-                _ => e.path().parent().and_then(|p| filter_rules.get(p)),
+                _ => super::parent(e.path()).and_then(|p| filter_rules.get(p)),
             };
             if parent.as_ref().is_some_and(|r| r.ignores(e.path(), is_dir)) {
                 return false;
@@ -342,7 +342,7 @@ impl Rules {
         let git = self.read_ignore(dir, ".gitignore")?;
         let ignore = self.read_ignore(dir, ".ignore")?;
         // A repository's own excludes (a `.git` folder, not a link).
-        let exclude = if std::fs::symlink_metadata(dir.join(".git")).is_ok_and(|m| m.is_dir()) {
+        let exclude = if std::fs::symlink_metadata(super::join(dir, ".git")).is_ok_and(|m| m.is_dir()) {
             self.read_ignore(dir, ".git/info/exclude")?
         } else {
             None
@@ -361,7 +361,7 @@ impl Rules {
     /// `dir`'s ignore file `name` compiled, if it has one; read only where
     /// it lies inside the root (a link out: only with `--follow-outside`).
     fn read_ignore(&self, dir: &Path, name: &str) -> Result<Option<Gitignore>, String> {
-        let path = dir.join(name);
+        let path = super::join(dir, name);
         // Most folders have none: one look, as the crate made.
         if std::fs::symlink_metadata(&path).is_err() {
             return Ok(None);

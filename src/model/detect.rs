@@ -836,8 +836,7 @@ fn yaml_verdict<'a>(doc: &Document, names: &[&'a str]) -> Verdict {
 /// named `.txt` or `.yml`) is known by its content; then extensions decide;
 /// a file with none that looks like YAML is read as YAML.
 pub fn format_for(path: &std::path::Path, text: &str) -> Option<Format> {
-    let ext = path
-        .extension()
+    let ext = crate::files::extension(path)
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();

@@ -186,7 +186,7 @@ const CANDIDATE_EXTENSIONS: &[&str] = &["txt", "yml", "yaml", "cfg", "conf", "pb
 
 /// Whether a directory walk looks at this file (by its extension).
 pub fn is_candidate(path: &Path) -> bool {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let ext = crate::files::extension(path).and_then(|e| e.to_str()).unwrap_or("");
     CANDIDATE_EXTENSIONS.iter().any(|c| ext.eq_ignore_ascii_case(c))
 }
 
@@ -780,7 +780,7 @@ impl Workspace {
             path.to_path_buf()
         } else {
             // `SourceFile::dir`, without a copy of it.
-            normalize_owned(dir_of(&file.path).join(path))
+            normalize_owned(crate::files::join(dir_of(&file.path), path))
         };
         // A file outside the root leads further out only: what it names is
         // outside too (and is not looked at).
@@ -1138,7 +1138,9 @@ fn load_one(real: &Path, shown: &Path, overlay: Option<String>, how: Reading, re
             Loaded::Skipped(SkipReason::NotAConfig, "empty file".into(), Vec::new())
         };
     }
-    if bytes.contains(&0) {
+    // (The memchr crate's vector search: the slice's own `contains` is a
+    // word-at-a-time one, and every byte of every file is looked at.)
+    if memchr::memchr(0, &bytes).is_some() {
         return Loaded::Problem("file is binary (contains NUL bytes); skipped".into());
     }
     match String::from_utf8(bytes) {
@@ -1209,7 +1211,8 @@ fn parse_text(path: &Path, text: String, walked: bool, referenced_as: Option<Kin
             Vec::new(),
         );
     };
-    classify_parsed(path, Document::parse(text, format), None, walked, referenced_as)
+    let (doc, lines) = Document::parse_lined(text, format);
+    classify_parsed(path, doc, lines, walked, referenced_as)
 }
 
 /// Choose a kind for a parsed document (`lines`: its line index, when an
@@ -1379,22 +1382,9 @@ fn normalize_owned(path: PathBuf) -> PathBuf {
     if is_normal(&path) { path } else { by_components(&path) }
 }
 
-/// `path.parent()` (`""` where it has none), cut from the bytes where they
-/// plainly say it: the part before the last `/`, when the name after it is
-/// neither empty nor `.` and the part before it is not empty and ends in
-/// neither `/` nor a `.` name (what `parent` would trim); otherwise
-/// `parent` itself, which parses the components (a few hundred
-/// instructions, for every reference resolved).
+/// `path.parent()`, `""` where it has none ([`crate::files::parent`]).
 fn dir_of(path: &Path) -> &Path {
-    let bytes = path.as_os_str().as_bytes();
-    if let Some(i) = memchr::memrchr(b'/', bytes) {
-        let (head, name) = (&bytes[..i], &bytes[i + 1..]);
-        let plain_head = !head.is_empty() && !head.ends_with(b"/") && head != b"." && !head.ends_with(b"/.");
-        if plain_head && !name.is_empty() && name != b"." {
-            return Path::new(std::ffi::OsStr::from_bytes(head));
-        }
-    }
-    path.parent().unwrap_or(Path::new(""))
+    crate::files::parent(path).unwrap_or(Path::new(""))
 }
 
 /// Where a path lands, without the real path ([`Workspace::place_verdict`]).
@@ -1478,11 +1468,20 @@ mod tests {
         let mut paths: Vec<String> = vec![String::new()];
         let mut last = vec![String::new()];
         for _ in 0..7 {
-            last = last.iter().flat_map(|p| ["a", ".", "/"].map(|c| format!("{p}{c}"))).collect();
+            last = last
+                .iter()
+                .flat_map(|p| ["a", ".", "/"].map(|c| format!("{p}{c}")))
+                .collect();
             paths.extend(last.iter().cloned());
         }
         paths.extend(
-            ["/tmp/t/site001/p00012/app.txt", "./t/a b/c.yml", "../../x/y", "a/../b/./c/d"].map(String::from),
+            [
+                "/tmp/t/site001/p00012/app.txt",
+                "./t/a b/c.yml",
+                "../../x/y",
+                "a/../b/./c/d",
+            ]
+            .map(String::from),
         );
         for p in &paths {
             let p = Path::new(p);

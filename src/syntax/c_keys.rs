@@ -27,7 +27,7 @@ const MAX_ARGS: usize = 400;
 
 /// Whether a file with this name is C or C++ source or a header.
 pub fn is_source(path: &std::path::Path) -> bool {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let ext = crate::files::extension(path).and_then(|e| e.to_str()).unwrap_or("");
     ["c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx"]
         .iter()
         .any(|x| ext.eq_ignore_ascii_case(x))

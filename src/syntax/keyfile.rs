@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use super::{Document, Entry, Format, Group, LineIndex, SyntaxError, detect_line_ending, small_offset};
 use crate::base::shared::Shared;
 
 /// GLib's `g_ascii_isspace`.
@@ -48,6 +48,12 @@ fn check_key_name(key: &str) -> Result<bool, ()> {
 }
 
 pub fn parse(text: String) -> Document {
+    parse_in_chunks(text, CHUNK).0
+}
+
+/// [`parse`], with the file's line index: the lexer finds every line end,
+/// so the index costs no pass of its own over the text.
+pub fn parse_lined(text: String) -> (Document, LineIndex) {
     parse_in_chunks(text, CHUNK)
 }
 
@@ -59,10 +65,9 @@ const CHUNK: usize = 1 << 18;
 /// start), on all threads: a key line only looks at the group above it,
 /// so a piece that starts at a header reads as it would in the whole file.
 /// The groups and errors are joined in the file's order.
-fn parse_in_chunks(text: String, chunk: usize) -> Document {
+fn parse_in_chunks(text: String, chunk: usize) -> (Document, LineIndex) {
     let mut errors = Vec::new();
     let has_bom = text.starts_with('\u{feff}');
-    let line_ending = detect_line_ending(&text);
     let mut pos = 0;
     if has_bom {
         // GLib fails the whole file on the BOM; report it once and read the
@@ -76,20 +81,45 @@ fn parse_in_chunks(text: String, chunk: usize) -> Document {
     let starts = piece_starts(&text, pos, chunk);
     let ends = starts.iter().skip(1).copied().chain([text.len()]);
     let pieces: Vec<(usize, usize)> = starts.iter().copied().zip(ends).collect();
-    let read: Vec<(Vec<Group>, Vec<SyntaxError>)> = pieces
+    let read: Vec<Piece> = pieces
         .par_iter()
         .map(|&(from, to)| {
-            let (mut groups, mut errors) = (Vec::new(), Vec::new());
-            parse_lines(&text, from, to, &mut groups, &mut errors);
-            (groups, errors)
+            let mut piece = Piece::default();
+            parse_lines(&text, from, to, &mut piece);
+            piece
         })
         .collect();
-    let mut groups = Vec::with_capacity(read.iter().map(|(g, _)| g.len()).sum());
-    for (g, e) in read {
-        groups.extend(g);
-        errors.extend(e);
+    let mut groups = Vec::with_capacity(read.iter().map(|p| p.groups.len()).sum());
+    // The line starts, counted first: the index holds no growth slack
+    // (it lives to the end of the run).
+    let mut starts = Vec::with_capacity(1 + read.iter().map(|p| p.starts.len()).sum::<usize>());
+    starts.push(0);
+    let (mut lf, mut crlf) = (0, 0);
+    for p in read {
+        groups.extend(p.groups);
+        errors.extend(p.errors);
+        starts.extend_from_slice(&p.starts);
+        lf += p.starts.len();
+        crlf += p.crlf;
     }
-    Document::new(text, Format::KeyFile, groups, errors, has_bom, line_ending)
+    // As `detect_line_ending` counts: a CRLF is a line feed after a CR.
+    let line_ending = if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" };
+    debug_assert_eq!(line_ending, detect_line_ending(&text));
+    let lines = LineIndex::from_starts(starts);
+    debug_assert_eq!(lines, LineIndex::new(&text));
+    let doc = Document::new(text, Format::KeyFile, groups, errors, has_bom, line_ending);
+    (doc, lines)
+}
+
+/// What the lines of one piece read to: its groups and errors, the start
+/// of each line after one of its line feeds, and how many of those line
+/// feeds follow a CR.
+#[derive(Default)]
+struct Piece {
+    groups: Vec<Group>,
+    errors: Vec<SyntaxError>,
+    starts: Vec<u32>,
+    crlf: usize,
 }
 
 /// Where the pieces of `text` from `pos` start: `pos`, then the first
@@ -124,7 +154,7 @@ fn piece_starts(text: &str, pos: usize, chunk: usize) -> Vec<usize> {
 }
 
 /// The lines that start in `from..to`.
-fn parse_lines(text: &str, from: usize, to: usize, groups: &mut Vec<Group>, errors: &mut Vec<SyntaxError>) {
+fn parse_lines(text: &str, from: usize, to: usize, piece: &mut Piece) {
     let bytes = text.as_bytes();
     let mut pos = from;
     while pos < to {
@@ -133,10 +163,16 @@ fn parse_lines(text: &str, from: usize, to: usize, groups: &mut Vec<Group>, erro
         let nl = memchr::memchr(b'\n', &bytes[pos..]);
         let next = nl.map_or(bytes.len(), |i| pos + i + 1);
         let mut end = nl.map_or(bytes.len(), |i| pos + i);
+        if let Some(i) = nl {
+            piece.starts.push(small_offset(next));
+            // (`i > 0`: the CR before this line feed is this line's, or the
+            // previous line's last byte: a line feed after a CR either way.)
+            piece.crlf += usize::from(pos + i > 0 && bytes[pos + i - 1] == b'\r');
+        }
         if end > pos && bytes[end - 1] == b'\r' {
             end -= 1;
         }
-        parse_line(text, pos, end, next, groups, errors);
+        parse_line(text, pos, end, next, &mut piece.groups, &mut piece.errors);
         pos = next;
     }
 }
@@ -314,9 +350,11 @@ mod tests {
         let text = "k=0\n\u{feff}[a]\nx=1\n[é]\ny=é\n  [b]  \r\nk=2\n[c]\r\r\nk=3\n[d]]\nk=4\n;c\n[]\nk[de]=5\n\
                     [e\n=v\n[f]\nk=6\nk=7\n[a]\nk=8";
         for text in [text.to_string(), format!("\u{feff}{text}")] {
-            let whole = parse_in_chunks(text.clone(), usize::MAX / 2);
+            let (whole, whole_lines) = parse_in_chunks(text.clone(), usize::MAX / 2);
             for chunk in 1..text.len() {
-                let pieces = parse_in_chunks(text.clone(), chunk);
+                let (pieces, lines) = parse_in_chunks(text.clone(), chunk);
+                assert_eq!(lines, whole_lines, "chunk {chunk}");
+                assert_eq!(pieces.line_ending, whole.line_ending, "chunk {chunk}");
                 assert_eq!(
                     format!("{:?}", pieces.groups),
                     format!("{:?}", whole.groups),

@@ -340,6 +340,23 @@ impl Document {
         }
     }
 
+    /// [`parse`](Self::parse), with the text's line index where the parser
+    /// made it on its way (a key-file's lexer finds every line end);
+    /// `None` for the others.
+    pub fn parse_lined(text: String, format: Format) -> (Document, Option<LineIndex>) {
+        match format {
+            Format::KeyFile => {
+                let (doc, lines) = keyfile::parse_lined(text);
+                (doc, Some(lines))
+            }
+            Format::Yaml => {
+                let (doc, lines) = yaml::parse_lined(text);
+                (doc, Some(lines))
+            }
+            _ => (Document::parse(text, format), None),
+        }
+    }
+
     /// A script or module: its text, with no groups. Its pipelines are read
     /// from the text by the front ends (`syntax::shell`, `syntax::python`),
     /// whose trees keep a byte span on every node.
@@ -540,12 +557,48 @@ impl Document {
 /// Every loaded file's index lives to the end of a run: the line starts
 /// are 32-bit (a file is at most `MAX_FILE_BYTES`) and counted before the
 /// list is made, so it holds no growth slack.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<u32>,
 }
 
 impl LineIndex {
+    /// The index of a text whose line starts a parser found: 0, then the
+    /// offset after each line feed, in order (`keyfile::parse_lined`).
+    fn from_starts(starts: Vec<u32>) -> LineIndex {
+        LineIndex { starts }
+    }
+
+    /// The index and the line ending ([`detect_line_ending`]) of a text,
+    /// in one pass over its line feeds (`new` and `detect_line_ending`
+    /// take three): the starts are gathered in a buffer the thread keeps,
+    /// then copied to a list of their exact count.
+    pub fn scan(text: &str) -> (LineIndex, &'static str) {
+        thread_local! {
+            static STARTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        STARTS.with_borrow_mut(|starts| {
+            let bytes = text.as_bytes();
+            starts.clear();
+            starts.push(0);
+            let mut crlf = 0usize;
+            for i in memchr::memchr_iter(b'\n', bytes) {
+                starts.push(small_offset(i + 1));
+                crlf += usize::from(i > 0 && bytes[i - 1] == b'\r');
+            }
+            let lf = starts.len() - 1;
+            let ending = if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" };
+            let index = LineIndex {
+                starts: starts.as_slice().to_vec(),
+            };
+            // A huge file's buffer is not kept for the rest of the run.
+            if starts.capacity() > 1 << 16 {
+                *starts = Vec::new();
+            }
+            (index, ending)
+        })
+    }
+
     pub fn new(text: &str) -> LineIndex {
         // memchr's iterator: a config's lines found many bytes a step, not
         // a byte at a time.
@@ -660,6 +713,13 @@ mod tests {
                     .map(|(i, _)| i as u32 + 1),
             );
             assert_eq!(LineIndex::new(t).starts, starts, "{t:?}");
+            assert_eq!(LineIndex::scan(t), (LineIndex::new(t), detect_line_ending(t)), "{t:?}");
+            // The parsers that make the index on their way make the same.
+            for format in [Format::KeyFile, Format::Yaml] {
+                let (doc, lines) = Document::parse_lined(t.to_string(), format);
+                assert_eq!(lines, Some(LineIndex::new(t)), "{format:?} {t:?}");
+                assert_eq!(doc.line_ending, detect_line_ending(t), "{format:?} {t:?}");
+            }
             let crlf = t.matches("\r\n").count();
             let lf = t.matches('\n').count();
             let want = if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" };

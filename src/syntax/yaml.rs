@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use super::yaml_plain;
 use super::yaml_tree::{self, Kept};
-use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
+use super::{Document, Entry, Format, Group, LineIndex, SyntaxError, detect_line_ending};
 use crate::base::Span;
 
 /// Top-level keys whose whole value a front end reads deeper than a
@@ -174,6 +174,13 @@ pub fn parse(text: String) -> Document {
     parse_in_pieces(text, PIECE)
 }
 
+/// [`parse`], with the text's line index, made in the same pass over its
+/// line feeds as the line ending the document keeps.
+pub fn parse_lined(text: String) -> (Document, LineIndex) {
+    let (lines, line_ending) = LineIndex::scan(&text);
+    (parse_ending(text, PIECE, line_ending), lines)
+}
+
 /// A file over this size is read in pieces of about this size on all
 /// threads (as key-files are: an 8 MiB config of 100k groups).
 const PIECE: usize = 1 << 18;
@@ -182,6 +189,12 @@ const PIECE: usize = 1 << 18;
 /// same as one parse, a small text made only of plain lines as one plain
 /// piece (`usize::MAX`: always one parse by the parser).
 pub fn parse_in_pieces(text: String, piece: usize) -> Document {
+    let line_ending = detect_line_ending(&text);
+    parse_ending(text, piece, line_ending)
+}
+
+/// [`parse_in_pieces`] of a text whose line ending was found.
+fn parse_ending(text: String, piece: usize, line_ending: &'static str) -> Document {
     let masked = mask_opencv_directive(&text);
     let in_pieces = match cut_points(&masked, piece) {
         Some(cuts) => read_pieces(&masked, &cuts),
@@ -207,7 +220,6 @@ pub fn parse_in_pieces(text: String, piece: usize) -> Document {
     };
     drop(masked);
     let has_bom = text.starts_with('\u{feff}');
-    let line_ending = detect_line_ending(&text);
     let mut doc = Document::new(text, Format::Yaml, groups, errors, has_bom, line_ending);
     if !kept.is_empty() {
         doc.kept = Some(std::sync::Arc::new(Kept(kept)));

@@ -652,7 +652,9 @@ fn unknown_app_group(ws: &Workspace, group: &str) -> bool {
 /// paths are placeholders as often as not: `<path to msgconv config>`).
 pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<Kind>, refs: &mut Vec<Reference>) {
     // Seen spans in a set: a file of 100k path keys stays linear.
-    let mut seen: std::collections::HashSet<(FileId, usize, usize)> =
+    // (foldhash, as the workspace's maps: the std's SipHash was most of
+    // the set's cost.)
+    let mut seen: std::collections::HashSet<(FileId, usize, usize), foldhash::fast::RandomState> =
         refs.iter().map(|r| (r.file, r.span.start, r.span.end)).collect();
     let doc = &ws.files[file].doc;
     // Each group's references are found on all threads (a config of 100k
