@@ -551,11 +551,14 @@ pub fn report(ws: &Workspace, pipelines: &[Pipeline], mut out: Vec<Diagnostic>, 
 /// Keep the first of the findings that are one ([`same_finding`]), in
 /// order. It ran on the main thread alone (a set of every finding's key,
 /// messages hashed one by one: the largest sequential step after the
-/// rules), so the keys are hashed and sorted on all threads and only the
-/// runs of equal hashes are walked in turn. Within a run (sorted by
-/// position) a finding is dropped when it is one of the run's earlier kept
+/// rules), so the keys are hashed and sorted on all threads and the runs
+/// of equal hashes are walked on all threads too. Within a run (sorted by
+/// position) a finding is a copy when it is one of the run's earlier kept
 /// findings: keys are compared, never trusted to their hash, and a run of
-/// n copies of one finding costs n comparisons.
+/// n copies of one finding costs n comparisons. The copies are then taken
+/// out (in one pass, in order) and each kept finding takes what its copies
+/// add ([`merge_expectation`], in their order) on all threads: a copy is
+/// never a kept finding, and merging changes no finding's key.
 fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
     // Seeded per run: no input can choose keys that share a hash.
     let state = foldhash::fast::RandomState::default();
@@ -565,22 +568,72 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
         .map(|(i, d)| (state.hash_one(same_finding(d)), i))
         .collect();
     keys.par_sort_unstable();
-    let mut dropped = vec![false; out.len()];
-    let mut kept: Vec<usize> = Vec::new();
-    for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
-        kept.clear();
-        for &(_, i) in run {
-            if let Some(&k) = kept.iter().find(|&&k| same_finding(&out[k]) == same_finding(&out[i])) {
-                dropped[i] = true;
-                // k < i: the run is sorted by position.
-                let (before, rest) = out.split_at_mut(i);
-                merge_expectation(&mut before[k], &rest[0]);
-            } else {
-                kept.push(i);
+    let found: &[Diagnostic] = out;
+    // (kept, copy) positions.
+    let mut copies: Vec<(usize, usize)> = keys
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+        .flat_map_iter(|run| {
+            let mut kept: Vec<usize> = Vec::new();
+            let mut pairs = Vec::new();
+            for &(_, i) in run {
+                match kept
+                    .iter()
+                    .find(|&&k| same_finding(&found[k]) == same_finding(&found[i]))
+                {
+                    Some(&k) => pairs.push((k, i)),
+                    None => kept.push(i),
+                }
             }
+            pairs
+        })
+        .collect();
+    if copies.is_empty() {
+        return;
+    }
+    drop(keys);
+    // By kept finding, then copy: each kept finding's copies in order.
+    copies.par_sort_unstable();
+    let mut marked = vec![false; out.len()];
+    for &(_, i) in &copies {
+        marked[i] = true;
+    }
+    // Where each finding is once the copies are out: `before[i]` is the
+    // number of copies before position i.
+    let mut before = Vec::with_capacity(out.len());
+    let mut n = 0;
+    for &m in &marked {
+        before.push(n);
+        n += usize::from(m);
+    }
+    let mut at = 0;
+    let taken: Vec<Diagnostic> = out
+        .extract_if(.., |_| {
+            at += 1;
+            marked[at - 1]
+        })
+        .collect();
+    // Each kept finding (at its new position) with its run of `copies`.
+    let mut runs: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    for (j, &(k, _)) in copies.iter().enumerate() {
+        match runs.last_mut() {
+            Some((last, range)) if *last == k - before[k] => range.end = j + 1,
+            _ => runs.push((k - before[k], j..j + 1)),
         }
     }
-    remove_marked(out, dropped);
+    let mut first_run = vec![usize::MAX; out.len()];
+    for (r, (k, _)) in runs.iter().enumerate() {
+        first_run[*k] = r;
+    }
+    out.par_iter_mut().enumerate().for_each(|(k, kept)| {
+        let Some((_, range)) = runs.get(first_run[k]) else {
+            return;
+        };
+        for &(_, i) in &copies[range.clone()] {
+            merge_expectation(kept, &taken[before[i]]);
+        }
+    });
+    taken.into_par_iter().for_each(drop);
 }
 
 /// One finding made twice (a line of a config that several pipelines
@@ -697,21 +750,36 @@ pub fn report_distinct(
     // Files named on the command line: their findings, and those of their
     // pipelines that involve them (moved to their side).
     let mut out = sel.scope(ws).report(ws, out);
-    // Files ranked by path once: the sort compares numbers, not paths
-    // (files with the same path share a rank, as the paths compare equal).
-    let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
-    by_path.par_sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
-    let mut rank = vec![0usize; ws.files.len()];
-    for (i, w) in by_path.iter().enumerate() {
-        rank[*w] = match i {
-            0 => 0,
-            _ if ws.files[by_path[i - 1]].path == ws.files[*w].path => rank[by_path[i - 1]],
-            _ => i,
-        };
-    }
+    let rank = rank_by_path(ws);
     sort_by_place(&mut out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
+}
+
+/// Each file's rank by path: the sort of findings compares numbers, not
+/// paths (files with the same path share a rank, as the paths compare
+/// equal: the rank of the first of them in path order). The paths are
+/// sorted and their neighbours compared on all threads; only the ranks
+/// are handed out in turn.
+fn rank_by_path(ws: &Workspace) -> Vec<usize> {
+    let path = |f: FileId| &ws.files[f].path;
+    let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
+    by_path.par_sort_by(|&a, &b| path(a).cmp(path(b)));
+    // Whether each file in that order has the path of the one before it
+    // (`cmp`, as the sort compared them).
+    let same: Vec<bool> = (0..by_path.len())
+        .into_par_iter()
+        .map(|i| i > 0 && path(by_path[i - 1]).cmp(path(by_path[i])).is_eq())
+        .collect();
+    let mut rank = vec![0usize; ws.files.len()];
+    let mut first = 0;
+    for (i, (&w, &same)) in by_path.iter().zip(&same).enumerate() {
+        if !same {
+            first = i;
+        }
+        rank[w] = first;
+    }
+    rank
 }
 
 /// Sort findings by file rank, offset and code, equal ones in the order
