@@ -84,14 +84,41 @@ pub fn apply(texts: &mut BTreeMap<FileId, String>, edits: Vec<&Edit>) {
     for e in edits {
         by_file.entry(e.file).or_default().push(e);
     }
-    for (file, mut edits) in by_file {
+    for (file, edits) in by_file {
         let Some(text) = texts.get_mut(&file) else { continue };
-        // Back to front, so earlier offsets stay valid.
-        edits.sort_by_key(|e| (e.range.start, e.range.end));
-        for e in edits.iter().rev() {
-            if e.range.end <= text.len() && text.is_char_boundary(e.range.start) && text.is_char_boundary(e.range.end) {
-                text.replace_range(e.range.clone(), &e.text);
-            }
+        apply_in(text, edits);
+    }
+}
+
+/// The texts of the files `edits` name (each `text(file)` to begin with),
+/// with the edits applied as `apply` does; the files on all threads (a
+/// pass of the 10k bench tree edits ~3.8k files).
+pub fn applied<'a>(
+    edits: impl IntoIterator<Item = &'a Edit>,
+    text: impl Fn(FileId) -> &'a str + Sync,
+) -> BTreeMap<FileId, String> {
+    use rayon::prelude::*;
+    let mut by_file: BTreeMap<FileId, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by_file.entry(e.file).or_default().push(e);
+    }
+    by_file
+        .into_par_iter()
+        .map(|(file, edits)| {
+            let mut t = text(file).to_string();
+            apply_in(&mut t, edits);
+            (file, t)
+        })
+        .collect()
+}
+
+/// One file's edits applied to its text.
+fn apply_in(text: &mut String, mut edits: Vec<&Edit>) {
+    // Back to front, so earlier offsets stay valid.
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    for e in edits.iter().rev() {
+        if e.range.end <= text.len() && text.is_char_boundary(e.range.start) && text.is_char_boundary(e.range.end) {
+            text.replace_range(e.range.clone(), &e.text);
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
 use crate::rules::Settings;
 use crate::rules::context::Profile;
+use rayon::prelude::*;
 
 pub const MAX_PASSES: usize = 10;
 
@@ -393,19 +394,25 @@ fn run_once(
                     break None;
                 }
                 let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_deref()));
-                let mut texts: BTreeMap<usize, String> = BTreeMap::new();
-                for fix in &taken {
-                    for e in &fix.edits {
-                        texts.entry(e.file).or_insert_with(|| ws.files[e.file].doc.text.clone());
-                    }
-                }
-                apply::apply(&mut texts, taken.iter().flat_map(|f| f.edits.iter()).collect());
+                let texts: BTreeMap<usize, String> =
+                    apply::applied(taken.iter().flat_map(|f| f.edits.iter()), |file| {
+                        &ws.files[file].doc.text
+                    });
+                // Each file's texts before and after, fingerprinted (and its
+                // key found) on all threads.
+                let prints: Vec<(u64, u64)> = texts
+                    .par_iter()
+                    .map(|(&file, text)| {
+                        checked.key(file);
+                        (hash(&ws.files[file].doc.text), hash(text))
+                    })
+                    .collect();
                 let (mut cycling, mut returning) = (Vec::new(), Vec::new());
-                for (&file, text) in &texts {
+                for (&file, (was, now)) in texts.keys().zip(prints) {
                     let k = key(file);
                     let had = seen.entry(k.clone()).or_default();
-                    had.insert(hash(&ws.files[file].doc.text));
-                    if had.contains(&hash(text)) {
+                    had.insert(was);
+                    if had.contains(&now) {
                         if returned.contains(&k) {
                             cycling.push(k);
                         } else {
@@ -437,29 +444,38 @@ fn run_once(
         passes += 1;
         // By address: a scan of `taken` per fixable finding was quadratic
         // (18k fixes in a pass of a 10k-file tree: a third of a second).
-        let taken_at: HashSet<*const Fix> = taken.iter().map(|&t| t as *const Fix).collect();
-        for d in &fixable {
-            if let Some(f) = d.fix.as_deref() {
-                if taken_at.contains(&(f as *const Fix)) {
-                    let file = &ws.files[d.file];
-                    let (line, _) = file.position(d.span.start);
-                    logged.push((
-                        AppliedFix {
-                            file: file.path.clone(),
-                            line,
-                            code: d.code(),
-                            title: f.title.clone(),
-                        },
-                        f.edits.iter().map(|e| key(e.file)).collect(),
-                    ));
-                    applied.push(PassFix {
-                        key: (key(d.file), d.code(), f.title.clone()),
+        let taken_at: HashSet<usize> = taken.iter().map(|&t| t as *const Fix as usize).collect();
+        // Where each taken fix's finding is, on all threads, in order.
+        let done: Vec<((AppliedFix, Vec<PathBuf>), PassFix)> = fixable
+            .par_iter()
+            .filter_map(|d| {
+                let f = d
+                    .fix
+                    .as_deref()
+                    .filter(|&f| taken_at.contains(&(f as *const Fix as usize)))?;
+                let file = &ws.files[d.file];
+                let (line, _) = file.position(d.span.start);
+                let logged = (
+                    AppliedFix {
                         file: file.path.clone(),
                         line,
-                        edits: f.edits.iter().map(|e| key(e.file)).collect(),
-                    });
-                }
-            }
+                        code: d.code(),
+                        title: f.title.clone(),
+                    },
+                    f.edits.iter().map(|e| key(e.file)).collect(),
+                );
+                let applied = PassFix {
+                    key: (key(d.file), d.code(), f.title.clone()),
+                    file: file.path.clone(),
+                    line,
+                    edits: f.edits.iter().map(|e| key(e.file)).collect(),
+                };
+                Some((logged, applied))
+            })
+            .collect();
+        for (l, a) in done {
+            logged.push(l);
+            applied.push(a);
         }
 
         for (file, text) in texts {

@@ -373,21 +373,53 @@ impl Findings {
     /// gets its findings from each: they are copied once, not once a
     /// pipeline.
     pub fn distinct(&self, keep: impl Fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
-        // Picked first, so that the set and the copies are sized once (the
-        // set's rehashing and the vector's growth were a quarter of a
-        // merged report's time on the 10k bench tree's fix).
+        /// Up to this many findings in a file, each is compared with the
+        /// file's distinct ones instead of looked up in a set.
+        const FEW: usize = 16;
         let picked: Vec<&Diagnostic> = self.lists().flatten().filter(|d| keep(d)).collect();
-        let mut seen: FastMap<_, usize> = FastMap::with_capacity_and_hasher(picked.len(), Default::default());
-        let mut out: Vec<Diagnostic> = Vec::with_capacity(picked.len());
-        for d in picked {
-            match seen.entry(same_finding(d)) {
-                std::collections::hash_map::Entry::Occupied(e) => merge_expectation(&mut out[*e.get()], d),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(out.len());
-                    out.push(d.clone());
+        // Two findings are one only within a file (`same_finding`): each
+        // file's are made distinct on their own, on all threads (one thread
+        // hashing and copying every finding was the main thread's longest
+        // step of a merged report on the 10k bench tree's fix), and the
+        // copies put in the order of their first.
+        let mut by_file: Vec<(FileId, usize)> = picked.iter().enumerate().map(|(i, d)| (d.file, i)).collect();
+        by_file.par_sort_unstable();
+        let firsts: Vec<(usize, Diagnostic)> = by_file
+            .par_chunk_by(|a, b| a.0 == b.0)
+            .flat_map_iter(|run| {
+                let mut out: Vec<(usize, Diagnostic)> = Vec::with_capacity(run.len());
+                // A file's few findings are compared with each other; many
+                // are looked up in a set sized once (its rehashing was a
+                // quarter of a merged report's time).
+                if run.len() <= FEW {
+                    for &(_, i) in run {
+                        let d = picked[i];
+                        match out.iter().position(|(_, k)| same_finding(k) == same_finding(d)) {
+                            Some(at) => merge_expectation(&mut out[at].1, d),
+                            None => out.push((i, d.clone())),
+                        }
+                    }
+                    return out;
                 }
-            }
-        }
+                let mut seen: FastMap<_, usize> = FastMap::with_capacity_and_hasher(run.len(), Default::default());
+                for &(_, i) in run {
+                    let d = picked[i];
+                    match seen.entry(same_finding(d)) {
+                        std::collections::hash_map::Entry::Occupied(e) => merge_expectation(&mut out[*e.get()].1, d),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(out.len());
+                            out.push((i, d.clone()));
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        // Each first's position is distinct: the order is the lists'.
+        let mut from: Vec<usize> = (0..firsts.len()).collect();
+        from.par_sort_unstable_by_key(|&p| firsts[p].0);
+        let mut out: Vec<Diagnostic> = firsts.into_iter().map(|(_, d)| d).collect();
+        permute(&mut out, from);
         out
     }
 
