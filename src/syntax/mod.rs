@@ -119,13 +119,15 @@ impl Entry {
 /// of a protobuf text, named by its path (`infer_config.backend`).
 #[derive(Debug, Clone)]
 pub struct Group {
-    pub name: String,
+    /// Interned per thread ([`Shared::interned`]): the same names
+    /// (`property`, `source0`, `class-attrs-all`) recur across files.
+    pub name: Shared,
     pub name_span: Span,
     pub entries: Vec<Entry>,
     /// Where a new key for this group goes: after the last key line.
     pub insert_at: usize,
-    /// Indentation of the entries (YAML), or "" for key-files.
-    pub indent: String,
+    /// Indentation of the entries (YAML), or "" for key-files (interned).
+    pub indent: Shared,
 }
 
 #[derive(Debug, Clone)]
@@ -394,11 +396,11 @@ impl Document {
             let mut entries = Vec::with_capacity(g.entries.len());
             entries.append(&mut g.entries);
             moved.push(Group {
-                name: g.name.as_str().to_owned(),
+                name: g.name,
                 name_span: g.name_span,
                 entries,
                 insert_at: g.insert_at,
-                indent: g.indent.as_str().to_owned(),
+                indent: g.indent,
             });
         }
         self.groups = moved;
