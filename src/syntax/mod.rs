@@ -636,6 +636,14 @@ mod tests {
         assert_eq!(std::mem::size_of::<Entry>(), 48);
     }
 
+    /// A group's name and indent are one pointer each (interned): 64 bytes
+    /// a group, not 96 with owned `String`s.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_group_keeps_its_compact_size() {
+        assert_eq!(std::mem::size_of::<super::Group>(), 64);
+    }
+
     /// Line starts and the line ending, against a byte-at-a-time count, on
     /// texts with LF, CRLF, lone CRs, a BOM, multi-byte chars and no final
     /// line feed.
