@@ -58,7 +58,7 @@ fn dslint_view(path: &Path) -> (bool, BTreeMap<String, BTreeMap<String, String>>
     let doc = Document::parse(text, Format::KeyFile);
     let mut groups: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for g in &doc.groups {
-        let keys = groups.entry(g.name.clone()).or_default();
+        let keys = groups.entry(g.name.to_string()).or_default();
         for e in g.entries.iter().filter(|e| !e.localized) {
             keys.insert(e.key.to_string(), e.value.as_deref().unwrap_or_default().to_string());
         }
@@ -211,7 +211,7 @@ fn invalid_utf8_in_comments_is_read_like_glib() {
     let mut ours: Groups = BTreeMap::new();
     for g in &f.doc.groups {
         for e in &g.entries {
-            ours.entry(g.name.clone())
+            ours.entry(g.name.to_string())
                 .or_default()
                 .insert(e.key.to_string(), e.value.as_deref().unwrap_or_default().to_string());
         }

@@ -183,12 +183,15 @@ pub struct Element {
     /// Where a property it does not set yet is written: its config file for
     /// an element that loads one (nvinfer's `[property]`), else where the
     /// pipeline declares it; `None` when there is no such place
-    /// (deepstream-app's `[tests]` when the file has none).
-    pub home: Option<Home>,
+    /// (deepstream-app's `[tests]` when the file has none). Boxed, as are
+    /// `declared` and the config's: a `Home` is 80 bytes, and an element
+    /// (every pipeline's, and those kept for the report to the end of a
+    /// check) held three inline.
+    pub home: Option<Box<Home>>,
     /// Where the pipeline's file declares the element (its app group): where
     /// the app's own keys for it (`enable`) go. `None` for an element checked
     /// on its own.
-    pub declared: Option<Home>,
+    pub declared: Option<Box<Home>>,
 }
 
 /// A config file an element loads.
@@ -199,7 +202,7 @@ pub struct ConfigFile {
     pub kind: Option<Kind>,
     /// Where the file's own settings live (`[property]`, `[tracker]`), when
     /// it has that group.
-    pub home: Option<Home>,
+    pub home: Option<Box<Home>>,
 }
 
 /// Where new properties of an element are written.
@@ -521,7 +524,7 @@ impl Element {
 
     /// Where a finding about the element as a whole points, if anywhere.
     pub fn at(&self) -> Option<(FileId, Span)> {
-        self.home.as_ref().map(Home::at)
+        self.home.as_deref().map(Home::at)
     }
 
     /// Whether the config file it loads was read as `kind`.
@@ -639,6 +642,16 @@ mod tests {
         // One setting inline (`Settings`), no allocation beside: was 40
         // bytes and an allocation of 120 (128 in mimalloc's size class).
         assert_eq!(std::mem::size_of::<Property>(), 128);
+    }
+
+    /// An element holds its three homes boxed: 136 bytes, not ~350 with
+    /// the 80-byte `Home`s inline (pipelines kept for the report hold their
+    /// elements to the end of a check).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_element_keeps_its_compact_size() {
+        assert_eq!(std::mem::size_of::<Element>(), 136);
+        assert_eq!(std::mem::size_of::<Home>(), 80);
     }
 
     /// A span and a setting's place read back as they were given.

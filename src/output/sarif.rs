@@ -408,7 +408,7 @@ impl<'a> LogicalKeys<'a> {
         let g = &self.doc.groups[gi];
         Some(match entry {
             Some(ei) => format!("{}/{}", g.name, g.entries[ei].key),
-            None => g.name.clone(),
+            None => g.name.to_string(),
         })
     }
 
@@ -420,7 +420,7 @@ impl<'a> LogicalKeys<'a> {
                 }
             }
             if g.name_span.start <= at && at <= g.name_span.end {
-                return Some(g.name.clone());
+                return Some(g.name.to_string());
             }
         }
         None

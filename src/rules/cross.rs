@@ -80,7 +80,7 @@ fn batch_mismatch(
 ) {
     let ws = ctx.ws;
     let unset = g.setting.layer == Layer::Default;
-    let home = p.primary().and_then(|e| e.home.as_ref());
+    let home = p.primary().and_then(|e| e.home.as_deref());
     if g.site().is_none() && !(unset && home.is_some()) {
         return;
     }
@@ -621,7 +621,7 @@ fn app_refuses_id(
         (true, Some(site)) => (site.file, site.spans.value()),
         _ => gie
             .declared
-            .as_ref()
+            .as_deref()
             .map(crate::model::graph::Home::at)
             .unwrap_or_default(),
     };

@@ -99,7 +99,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
 fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
     // Sinks of a pipeline written in code (gst-launch, Python).
-    if let (Some(factory), Some(Home::Launch { .. } | Home::Python { .. })) = (&at.factory, &at.home) {
+    if let (Some(factory), Some(Home::Launch { .. } | Home::Python { .. })) = (&at.factory, at.home.as_deref()) {
         gst_sink(ctx, at, factory, i, out);
         return;
     }

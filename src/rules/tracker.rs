@@ -167,7 +167,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // process's working directory, neither of which dslint knows: only an
     // absolute path is judged there.
     let verbatim = matches!(
-        at.home,
+        at.home.as_deref(),
         Some(Home::Launch { .. } | Home::Python { .. } | Home::YamlMap { .. })
     );
     if let (Some(v), Some(loc)) = (at.str("ll-lib-file").map(|e| e.value), site(at, "ll-lib-file")) {

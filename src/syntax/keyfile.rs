@@ -234,11 +234,11 @@ fn parse_line(
             });
         }
         groups.push(Group {
-            name: name.to_string(),
+            name: Shared::interned(name),
             name_span: name_start..name_start + name.len(),
             entries: Vec::new(),
             insert_at: next,
-            indent: String::new(),
+            indent: Shared::interned(""),
         });
         return;
     }

@@ -119,13 +119,15 @@ impl Entry {
 /// of a protobuf text, named by its path (`infer_config.backend`).
 #[derive(Debug, Clone)]
 pub struct Group {
-    pub name: String,
+    /// Interned per thread ([`Shared::interned`]): the same names
+    /// (`property`, `source0`, `class-attrs-all`) recur across files.
+    pub name: Shared,
     pub name_span: Span,
     pub entries: Vec<Entry>,
     /// Where a new key for this group goes: after the last key line.
     pub insert_at: usize,
-    /// Indentation of the entries (YAML), or "" for key-files.
-    pub indent: String,
+    /// Indentation of the entries (YAML), or "" for key-files (interned).
+    pub indent: Shared,
 }
 
 #[derive(Debug, Clone)]
@@ -411,11 +413,11 @@ impl Document {
             let mut entries = Vec::with_capacity(g.entries.len());
             entries.append(&mut g.entries);
             moved.push(Group {
-                name: g.name.as_str().to_owned(),
+                name: g.name,
                 name_span: g.name_span,
                 entries,
                 insert_at: g.insert_at,
-                indent: g.indent.as_str().to_owned(),
+                indent: g.indent,
             });
         }
         self.groups = moved;
@@ -685,6 +687,14 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn an_entry_keeps_its_compact_size() {
         assert_eq!(std::mem::size_of::<Entry>(), 48);
+    }
+
+    /// A group's name and indent are one pointer each (interned): 64 bytes
+    /// a group, not 96 with owned `String`s.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_group_keeps_its_compact_size() {
+        assert_eq!(std::mem::size_of::<super::Group>(), 64);
     }
 
     /// Line starts and the line ending, against a byte-at-a-time count, on

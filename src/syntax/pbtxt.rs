@@ -23,6 +23,7 @@
 
 use super::{Document, Entry, Format, Group, SyntaxError, detect_line_ending};
 use crate::base::Span;
+use crate::base::shared::Shared;
 
 /// protobuf's `TextFormat::Parser` default recursion limit.
 const MAX_DEPTH: usize = 100;
@@ -240,11 +241,11 @@ impl<'t> Parser<'t> {
 
     fn new_group(&mut self, path: String, name_span: Span, open: &Token) -> usize {
         self.groups.push(Group {
-            name: path,
+            name: Shared::interned(&path),
             name_span,
             entries: Vec::new(),
             insert_at: open.span.end,
-            indent: String::new(),
+            indent: Shared::interned(""),
         });
         self.groups.len() - 1
     }
@@ -478,16 +479,16 @@ impl<'t> Parser<'t> {
             Some(e) => {
                 let lead = &text[line_start(text, e.spans.key().start)..e.spans.key().start];
                 if lead.trim().is_empty() {
-                    lead.to_string()
+                    Shared::interned(lead)
                 } else {
-                    "  ".to_string()
+                    Shared::interned("  ")
                 }
             }
             None => {
                 let open_line = line_start(text, open.span.start);
                 let lead = &text[open_line..];
                 let lead = &lead[..lead.len() - lead.trim_start_matches([' ', '\t']).len()];
-                format!("{lead}  ")
+                Shared::interned(&format!("{lead}  "))
             }
         };
     }
@@ -517,11 +518,11 @@ pub fn parse(text: String) -> Document {
             },
             peeked: None,
             groups: vec![Group {
-                name: String::new(),
+                name: Shared::interned(""),
                 name_span: 0..0,
                 entries: Vec::new(),
                 insert_at: text.len(),
-                indent: String::new(),
+                indent: Shared::interned(""),
             }],
         };
         if has_bom {

@@ -23,6 +23,7 @@ use super::yaml_plain;
 use super::yaml_tree::{self, Kept};
 use super::{Document, Entry, Format, Group, LineIndex, SyntaxError, detect_line_ending};
 use crate::base::Span;
+use crate::base::shared::Shared;
 
 /// Top-level keys whose whole value a front end reads deeper than a
 /// group's entries (Service Maker's `deepstream:`, `service_maker::build`):
@@ -530,10 +531,10 @@ impl Read {
             None => {
                 self.root = Some(self.groups.len());
                 self.groups.push(Group {
-                    name: String::new(),
+                    name: Shared::interned(""),
                     name_span: 0..0,
                     insert_at,
-                    indent: String::new(),
+                    indent: Shared::interned(""),
                     entries: vec![entry],
                 });
             }
@@ -588,14 +589,14 @@ pub(super) fn read_group_end(text: &str, name: String, name_span: Span, entries:
             let start = line_start_before(text, e.spans.key().start);
             let lead = &text[start..e.spans.key().start];
             if lead.chars().all(|c| c == ' ' || c == '\t') {
-                lead.to_string()
+                Shared::interned(lead)
             } else {
-                "  ".to_string()
+                Shared::interned("  ")
             }
         })
-        .unwrap_or_else(|| "  ".to_string());
+        .unwrap_or_else(|| Shared::interned("  "));
     Group {
-        name,
+        name: Shared::interned(&name),
         name_span,
         entries: {
             let mut exact = Vec::with_capacity(entries.len());

@@ -284,7 +284,7 @@ impl Reader<'_> {
     fn test_app_sink(&self, group: &str) -> Element {
         let mut sink = self.element(Role::Sink, group);
         sink.props.retain(|p| p.name != "type");
-        if let Some(Home::Group { file, header, .. }) = &sink.declared {
+        if let Some(Home::Group { file, header, .. }) = sink.declared.as_deref() {
             sink.props.push(Property {
                 name: "type".into(),
                 settings: smallvec::smallvec![Setting::unknown(
@@ -589,7 +589,7 @@ fn push_setting(e: &mut Element, name: &str, s: Setting) {
 /// The app sets `name` on the element in code, to a value the files do not
 /// give (`why`): the last setting, unknown, where the element is declared.
 fn set_in_code(e: &mut Element, name: &str, why: &str) {
-    if let Some(at) = e.declared.as_ref().or(e.home.as_ref()).map(Home::at) {
+    if let Some(at) = e.declared.as_deref().or(e.home.as_deref()).map(Home::at) {
         push_setting(e, name, Setting::unknown(at, why));
     }
 }

@@ -53,8 +53,8 @@ fn a_launch_line_is_a_pipeline_with_streams_from_mux_links() {
     assert_eq!(id.settings.len(), 2);
     assert_eq!(id.settings[0].layer, Layer::ConfigFile);
     assert_eq!(pgie.int("gie-unique-id").map(|v| v.value), Some(7));
-    assert!(matches!(pgie.home, Some(Home::Group { .. })));
-    assert!(matches!(mux.home, Some(Home::Launch { .. })));
+    assert!(matches!(pgie.home.as_deref(), Some(Home::Group { .. })));
+    assert!(matches!(mux.home.as_deref(), Some(Home::Launch { .. })));
     // The config file is checked in the pipeline, not on its own.
     assert!(g.standalone.is_empty());
 }
@@ -130,7 +130,7 @@ fn python_binds_names_folds_constants_and_leaves_conditions_unknown() {
     // process-mode 2 on the element wins: a secondary.
     assert!(p.first(&Role::Infer(Stage::Secondary)).is_some());
     assert_eq!(p.streams(), Some(1));
-    let Some(Home::Python { template, .. }) = &mux.home else {
+    let Some(Home::Python { template, .. }) = mux.home.as_deref() else {
         panic!("the mux's home")
     };
     assert_eq!(template, "    mux.set_property(\"{key}\", {value})\n");

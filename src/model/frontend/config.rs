@@ -147,7 +147,7 @@ pub fn default_batch(e: &mut Element) {
         .config
         .as_ref()
         .filter(|c| c.kind == Some(Kind::NvInfer))
-        .and_then(|c| c.home.as_ref());
+        .and_then(|c| c.home.as_deref());
     let Some(home) = home.filter(|_| matches!(e.role, Role::Infer(_))) else {
         return;
     };

@@ -150,7 +150,7 @@ impl Workspace {
     /// element's home in one edit per place: two insertions at one offset
     /// would be ambiguous, and a YAML node without a map must open it once.
     pub fn set_or_insert_all(&self, elem: &Element, keys: &[(&str, String)]) -> Option<Vec<Edit>> {
-        let home = elem.home.as_ref()?;
+        let home = elem.home.as_deref()?;
         let mut edits: Vec<Edit> = Vec::new();
         let mut opened = false;
         for (key, value) in keys {
@@ -184,7 +184,7 @@ impl Workspace {
 
     /// Set `key` where it wins on `elem`, or add it at the element's home.
     pub fn set_or_insert(&self, elem: &Element, key: &str, value: &str) -> Option<Edit> {
-        self.set_or_insert_at(elem, elem.home.as_ref()?, key, value)
+        self.set_or_insert_at(elem, elem.home.as_deref()?, key, value)
     }
 
     /// Set `key` where it wins on `elem`, or add it at `home` (an element's

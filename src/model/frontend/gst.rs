@@ -197,6 +197,7 @@ pub struct Found {
 /// Build the graph's element, loading nvinfer's config file. `references`
 /// collects the config paths that can be checked (DS704).
 pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut Vec<Reference>) -> Element {
+    let found_home = found.home.map(Box::new);
     let Some(factory) = found.factory else {
         return Element {
             role: Role::Other("?".into()),
@@ -204,8 +205,8 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
             name: found.name,
             props: found.props,
             config: None,
-            declared: found.home.clone(),
-            home: found.home,
+            declared: found_home.clone(),
+            home: found_home,
         };
     };
     let mut props = found.props;
@@ -230,8 +231,8 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
     }
     let role = role(&factory, &props);
     let home = match &config {
-        Some(c) => c.home.clone().or(found.home.clone()),
-        None => found.home.clone(),
+        Some(c) => c.home.clone().or(found_home.clone()),
+        None => found_home.clone(),
     };
     Element {
         role,
@@ -239,7 +240,7 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
         name: found.name,
         props,
         config: config.map(|c| config_file(ws, c.file)),
-        declared: found.home,
+        declared: found_home,
         home,
     }
 }

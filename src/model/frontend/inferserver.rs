@@ -57,11 +57,11 @@ fn process_mode(name: &str) -> Option<&'static str> {
 
 /// Where new properties of the element go (`Home::InferServer`), when the
 /// file has an `infer_config`.
-pub fn config_home(doc: &Document, file: FileId) -> Option<Home> {
-    let Some(Home::Group { header, .. }) = home(doc, file, "infer_config") else {
+pub fn config_home(doc: &Document, file: FileId) -> Option<Box<Home>> {
+    let Some(Home::Group { header, .. }) = home(doc, file, "infer_config").map(|h| *h) else {
         return None;
     };
-    Some(Home::InferServer { file, header })
+    Some(Box::new(Home::InferServer { file, header }))
 }
 
 /// The properties an nvinferserver config sets, under nvinfer's names.
@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(get("num-detected-classes"), (known("4"), "4".into()));
         assert_eq!(get("input-tensor-from-meta").0, known("1"));
         assert!(props.iter().all(|p| p.name != "operate-on-gie-id"));
-        let Some(Home::InferServer { header, .. }) = config_home(&doc, 0) else {
+        let Some(Home::InferServer { header, .. }) = config_home(&doc, 0).map(|h| *h) else {
             panic!("no home")
         };
         assert_eq!(&src[header], "infer_config");

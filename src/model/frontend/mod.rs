@@ -298,13 +298,13 @@ fn readable(key: &str) -> bool {
 }
 
 /// Where new keys of `group` go in `file`, if the file has the group.
-pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Home> {
+pub fn home(doc: &Document, file: FileId, group: &str) -> Option<Box<Home>> {
     let g = doc.last_group(group)?;
-    Some(Home::Group {
+    Some(Box::new(Home::Group {
         file,
         group: group.to_string(),
         header: g.name_span.clone(),
-    })
+    }))
 }
 
 pub(crate) fn setting(file: FileId, group: &Shared, e: &Entry, layer: Layer) -> Setting {

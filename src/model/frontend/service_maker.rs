@@ -295,7 +295,7 @@ fn reference(ws: &Workspace, root: FileId, e: &crate::syntax::Entry) -> Option<R
 /// Where new properties of a node go: after the last line of its
 /// `properties:` map, or a new `properties:` after the node's last line.
 /// `None` for a flow-style node or map (`{…}`), where a line cannot go.
-fn node_home(file: FileId, text: &str, d: &NodeDecl) -> Option<Home> {
+fn node_home(file: FileId, text: &str, d: &NodeDecl) -> Option<Box<Home>> {
     let flow = |n: &Node| text.get(n.span().clone()).is_some_and(|s| s.starts_with('{'));
     if flow(d.node) || d.properties.is_some_and(flow) {
         return None;
@@ -318,25 +318,25 @@ fn node_home(file: FileId, text: &str, d: &NodeDecl) -> Option<Home> {
         Some(Node::Map(pairs, _)) if !pairs.is_empty() => {
             let (last_k, last_v) = pairs.last()?;
             let end = after(last_k, last_v);
-            Some(Home::YamlMap {
+            Some(Box::new(Home::YamlMap {
                 file,
                 header,
                 insert_at: end,
                 indent: key_indent(&pairs[0].0),
                 open: None,
-            })
+            }))
         }
         Some(_) => None,
         None => {
             let (last_k, last_v) = d.node.pairs().last()?;
             let end = after(last_k, last_v);
-            Some(Home::YamlMap {
+            Some(Box::new(Home::YamlMap {
                 file,
                 header,
                 insert_at: end,
                 indent: format!("{node_indent}  "),
                 open: Some(format!("{node_indent}properties:")),
-            })
+            }))
         }
     }
 }

@@ -117,7 +117,7 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
     // New nvinfer keys go into its config file's [property].
     let cfg = pgie.config.as_ref().unwrap();
     assert_eq!(pgie.home, cfg.home);
-    let Some(Home::Group { file, group, header }) = &pgie.home else {
+    let Some(Home::Group { file, group, header }) = pgie.home.as_deref() else {
         panic!("no home")
     };
     assert_eq!(
@@ -125,7 +125,7 @@ fn deepstream_app_groups_become_elements_in_pipeline_order() {
         (cfg.file, "property", "property")
     );
     // The app's own keys for it (`enable`) go to its group in the app.
-    let Some(Home::Group { file, group, .. }) = &pgie.declared else {
+    let Some(Home::Group { file, group, .. }) = pgie.declared.as_deref() else {
         panic!("not declared")
     };
     assert_eq!((*file, group.as_str()), (p.root, "primary-gie"));
