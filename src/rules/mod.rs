@@ -494,10 +494,16 @@ pub fn keep_for_report(p: &mut Pipeline) {
     };
     let cut = |e: Element| Element {
         props: if batch(&e) {
-            e.props
-                .into_iter()
-                .filter(|p| crate::model::graph::same_name(&p.name, "batch-size"))
-                .collect()
+            // A new vector: collecting in place would keep the old one's
+            // room for every property.
+            let mut kept = Vec::new();
+            kept.extend(
+                e.props
+                    .into_iter()
+                    .filter(|p| crate::model::graph::same_name(&p.name, "batch-size")),
+            );
+            kept.shrink_to_fit();
+            kept
         } else {
             Vec::new()
         },
