@@ -363,6 +363,85 @@ fn two_apps_sharing_a_primary_get_one_batch_finding_and_no_fix() {
     assert_eq!(diff::summary(&o, false), "would fix 0 findings in 0 files.\n");
 }
 
+/// A primary config shared by an app whose batch is known (one stream,
+/// streammux batch 1) and a Python app whose streammux batch dslint cannot
+/// read (`len(SOURCES)`, two sources) while its primary takes `batch-size`
+/// from the shared file (2). The first app's DS701 and DS201 are true of it,
+/// but their fixes would set the shared line to 1, the second app's too,
+/// and nothing would show it after (its batch is still unknown): the fixes
+/// are withheld and the findings name the other app (audit7: a face
+/// enrolment app and a two-camera app sharing one YOLO config).
+#[test]
+fn an_app_with_an_unread_batch_keeps_a_shared_primary_unfixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    std::fs::write(
+        d.join("app_a.txt"),
+        "[source0]\nenable=1\ntype=3\nuri=file://video.mp4\nnum-sources=1\n\n[streammux]\nbatch-size=1\nwidth=960\nheight=544\n\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n\n[sink0]\nenable=1\ntype=1\nsync=0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("two_cams.py"),
+        "from gi.repository import Gst\n\nSOURCES = [\"file:///a.mp4\", \"file:///b.mp4\"]\n\n\ndef main():\n    pipeline = Gst.Pipeline()\n    streammux = Gst.ElementFactory.make(\"nvstreammux\", \"mux\")\n    streammux.set_property(\"batch-size\", len(SOURCES))\n    streammux.set_property(\"width\", 960)\n    streammux.set_property(\"height\", 544)\n    pipeline.add(streammux)\n    pgie = Gst.ElementFactory.make(\"nvinfer\", \"pgie\")\n    pgie.set_property(\"config-file-path\", \"pgie.txt\")\n    sink = Gst.ElementFactory.make(\"fakesink\", \"sink\")\n    sink.set_property(\"sync\", 0)\n    pipeline.add(pgie)\n    pipeline.add(sink)\n    streammux.link(pgie)\n    pgie.link(sink)\n",
+    )
+    .unwrap();
+    let pgie_text = "[property]\nonnx-file=model.onnx\nbatch-size=2\nnetwork-mode=2\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\n";
+    std::fs::write(d.join("pgie.txt"), pgie_text).unwrap();
+    std::fs::write(d.join("model.onnx"), "").unwrap();
+    std::fs::write(d.join("video.mp4"), "").unwrap();
+    let note = format!(
+        "also: {} also loads this primary config and sets a streammux batch dslint cannot read: no batch-size is known to be right for the shared file (no fix)",
+        d.join("two_cams.py").display()
+    );
+    let batch = |found: &[dslint::base::diagnostic::Diagnostic]| {
+        let mut v: Vec<_> = found
+            .iter()
+            .filter(|d| matches!(d.code(), "DS201" | "DS701"))
+            .map(|d| {
+                (
+                    d.code(),
+                    d.message.clone(),
+                    d.expected.as_deref().map(str::to_string),
+                    d.why.as_deref().map(str::to_string),
+                    d.fix.is_some(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let want = vec![
+        (
+            "DS201",
+            "primary nvinfer batch-size is 2 (nvinfer [property] batch-size)".to_string(),
+            Some("1".to_string()),
+            Some(format!(
+                "final_batch = min(n_streams 1, 16); n_streams from enabled sources in the config: the engine runs one batch per streammux batch; {note}"
+            )),
+            false,
+        ),
+        (
+            "DS701",
+            format!(
+                "BATCH_MISMATCH: streammux batch-size 1 != primary nvinfer batch-size 2 ({}:3)",
+                d.join("pgie.txt").display()
+            ),
+            Some("1".to_string()),
+            Some(format!(
+                "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); {note}"
+            )),
+            false,
+        ),
+    ];
+    let checked = check_dir(d);
+    assert_eq!(batch(&checked.diagnostics), want);
+    // `fix --unsafe-fixes --write` leaves the shared line as it is.
+    let (rc, _, _) = dslint_in(d, &["fix", ".", "--unsafe-fixes", "--write"]);
+    assert!(rc <= 1, "{rc}");
+    assert_eq!(std::fs::read_to_string(d.join("pgie.txt")).unwrap(), pgie_text);
+}
+
 /// Precision 10: a fix after which a finding at warning or above appears
 /// that the tree did not have is dropped, the run starts over without it,
 /// and `--show-fixes` says so. DS403's preset is named by a path that does

@@ -25,7 +25,7 @@ use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{ConfigFile, Element, Graph, Pipeline, Role};
+use crate::model::graph::{ConfigFile, Element, Graph, Pipeline, Role, Stage};
 use crate::model::workspace::{Target, Workspace};
 use context::{Ctx, Profile};
 
@@ -503,9 +503,11 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 }
 
 /// A pipeline once its rules have run (`check`), cut to what the report
-/// still reads (`withhold_outside`, `analytics_streams`): its root, the
-/// sources and the elements that load a config file (their role and the
-/// file's id and kind), and the references to configs outside the
+/// still reads (`withhold_outside`, `analytics_streams`,
+/// `withhold_batch_fixes_on_unread_shares`): its root, the sources, the
+/// streammux and the elements that load a config file (their role and the
+/// file's id and kind; the streammux's and the primary's `batch-size`
+/// alone of their properties), and the references to configs outside the
 /// project root. The properties, the other elements, names, homes, links
 /// and other references are dropped: until the findings are joined they
 /// held memory beside the findings made after them. `fix` cuts each
@@ -513,12 +515,33 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 /// graph, the builds it may take back) is read by the report and by the
 /// nvdsanalytics stream counts only.
 pub fn keep_for_report(p: &mut Pipeline) {
-    let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_));
+    let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_) | Role::Streammux);
+    // The streammux's and the primary's `batch-size`, which
+    // `withhold_batch_fixes_on_unread_shares` reads: one property each.
+    let batch = |e: &Element| {
+        matches!(
+            e.role,
+            Role::Streammux | Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)
+        )
+    };
     let cut = |e: Element| Element {
+        props: if batch(&e) {
+            // A new vector: collecting in place would keep the old one's
+            // room for every property.
+            let mut kept = Vec::new();
+            kept.extend(
+                e.props
+                    .into_iter()
+                    .filter(|p| crate::model::graph::same_name(&p.name, "batch-size")),
+            );
+            kept.shrink_to_fit();
+            kept
+        } else {
+            Vec::new()
+        },
         role: e.role,
         factory: None,
         name: String::new(),
-        props: Vec::new(),
         config: e.config.map(|c| ConfigFile { home: None, ..c }),
         home: None,
         declared: None,
@@ -769,6 +792,7 @@ pub fn report_distinct(
     fold_batch_findings(&mut out);
     fold_shared_config_findings(&mut out);
     fold_shared_primary_batch(ws, &mut out);
+    withhold_batch_fixes_on_unread_shares(ws, pipelines, &mut out);
     // A file read with `?` for bytes that are not UTF-8 (in comments) is
     // linted but never rewritten: writing it back would change those bytes.
     for d in &mut out {
@@ -1020,6 +1044,68 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         kept.fix = None;
     }
     remove_marked(out, folded);
+}
+
+/// A primary config that two apps load, one of them with a streammux
+/// batch dslint cannot read (`len(SOURCES)`, a variable), while its primary
+/// takes `batch-size` from the shared file: the app that can be read gets
+/// its DS701/DS201, but a fix that sets the shared line to that app's batch
+/// changes the other app's too, and nothing shows it afterwards (the other
+/// app's batch is still unknown, so the fix loop's guard sees no new
+/// finding). Such fixes are withheld, with a note naming the other app; the
+/// findings stay (each is true of the app it names). Where every app's batch
+/// is known the fixes stay: their conflicts are `fold_shared_primary_batch`'s
+/// and the fix loop's.
+fn withhold_batch_fixes_on_unread_shares(ws: &Workspace, pipelines: &[Pipeline], out: &mut [Diagnostic]) {
+    use crate::model::graph::Layer;
+    if !out
+        .iter()
+        .any(|d| matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) && d.fix.is_some())
+    {
+        return;
+    }
+    // Per primary config read by an app for its batch: how many apps read
+    // it, and the first whose streammux batch is unknown.
+    let mut readers: FastMap<FileId, (usize, Option<FileId>)> = FastMap::default();
+    for p in pipelines.iter().filter(|p| !p.is_parallel()) {
+        let Some(g) = p.primary() else { continue };
+        let Some(cfg) = g.config.as_ref().map(|c| c.file) else {
+            continue;
+        };
+        if cfg == p.root {
+            continue;
+        }
+        let reads_file = g
+            .int("batch-size")
+            .is_some_and(|b| matches!(b.setting.layer, Layer::ConfigFile | Layer::Default));
+        if !reads_file {
+            continue;
+        }
+        let mux_known = p.first(&Role::Streammux).and_then(|m| m.int("batch-size")).is_some();
+        let entry = readers.entry(cfg).or_insert((0, None));
+        entry.0 += 1;
+        if !mux_known && entry.1.is_none() {
+            entry.1 = Some(p.root);
+        }
+    }
+    for d in out.iter_mut() {
+        if !matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) {
+            continue;
+        }
+        let Some(fix) = &d.fix else { continue };
+        let other = fix.edits.iter().find_map(|e| match readers.get(&e.file) {
+            Some(&(n, Some(root))) if n > 1 => Some(root),
+            _ => None,
+        });
+        if let Some(root) = other {
+            let note = format!(
+                "{} also loads this primary config and sets a streammux batch dslint cannot read: no batch-size is known to be right for the shared file (no fix)",
+                crate::files::shown(&ws.files[root].path)
+            );
+            add_note(d, &note);
+            d.fix = None;
+        }
+    }
 }
 
 /// Files outside the project root are read only with `--follow-outside`,
