@@ -84,8 +84,15 @@ fn parse_in_chunks(text: String, chunk: usize) -> (Document, LineIndex) {
     let read: Vec<Piece> = pieces
         .par_iter()
         .map(|&(from, to)| {
-            let mut piece = Piece::default();
+            let mut piece = Piece {
+                // About a line each 16 bytes: a config's lines are longer,
+                // so this list is rarely grown (it is copied to its exact
+                // count below).
+                starts: Vec::with_capacity((to - from) / 16 + 1),
+                ..Piece::default()
+            };
             parse_lines(&text, from, to, &mut piece);
+            piece.close_group();
             piece
         })
         .collect();
@@ -120,6 +127,21 @@ struct Piece {
     errors: Vec<SyntaxError>,
     starts: Vec<u32>,
     crlf: usize,
+    /// The last group's entries while it is read, then moved into a list
+    /// of their exact count ([`Piece::close_group`]): one allocation a
+    /// group, where a list grown by pushing took two or three (and
+    /// `Document::new` one more to trim it).
+    scratch: Vec<Entry>,
+}
+
+impl Piece {
+    /// Give the last group the entries read for it.
+    fn close_group(&mut self) {
+        if let Some(g) = self.groups.last_mut() {
+            g.entries = self.scratch.drain(..).collect();
+        }
+        self.scratch.clear();
+    }
 }
 
 /// Where the pieces of `text` from `pos` start: `pos`, then the first
@@ -172,7 +194,7 @@ fn parse_lines(text: &str, from: usize, to: usize, piece: &mut Piece) {
         if end > pos && bytes[end - 1] == b'\r' {
             end -= 1;
         }
-        parse_line(text, pos, end, next, &mut piece.groups, &mut piece.errors);
+        parse_line(text, pos, end, next, piece);
         pos = next;
     }
 }
@@ -190,14 +212,7 @@ fn group_header(line: &str) -> Option<&str> {
         .then(|| &inner[..close])
 }
 
-fn parse_line(
-    text: &str,
-    line_start: usize,
-    end: usize,
-    next: usize,
-    groups: &mut Vec<Group>,
-    errors: &mut Vec<SyntaxError>,
-) {
+fn parse_line(text: &str, line_start: usize, end: usize, next: usize, piece: &mut Piece) {
     let bytes = text.as_bytes();
     let mut start = line_start;
     while start < end && is_space(bytes[start]) {
@@ -228,12 +243,13 @@ fn parse_line(
     if let Some(name) = header {
         let name_start = start + 1;
         if !is_group_name(name) {
-            errors.push(SyntaxError {
+            piece.errors.push(SyntaxError {
                 span: start..end,
                 message: format!("invalid group name `[{}]`", name),
             });
         }
-        groups.push(Group {
+        piece.close_group();
+        piece.groups.push(Group {
             name: Shared::interned(name),
             name_span: name_start..name_start + name.len(),
             entries: Vec::new(),
@@ -243,15 +259,15 @@ fn parse_line(
         return;
     }
     let Some(eq) = memchr::memchr(b'=', line.as_bytes()) else {
-        not_a_line(errors);
+        not_a_line(&mut piece.errors);
         return;
     };
     if eq == 0 {
-        not_a_line(errors);
+        not_a_line(&mut piece.errors);
         return;
     }
-    let Some(group) = groups.last_mut() else {
-        errors.push(SyntaxError {
+    let Some(group) = piece.groups.last_mut() else {
+        piece.errors.push(SyntaxError {
             span: start..end,
             message: "key before the first [group]: GLib refuses the whole file".to_string(),
         });
@@ -265,7 +281,7 @@ fn parse_line(
     let localized = match check_key_name(key) {
         Ok(l) => l,
         Err(()) => {
-            errors.push(SyntaxError {
+            piece.errors.push(SyntaxError {
                 span: start..key_end,
                 message: format!("invalid key name `{}`", key),
             });
@@ -284,7 +300,7 @@ fn parse_line(
         line_start..next,
     );
     entry.localized = localized;
-    group.entries.push(entry);
+    piece.scratch.push(entry);
     group.insert_at = next;
 }
 
