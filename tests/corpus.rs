@@ -132,8 +132,7 @@ fn fixing_the_corpus_introduces_no_finding_at_warning_or_above() {
 }
 
 /// `check` drops each pipeline's element properties once its rules have run
-/// (`rules::check_for_report`), but for the streammux's and the primary's
-/// `batch-size`: its findings are exactly those `check_with`
+/// (`rules::check_for_report`): its findings are exactly those `check_with`
 /// makes with the graph kept whole, over the corpus and every rule case (on
 /// both profiles), and it still finds some.
 #[test]
@@ -157,20 +156,11 @@ fn check_for_report_finds_what_check_with_finds() {
                 "{}",
                 dir.display()
             );
-            // All but the streammux's and the primary's `batch-size`
-            // (`withhold_batch_fixes_on_unread_shares` reads them).
             assert!(
-                lean.pipelines.iter().flat_map(|p| &p.elements).all(|e| {
-                    use dslint::model::graph::{Role, Stage};
-                    let batch = matches!(
-                        e.role,
-                        Role::Streammux | Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)
-                    );
-                    e.props.is_empty()
-                        || (batch
-                            && e.props.len() == 1
-                            && dslint::model::graph::same_name(&e.props[0].name, "batch-size"))
-                }),
+                lean.pipelines
+                    .iter()
+                    .flat_map(|p| &p.elements)
+                    .all(|e| e.props.is_empty()),
                 "the properties are dropped"
             );
         }

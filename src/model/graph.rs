@@ -80,6 +80,24 @@ pub struct Pipeline {
     pub links: Vec<Link>,
     /// Every path-valued key the pipeline's files write (DS704).
     pub references: Vec<Reference>,
+    /// Where the primary's batch comes from, summed up when the elements'
+    /// properties are dropped (`rules::keep_for_report`), for the report.
+    pub primary_batch: PrimaryBatch,
+}
+
+/// Whether the primary takes its `batch-size` from its config file, and
+/// whether the streammux batch is known: what the report reads of a
+/// pipeline's batches (`rules::withhold_batch_fixes_on_unread_shares`)
+/// once its properties are gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrimaryBatch {
+    /// Not summed up: the elements' properties are there to read.
+    Unread,
+    /// No primary, or its batch is set on the element (or unknown).
+    NotFromFile,
+    /// The primary config's line (or nvinfer's default, which a line
+    /// added to the file would replace) is the batch.
+    FromFile { config: FileId, mux_known: bool },
 }
 
 /// An index into `Pipeline::elements`.
@@ -728,6 +746,7 @@ mod tests {
             elements,
             links: vec![],
             references: vec![],
+            primary_batch: PrimaryBatch::Unread,
         };
         let big = Some(2_147_483_647);
         assert_eq!(p(vec![source(big), source(big), source(big)]).streams(), None);

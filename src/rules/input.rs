@@ -278,9 +278,15 @@ fn check_entries(
         // (yaml-cpp's direct lookups keep the first copy). Not in
         // protobuf text, where a repeated field is a list and a
         // repeated message another item of it.
-        let winner = doc
-            .overridden_by(gi, i)
-            .filter(|w| w.spans.key().start != e.spans.key().start && doc.format != Format::Protobuf);
+        // NvMultiObjectTracker's YAML is read by the low-level library,
+        // whose handling of a repeated key is not known (yaml-cpp's
+        // lookup by name takes the first copy, a walk of the map the
+        // last): silent.
+        let winner = doc.overridden_by(gi, i).filter(|w| {
+            w.spans.key().start != e.spans.key().start
+                && doc.format != Format::Protobuf
+                && f.kind != Some(Kind::TrackerLowLevel)
+        });
         if let Some(winner) = winner {
             let (line, _) = f.position(winner.spans.key().start);
             let (message, why) = if winner.spans.key().start > e.spans.key().start {

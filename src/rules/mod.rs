@@ -25,7 +25,7 @@ use crate::base::rule::Rule;
 use crate::model::detect::Kind;
 use crate::model::facts::Facts;
 use crate::model::frontend;
-use crate::model::graph::{ConfigFile, Element, Graph, Pipeline, Role, Stage};
+use crate::model::graph::{ConfigFile, Element, Graph, Pipeline, PrimaryBatch, Role};
 use crate::model::workspace::{Target, Workspace};
 use context::{Ctx, Profile};
 
@@ -504,10 +504,10 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 
 /// A pipeline once its rules have run (`check`), cut to what the report
 /// still reads (`withhold_outside`, `analytics_streams`,
-/// `withhold_batch_fixes_on_unread_shares`): its root, the sources, the
-/// streammux and the elements that load a config file (their role and the
-/// file's id and kind; the streammux's and the primary's `batch-size`
-/// alone of their properties), and the references to configs outside the
+/// `withhold_batch_fixes_on_unread_shares`): its root, the sources and the
+/// elements that load a config file (their role and the file's id and
+/// kind), where its primary's batch comes from (`primary_batch`), and the
+/// references to configs outside the
 /// project root. The properties, the other elements, names, homes, links
 /// and other references are dropped: until the findings are joined they
 /// held memory beside the findings made after them. `fix` cuts each
@@ -515,33 +515,13 @@ fn analytics_streams(graph: &Graph) -> std::collections::BTreeMap<FileId, Option
 /// graph, the builds it may take back) is read by the report and by the
 /// nvdsanalytics stream counts only.
 pub fn keep_for_report(p: &mut Pipeline) {
-    let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_) | Role::Streammux);
-    // The streammux's and the primary's `batch-size`, which
-    // `withhold_batch_fixes_on_unread_shares` reads: one property each.
-    let batch = |e: &Element| {
-        matches!(
-            e.role,
-            Role::Streammux | Role::Infer(Stage::Primary) | Role::InferServer(Stage::Primary)
-        )
-    };
+    p.primary_batch = primary_batch(p);
+    let kept = |e: &Element| e.config.is_some() || matches!(e.role, Role::Source(_));
     let cut = |e: Element| Element {
-        props: if batch(&e) {
-            // A new vector: collecting in place would keep the old one's
-            // room for every property.
-            let mut kept = Vec::new();
-            kept.extend(
-                e.props
-                    .into_iter()
-                    .filter(|p| crate::model::graph::same_name(&p.name, "batch-size")),
-            );
-            kept.shrink_to_fit();
-            kept
-        } else {
-            Vec::new()
-        },
         role: e.role,
         factory: None,
         name: String::new(),
+        props: Vec::new(),
         config: e.config.map(|c| ConfigFile { home: None, ..c }),
         home: None,
         declared: None,
@@ -1046,6 +1026,29 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
     remove_marked(out, folded);
 }
 
+/// Where `p`'s primary takes its batch from, read off its properties: its
+/// config file's line or nvinfer's default (which a line added to the file
+/// replaces), with whether the streammux batch is known; not from the file
+/// for a parallel-inference app, a primary checked on its own (the file is
+/// the root) or a batch the app sets on the element.
+fn primary_batch(p: &Pipeline) -> PrimaryBatch {
+    use crate::model::graph::Layer;
+    let Some(g) = p.primary().filter(|_| !p.is_parallel()) else {
+        return PrimaryBatch::NotFromFile;
+    };
+    let Some(config) = g.config.as_ref().map(|c| c.file).filter(|&c| c != p.root) else {
+        return PrimaryBatch::NotFromFile;
+    };
+    let from_file = g
+        .int("batch-size")
+        .is_some_and(|b| matches!(b.setting.layer, Layer::ConfigFile | Layer::Default));
+    if !from_file {
+        return PrimaryBatch::NotFromFile;
+    }
+    let mux_known = p.first(&Role::Streammux).and_then(|m| m.int("batch-size")).is_some();
+    PrimaryBatch::FromFile { config, mux_known }
+}
+
 /// A primary config that two apps load, one of them with a streammux
 /// batch dslint cannot read (`len(SOURCES)`, a variable), while its primary
 /// takes `batch-size` from the shared file: the app that can be read gets
@@ -1057,7 +1060,6 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// is known the fixes stay: their conflicts are `fold_shared_primary_batch`'s
 /// and the fix loop's.
 fn withhold_batch_fixes_on_unread_shares(ws: &Workspace, pipelines: &[Pipeline], out: &mut [Diagnostic]) {
-    use crate::model::graph::Layer;
     if !out
         .iter()
         .any(|d| matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) && d.fix.is_some())
@@ -1067,22 +1069,15 @@ fn withhold_batch_fixes_on_unread_shares(ws: &Workspace, pipelines: &[Pipeline],
     // Per primary config read by an app for its batch: how many apps read
     // it, and the first whose streammux batch is unknown.
     let mut readers: FastMap<FileId, (usize, Option<FileId>)> = FastMap::default();
-    for p in pipelines.iter().filter(|p| !p.is_parallel()) {
-        let Some(g) = p.primary() else { continue };
-        let Some(cfg) = g.config.as_ref().map(|c| c.file) else {
+    for p in pipelines {
+        let summary = match p.primary_batch {
+            PrimaryBatch::Unread => primary_batch(p),
+            known => known,
+        };
+        let PrimaryBatch::FromFile { config, mux_known } = summary else {
             continue;
         };
-        if cfg == p.root {
-            continue;
-        }
-        let reads_file = g
-            .int("batch-size")
-            .is_some_and(|b| matches!(b.setting.layer, Layer::ConfigFile | Layer::Default));
-        if !reads_file {
-            continue;
-        }
-        let mux_known = p.first(&Role::Streammux).and_then(|m| m.int("batch-size")).is_some();
-        let entry = readers.entry(cfg).or_insert((0, None));
+        let entry = readers.entry(config).or_insert((0, None));
         entry.0 += 1;
         if !mux_known && entry.1.is_none() {
             entry.1 = Some(p.root);

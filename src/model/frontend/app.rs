@@ -17,7 +17,8 @@ use crate::model::detect::{Kind, app_source_group, app_yaml_skips, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
 use crate::model::graph::{
-    Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
+    Element, Home, Layer, Link, Pipeline, PrimaryBatch, Property, Reference, Role, Setting, Source, SourceKind, Stage,
+    Value,
 };
 use crate::model::workspace::{Access, Workspace};
 use crate::syntax::{Document, Format, glib};
@@ -555,6 +556,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
         elements,
         links,
         references,
+        primary_batch: PrimaryBatch::Unread,
     }
 }
 

@@ -29,8 +29,8 @@ use crate::model::frontend::app::uri_kind;
 use crate::model::frontend::config::config_file;
 use crate::model::frontend::{SINK_FACTORIES, factory_role, overlay};
 use crate::model::graph::{
-    Element, Home, Layer, Link, Pipeline, Property, Reference, Role, Setting, Source, SourceKind, Stage, Value,
-    same_name,
+    Element, Home, Layer, Link, Pipeline, PrimaryBatch, Property, Reference, Role, Setting, Source, SourceKind, Stage,
+    Value, same_name,
 };
 use crate::model::workspace::{Target, Workspace};
 
@@ -370,6 +370,7 @@ pub fn assemble(
         elements,
         links,
         references,
+        primary_batch: PrimaryBatch::Unread,
     }
 }
 

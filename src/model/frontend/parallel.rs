@@ -31,7 +31,7 @@ use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{Reader, collect_path_references, group_names};
 use crate::model::frontend::config::config_file;
-use crate::model::graph::{Element, Link, Pipeline, Role, Source, SourceKind, Stage, Value};
+use crate::model::graph::{Element, Link, Pipeline, PrimaryBatch, Role, Source, SourceKind, Stage, Value};
 use crate::model::workspace::{Access, Target, Workspace};
 use crate::syntax::glib;
 
@@ -220,6 +220,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         elements,
         links,
         references,
+        primary_batch: PrimaryBatch::Unread,
     }
 }
 

@@ -33,7 +33,7 @@ use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path
 use crate::model::frontend::config::{config_file, config_props};
 use crate::model::frontend::{SINK_FACTORIES, by_name, factory_role, overlay, setting};
 use crate::model::graph::{
-    ConfigFile, Element, Home, Layer, Link, Pipeline, Reference, Role, Source, SourceKind, Stage, Value,
+    ConfigFile, Element, Home, Layer, Link, Pipeline, PrimaryBatch, Reference, Role, Source, SourceKind, Stage, Value,
 };
 use crate::model::workspace::Workspace;
 use crate::syntax::yaml_tree::Node;
@@ -165,6 +165,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         elements,
         links,
         references,
+        primary_batch: PrimaryBatch::Unread,
     }
 }
 
