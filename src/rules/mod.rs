@@ -642,12 +642,11 @@ fn keep_first_of_each(out: &mut Vec<Diagnostic>) {
         n += usize::from(m);
     }
     let mut at = 0;
-    let taken: Vec<Diagnostic> = out
-        .extract_if(.., |_| {
-            at += 1;
-            marked[at - 1]
-        })
-        .collect();
+    let mut taken: Vec<Diagnostic> = Vec::with_capacity(copies.len());
+    taken.extend(out.extract_if(.., |_| {
+        at += 1;
+        marked[at - 1]
+    }));
     // Each kept finding (at its new position) with its run of `copies`.
     let mut runs: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
     for (j, &(k, _)) in copies.iter().enumerate() {
@@ -767,26 +766,36 @@ pub fn report_distinct(
             sel.enabled(d.code()) && !ignored.iter().any(|s| selector_matches(s, d.code()))
         });
     }
-    let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
-    // After selection and suppressions: `--select DS101` still shows DS101.
-    fold_batch_findings(&mut out);
-    fold_shared_config_findings(&mut out);
-    fold_shared_primary_batch(ws, &mut out);
-    withhold_batch_fixes_on_unread_shares(ws, pipelines, &mut out);
-    // A file read with `?` for bytes that are not UTF-8 (in comments) is
-    // linted but never rewritten: writing it back would change those bytes.
-    for d in &mut out {
-        if d.fix
-            .as_ref()
-            .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
-        {
-            d.fix = None;
-        }
-    }
-    // Files named on the command line: their findings, and those of their
-    // pipelines that involve them (moved to their side).
-    let mut out = sel.scope(ws).report(ws, out);
-    let rank = rank_by_path(ws);
+    // The files' ranks by path are made on the other threads while this
+    // one folds (the folds are in turn, each after the one before).
+    let (rank, mut out) = rayon::join(
+        || rank_by_path(ws),
+        move || {
+            let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
+            // After selection and suppressions: `--select DS101` still shows
+            // DS101. The folded findings are marked, and dropped together.
+            let mut folded = vec![false; out.len()];
+            fold_batch_findings(&mut out, &mut folded);
+            fold_shared_config_findings(&mut out, &mut folded);
+            fold_shared_primary_batch(ws, &mut out, &mut folded);
+            remove_marked(&mut out, folded);
+            withhold_batch_fixes_on_unread_shares(ws, pipelines, &mut out);
+            // A file read with `?` for bytes that are not UTF-8 (in comments)
+            // is linted but never rewritten: writing it back would change
+            // those bytes.
+            for d in &mut out {
+                if d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
+                {
+                    d.fix = None;
+                }
+            }
+            // Files named on the command line: their findings, and those of
+            // their pipelines that involve them (moved to their side).
+            sel.scope(ws).report(ws, out)
+        },
+    );
     sort_by_place(&mut out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
@@ -896,8 +905,9 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// and DS101 (a batch other than final_batch) all judge the streammux
 /// `batch-size` value. Where more than one lands on the same value, the
 /// most specific is kept, in that order, and the others become notes of its
-/// `why`. Linear: the findings are indexed by place once.
-fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
+/// `why`. Linear: the findings are indexed by place once. Marks the
+/// findings it folds in `folded` (one entry a finding: none marked yet).
+fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
     const ORDER: [Rule; 3] = [Rule::BatchMismatch, Rule::BatchBelowStreams, Rule::StreammuxBatchSize];
     let rank = |d: &Diagnostic| ORDER.iter().position(|r| *r == d.rule());
     let mut host: FastMap<(FileId, usize, usize), usize> = FastMap::default();
@@ -908,7 +918,6 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
             *slot = i;
         }
     }
-    let mut folded = vec![false; out.len()];
     for i in 0..out.len() {
         let Some(&j) = rank(&out[i]).and_then(|_| host.get(&(out[i].file, out[i].span.start, out[i].span.end))) else {
             continue;
@@ -920,7 +929,6 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
         append_why(&mut out[j], &note);
         folded[i] = true;
     }
-    remove_marked(out, folded);
 }
 
 /// One defect on one line is one finding (Precision 10): a config shared by
@@ -931,14 +939,14 @@ fn fold_batch_findings(out: &mut Vec<Diagnostic>) {
 /// related places and their messages notes of its `why`. Where their fixes
 /// differ (each app wants the engine named for its own batch), no single
 /// fix is right for the shared file: the kept finding has none. Linear: the
-/// findings are indexed by place once.
-fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
+/// findings are indexed by place once. Marks the findings it folds in
+/// `folded` (and passes over those marked before).
+fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
     const SHARED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
     let mut host: FastMap<(Rule, FileId, usize, usize), usize> = FastMap::default();
-    let mut folded = vec![false; out.len()];
     for i in 0..out.len() {
         let d = &out[i];
-        if !SHARED.contains(&d.rule()) {
+        if folded[i] || !SHARED.contains(&d.rule()) {
             continue;
         }
         let j = *host.entry((d.rule(), d.file, d.span.start, d.span.end)).or_insert(i);
@@ -961,7 +969,6 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
         drop_fix_unless_same(kept, other);
         folded[i] = true;
     }
-    remove_marked(out, folded);
 }
 
 /// One primary config read by several apps (a 2-stream and a 4-stream
@@ -975,7 +982,9 @@ fn fold_shared_config_findings(out: &mut Vec<Diagnostic>) {
 /// and no fix (no single batch-size is right for the shared line). Where
 /// they expect the same value their fixes agree and they are left as they
 /// are. Linear: the findings are indexed by the primary's place once.
-fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+/// Marks the findings it folds in `folded` (and passes over those marked
+/// before: a DS701 `fold_batch_findings` folded into another at its place).
+fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mut [bool]) {
     // DS701's first related place is the primary's batch (or its config's
     // `[property]` where the batch is unset).
     let primary = |d: &Diagnostic| {
@@ -986,11 +995,10 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
     };
     let mut groups: FastMap<(FileId, usize, usize), Vec<usize>> = FastMap::default();
     for (i, d) in out.iter().enumerate() {
-        if let Some(k) = primary(d) {
+        if let Some(k) = primary(d).filter(|_| !folded[i]) {
             groups.entry(k).or_default().push(i);
         }
     }
-    let mut folded = vec![false; out.len()];
     for members in groups.values() {
         let (&host, others) = members.split_first().expect("a group has a member");
         if others.iter().all(|&i| out[i].expected == out[host].expected) {
@@ -1023,7 +1031,6 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         );
         kept.fix = None;
     }
-    remove_marked(out, folded);
 }
 
 /// Where `p`'s primary takes its batch from, read off its properties: its
@@ -1174,6 +1181,59 @@ mod tests {
             sort_by_place(&mut out, &rank);
             let show = |l: &[Diagnostic]| l.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
             assert_eq!(show(&out), show(&expected), "{n}");
+        }
+    }
+
+    /// `keep_first_of_each` (runs of equal hashes walked, and copies
+    /// merged, on all threads) keeps what a walk of the findings in order
+    /// keeps: the first of each finding, each later copy merged into it in
+    /// order (expected values joined, `why` noted, the fix dropped unless
+    /// the copies' are the same), on lists whose copies are far apart.
+    #[test]
+    fn keeping_the_first_of_each_is_the_walk_in_order() {
+        use crate::base::edit::{Edit, Fix};
+        for n in [0usize, 1, 2, 50, 3000] {
+            let list: Vec<Diagnostic> = (0..n)
+                .map(|i| {
+                    // A fixed scramble: places and messages repeat.
+                    let h = (i * 7919 + 13) % 97;
+                    let mut d =
+                        Diagnostic::new(Rule::BatchMismatch, h % 3, (h % 5)..(h % 5 + 1), format!("m{}", h % 7));
+                    d.expected = (i % 5 != 0).then(|| format!("{}", i % 4).into());
+                    d.why = Some(format!("w{}", i % 3).into());
+                    let edit = Edit {
+                        file: 0,
+                        range: 0..1,
+                        text: format!("{}", i % 2),
+                    };
+                    d.fix = (i % 3 != 0).then(|| Box::new(Fix::safe("t", vec![edit])));
+                    d
+                })
+                .collect();
+            let mut expected: Vec<Diagnostic> = Vec::new();
+            let mut seen: std::collections::HashMap<(&str, FileId, usize, usize, String), usize> =
+                std::collections::HashMap::new();
+            for d in &list {
+                let key = (d.code(), d.file, d.span.start, d.span.end, d.message.clone());
+                match seen.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(e) => merge_expectation(&mut expected[*e.get()], d),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(expected.len());
+                        expected.push(d.clone());
+                    }
+                }
+            }
+            let mut out = list.clone();
+            keep_first_of_each(&mut out);
+            assert_eq!(format!("{out:?}"), format!("{expected:?}"), "{n}");
+            if n == 3000 {
+                // Some copies were merged, some expectations joined.
+                assert!(out.len() < 300, "{}", out.len());
+                assert!(
+                    out.iter()
+                        .any(|d| d.expected.as_deref().is_some_and(|e| e.contains(" or ")))
+                );
+            }
         }
     }
 
