@@ -40,7 +40,7 @@ use crate::base::diagnostic::Diagnostic;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
 use crate::fix::report::{self, Order};
-use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Shelf, Versions};
+use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Print, Shelf, Versions};
 use crate::model::detect::Kind;
 use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
@@ -375,18 +375,32 @@ impl Checked {
         let mut named: Vec<FileId> = Vec::new();
         let mut texts_changed: Vec<FileId> = Vec::with_capacity(replaced.len() + back.len());
         let mut reparsed: Vec<FileId> = Vec::with_capacity(replaced.len());
-        for (id, doc, lines) in replaced {
-            let version = self.text_versions.of(id, &self.ws.files[id].doc.text);
+        // The texts' fingerprints, on all threads (one thread hashing
+        // ~3.8k texts twice was a pass's longest serial step but the
+        // report's, on the 10k bench tree): each new text's, and each
+        // loaded text's given up (`shelve`).
+        let (ws, versions) = (&self.ws, &self.versions);
+        let loaded_print = |id: FileId, text: &str| (versions[id] == LOADED).then(|| Print::of(text));
+        let replaced_prints: Vec<(Print, Option<Print>)> = replaced
+            .par_iter()
+            .map(|(id, doc, _)| (Print::of(&ws.files[*id].doc.text), loaded_print(*id, &doc.text)))
+            .collect();
+        let back_prints: Vec<Option<Print>> = back
+            .par_iter()
+            .map(|(id, _)| loaded_print(*id, &ws.files[*id].doc.text))
+            .collect();
+        for ((id, doc, lines), (print, given_up)) in replaced.into_iter().zip(replaced_prints) {
+            let version = self.text_versions.of_print(id, print);
             // Its own findings are made again (`Findings::recheck`).
-            self.shelve(id, doc, lines, version, Vec::new(), &mut named);
+            self.shelve(id, doc, lines, given_up, version, Vec::new(), &mut named);
             texts_changed.push(id);
             reparsed.push(id);
         }
-        for (id, p) in back {
+        for ((id, p), given_up) in back.into_iter().zip(back_prints) {
             let file = &mut self.ws.files[id];
             let doc = std::mem::replace(&mut file.doc, p.doc);
             let lines = std::mem::replace(&mut file.lines, p.lines);
-            self.shelve(id, doc, lines, p.version, p.found, &mut named);
+            self.shelve(id, doc, lines, given_up, p.version, p.found, &mut named);
             texts_changed.push(id);
         }
         for &id in &texts_changed {
@@ -398,10 +412,16 @@ impl Checked {
         }
         // In place: most texts are the last overlay's (a copy of every
         // text each pass was ~2% of the run on the 10k bench tree).
+        // The texts compared on all threads.
         self.ws.overlay.retain(|k, _| overlay.contains_key(k));
-        for (k, text) in overlay {
+        let had = &self.ws.overlay;
+        let entries: Vec<(&PathBuf, &String)> = overlay.iter().collect();
+        let differ: Vec<(&PathBuf, &String)> = entries
+            .into_par_iter()
+            .filter(|&(k, text)| had.get(k) != Some(text))
+            .collect();
+        for (k, text) in differ {
             match self.ws.overlay.get_mut(k) {
-                Some(had) if had == text => {}
                 Some(had) => had.clone_from(text),
                 None => {
                     self.ws.overlay.insert(k.clone(), text.clone());
@@ -487,19 +507,25 @@ impl Checked {
 
     /// Keep what a file had (the document given, its version and own
     /// findings) to take back later, giving it `version` and `found`; the
-    /// files both lists name are added to `named`.
+    /// files both lists name are added to `named`. `print`: the given
+    /// document's text's fingerprint, where it is the loaded text.
+    #[allow(clippy::too_many_arguments)]
     fn shelve(
         &mut self,
         id: FileId,
         doc: Document,
         lines: LineIndex,
+        print: Option<Print>,
         version: u64,
         found: Vec<Diagnostic>,
         named: &mut Vec<FileId>,
     ) {
         let version = std::mem::replace(&mut self.versions[id], version);
         if version == LOADED {
-            self.text_versions.loaded(id, &doc.text);
+            match print {
+                Some(print) => self.text_versions.loaded_print(id, print),
+                None => self.text_versions.loaded(id, &doc.text),
+            }
         }
         rules::named_by(&found, named);
         let found = self.found.swap_file(id, found);

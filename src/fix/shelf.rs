@@ -130,19 +130,38 @@ pub struct Versions {
 impl Versions {
     /// The version of `text` in `file`: the one it had before, or a new one.
     pub fn of(&mut self, file: FileId, text: &str) -> u64 {
+        self.of_print(file, Print::of(text))
+    }
+
+    /// `of` for a text known by its fingerprint.
+    pub fn of_print(&mut self, file: FileId, print: Print) -> u64 {
         let next = &mut self.next;
-        *self
-            .known
-            .entry((file, super::engine::hash(text), text.len()))
-            .or_insert_with(|| {
-                *next += 1;
-                *next
-            })
+        *self.known.entry((file, print.0, print.1)).or_insert_with(|| {
+            *next += 1;
+            *next
+        })
     }
 
     /// Note that `text` is `file`'s loaded text (version `LOADED`).
     pub fn loaded(&mut self, file: FileId, text: &str) {
-        self.known.insert((file, super::engine::hash(text), text.len()), LOADED);
+        self.loaded_print(file, Print::of(text));
+    }
+
+    /// `loaded` for a text known by its fingerprint.
+    pub fn loaded_print(&mut self, file: FileId, print: Print) {
+        self.known.insert((file, print.0, print.1), LOADED);
+    }
+}
+
+/// A text's fingerprint as `Versions` knows it: its hash
+/// (`engine::hash`) and length; taken apart from the versions' map so
+/// that a pass's texts are fingerprinted on all threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Print(u64, usize);
+
+impl Print {
+    pub fn of(text: &str) -> Print {
+        Print(super::engine::hash(text), text.len())
     }
 }
 
