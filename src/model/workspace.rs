@@ -123,6 +123,9 @@ pub struct Workspace {
     /// The key names the project's own C/C++ readers read
     /// (`reader_keys`), found the first time a rule asks.
     reader_keys: std::sync::OnceLock<HashSet<String>>,
+    /// What the project's Dockerfiles and Containerfiles copy into an
+    /// image (`copied_into_image`), found the first time a path is missing.
+    container_copies: std::sync::OnceLock<HashSet<PathBuf>>,
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -285,6 +288,7 @@ impl Workspace {
             // project's C sources (a fix edits configs only).
             placed: previous.placed,
             reader_keys: previous.reader_keys,
+            container_copies: previous.container_copies,
             ..Workspace::default()
         };
         ws.fill(paths, root, overlay);
@@ -452,6 +456,63 @@ impl Workspace {
             );
             walked.files.into_iter().flat_map(|(_, keys)| keys).collect()
         })
+    }
+
+    /// Whether a Dockerfile or Containerfile of the project copies the file
+    /// `from` into an image (`COPY` or `ADD` of it or of a folder holding
+    /// it, `.` included: `syntax::dockerfile`). It runs from the copy, and
+    /// its relative paths resolve in the image's tree, where the base image
+    /// (the DeepStream install of an `nvcr.io/nvidia/deepstream` image) and
+    /// the build's other steps (`RUN cp config/* samples/configs/…`, a
+    /// model downloaded) put files the project's tree does not show: a path
+    /// missing from the tree may be there, so whether it exists is unknown.
+    /// A source is taken relative to the build context, which is chosen
+    /// where the image is built: the nearest folder from the Dockerfile's
+    /// own up to the root that holds every source it names. Found by one walk of the root the first time it is asked, whatever
+    /// paths were named.
+    pub fn copied_into_image(&self, from: FileId) -> bool {
+        let copies = self.container_copies.get_or_init(|| {
+            let Some(root) = &self.root else {
+                return HashSet::new();
+            };
+            let walked = crate::files::walk::walk(
+                root,
+                root.path(),
+                rayon::current_num_threads(),
+                &crate::syntax::dockerfile::is_containerfile,
+                &scan_containerfile,
+            );
+            let mut copies = HashSet::new();
+            for (path, sources) in walked.files {
+                let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
+                    continue;
+                };
+                // The build context: the nearest folder, from the
+                // Dockerfile's own up to the root, that holds every source
+                // it names (a build fails on a source its context lacks:
+                // `docker build -f docker/Dockerfile .` copies the root's
+                // `configs/`); the Dockerfile's folder when none does.
+                let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
+                let context = dir
+                    .ancestors()
+                    .take_while(|a| a.starts_with(root.path()))
+                    .find(|c| named.iter().all(|s| std::fs::symlink_metadata(c.join(s)).is_ok()))
+                    .unwrap_or(&dir);
+                for s in &sources {
+                    copies.insert(if s.is_empty() {
+                        context.to_path_buf()
+                    } else {
+                        context.join(s)
+                    });
+                }
+            }
+            copies
+        });
+        if copies.is_empty() {
+            return false;
+        }
+        let key = self.identify(&self.files[from].path).0;
+        key.ancestors().any(|a| copies.contains(a))
     }
 
     /// Whether `--follow-outside` lets references read outside the root.
@@ -730,7 +791,9 @@ impl Workspace {
     /// the file, so whether it exists is unknown (Precision 5). So is a
     /// missing path that a vendored deepstream_python_apps copy names
     /// outside itself ([`into_install`]): it points into the DeepStream
-    /// install the copy is meant to be cloned into.
+    /// install the copy is meant to be cloned into. And so is a missing path
+    /// that a config a Dockerfile or Containerfile copies into an image
+    /// names ([`Workspace::copied_into_image`]).
     ///
     /// A key-file's value is the path GLib's `g_key_file_get_string` gives
     /// (the string DeepStream's readers pass on to
@@ -766,7 +829,9 @@ impl Workspace {
         }
         Some(match self.place(&full) {
             Place::Inside(_) => Target::Exists(full),
-            Place::Missing(_) if into_install(&self.files[from].path, &full) => return None,
+            Place::Missing(_) if into_install(&self.files[from].path, &full) || self.copied_into_image(from) => {
+                return None;
+            }
             Place::Missing(_) => Target::Missing(full),
             Place::Outside => Target::Outside(full),
         })
@@ -1008,6 +1073,21 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
     keys
+}
+
+/// What a Dockerfile or Containerfile the walk listed copies from its
+/// build context (`syntax::dockerfile::copied_sources`); nothing when it
+/// cannot be read.
+fn scan_containerfile(l: crate::files::walk::Listed) -> Vec<String> {
+    let read = if l.link {
+        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
+    } else {
+        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
+    };
+    match read {
+        Ok(bytes) => crate::syntax::dockerfile::copied_sources(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The candidate files under a folder (by extension, respecting
