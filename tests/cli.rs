@@ -432,60 +432,72 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
         std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
     }
     std::fs::write(d.join("requirements.txt"), "").unwrap();
-    let missing = |checked: &Checked| {
-        let mut v: Vec<String> = checked
-            .diagnostics
-            .iter()
+    // The configs with a DS704 (their `config-file` is missing).
+    let missing = || {
+        let checked = check_dir(d);
+        let mut v: Vec<String> = (checked.diagnostics.iter())
             .filter(|x| x.code() == "DS704")
             .map(|x| {
-                let path = &checked.ws.files[x.file].path;
-                path.strip_prefix(d).unwrap().display().to_string()
+                checked.ws.files[x.file]
+                    .path
+                    .strip_prefix(d)
+                    .unwrap()
+                    .display()
+                    .to_string()
             })
             .collect();
         v.sort();
         v
     };
-    let all = [
-        "configs/app.txt",
-        "configs/deep/app.txt",
-        "docker/local/app.txt",
-        "other/app.txt",
-        "stage/app.txt",
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "docker/Dockerfile",
+            "",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "docker/local/app.txt",
+                "other/app.txt",
+                "stage/app.txt",
+            ],
+        ),
+        // The context is the root, which has requirements.txt.
+        (
+            "docker/Dockerfile",
+            "FROM ubuntu AS build\nRUN mkdir /src\n\nFROM nvcr.io/nvidia/deepstream:9.1-samples-multiarch\n\
+             copy requirements.txt /app/\n\
+             COPY --chown=1000 configs/ \\\n  /opt/nvidia/deepstream/deepstream/samples/configs/app/\n\
+             COPY --from=build stage /app/stage\n",
+            &["docker/local/app.txt", "other/app.txt", "stage/app.txt"],
+        ),
+        // `COPY . .` in a Dockerfile that names nothing else: its own folder.
+        (
+            "docker/Dockerfile",
+            "FROM x\nCOPY . .\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "other/app.txt",
+                "stage/app.txt",
+            ],
+        ),
+        // A wildcard copies from the folder before it; a Containerfile counts.
+        (
+            "Containerfile",
+            "FROM x\nCOPY [\"other/*.txt\", \"/x/\"]\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "docker/local/app.txt",
+                "stage/app.txt",
+            ],
+        ),
     ];
-    assert_eq!(missing(&check_dir(d)), all);
-    std::fs::write(
-        d.join("docker/Dockerfile"),
-        "FROM ubuntu AS build\nRUN mkdir /src\n\nFROM nvcr.io/nvidia/deepstream:9.1-samples-multiarch\n\
-         copy requirements.txt /app/\n\
-         COPY --chown=1000 configs/ \\\n  /opt/nvidia/deepstream/deepstream/samples/configs/app/\n\
-         COPY --from=build stage /app/stage\n",
-    )
-    .unwrap();
-    assert_eq!(
-        missing(&check_dir(d)),
-        ["docker/local/app.txt", "other/app.txt", "stage/app.txt"]
-    );
-    // `COPY . .` in a Dockerfile that names nothing else: its own folder.
-    std::fs::write(d.join("docker/Dockerfile"), "FROM x\nCOPY . .\n").unwrap();
-    assert_eq!(
-        missing(&check_dir(d)),
-        [
-            "configs/app.txt",
-            "configs/deep/app.txt",
-            "other/app.txt",
-            "stage/app.txt"
-        ]
-    );
-    // A wildcard copies from the folder before it; a Containerfile counts.
-    std::fs::remove_file(d.join("docker/Dockerfile")).unwrap();
-    std::fs::write(d.join("Containerfile"), "FROM x\nCOPY [\"other/*.txt\", \"/x/\"]\n").unwrap();
-    assert_eq!(
-        missing(&check_dir(d)),
-        [
-            "configs/app.txt",
-            "configs/deep/app.txt",
-            "docker/local/app.txt",
-            "stage/app.txt"
-        ]
-    );
+    for (name, text, expected) in cases {
+        let _ = std::fs::remove_file(d.join("docker/Dockerfile"));
+        if !text.is_empty() {
+            std::fs::write(d.join(name), text).unwrap();
+        }
+        assert_eq!(missing(), expected, "{name}: {text}");
+    }
 }

@@ -626,20 +626,13 @@ fn a_refused_write_is_not_counted_as_fixed() {
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();
             assert_eq!(v["written"], true);
             assert_eq!(v["not_written"], serde_json::json!(["./app.txt"]));
-            let changed: Vec<&str> = v["changed"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c["file"].as_str().unwrap())
-                .collect();
-            assert_eq!(changed, ["./pgie.txt"]);
-            let fixes: Vec<&str> = v["fixes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["code"].as_str().unwrap())
-                .collect();
-            assert_eq!(fixes, ["DS006"]);
+            let field = |list: &str, name: &str| -> Vec<String> {
+                (v[list].as_array().unwrap().iter())
+                    .map(|x| x[name].as_str().unwrap().to_string())
+                    .collect()
+            };
+            assert_eq!(field("changed", "file"), ["./pgie.txt"]);
+            assert_eq!(field("fixes", "code"), ["DS006"]);
         } else {
             assert!(
                 err.contains(

@@ -468,8 +468,10 @@ impl Workspace {
     /// missing from the tree may be there, so whether it exists is unknown.
     /// A source is taken relative to the build context, which is chosen
     /// where the image is built: the nearest folder from the Dockerfile's
-    /// own up to the root that holds every source it names. Found by one walk of the root the first time it is asked, whatever
-    /// paths were named.
+    /// own up to the root that holds every source it names
+    /// ([`container_copies`]). Found by the walk of the whole root, or by
+    /// one walk of the root the first time it is asked, whatever paths
+    /// were named.
     pub fn copied_into_image(&self, from: FileId) -> bool {
         let copies = self.container_copies.get_or_init(|| {
             let Some(root) = &self.root else {
@@ -482,31 +484,7 @@ impl Workspace {
                 &crate::syntax::dockerfile::is_containerfile,
                 &scan_containerfile,
             );
-            let mut copies = HashSet::new();
-            for (path, sources) in walked.files {
-                let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
-                    continue;
-                };
-                // The build context: the nearest folder, from the
-                // Dockerfile's own up to the root, that holds every source
-                // it names (a build fails on a source its context lacks:
-                // `docker build -f docker/Dockerfile .` copies the root's
-                // `configs/`); the Dockerfile's folder when none does.
-                let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
-                let context = dir
-                    .ancestors()
-                    .take_while(|a| a.starts_with(root.path()))
-                    .find(|c| named.iter().all(|s| std::fs::symlink_metadata(c.join(s)).is_ok()))
-                    .unwrap_or(&dir);
-                for s in &sources {
-                    copies.insert(if s.is_empty() {
-                        context.to_path_buf()
-                    } else {
-                        context.join(s)
-                    });
-                }
-            }
-            copies
+            container_copies(root, walked.files)
         });
         if copies.is_empty() {
             return false;
@@ -547,10 +525,17 @@ impl Workspace {
         let this = &*self;
         // A walk of the whole root also takes the project's own readers'
         // keys (`reader_keys`), so they need no walk of their own.
-        let whole_root = std::fs::canonicalize(top).is_ok_and(|t| t == root.path()) && self.reader_keys.get().is_none();
+        let root_walked = std::fs::canonicalize(top).is_ok_and(|t| t == root.path());
+        let whole_root = root_walked && self.reader_keys.get().is_none();
+        // And what its Dockerfiles copy (`copied_into_image`).
+        let containers = root_walked && self.container_copies.get().is_none();
+        let is_containerfile = crate::syntax::dockerfile::is_containerfile;
         let visit = |l: crate::files::walk::Listed| {
             if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
                 return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l)));
+            }
+            if containers && is_containerfile(l.path) && !is_candidate(l.path) {
+                return (PathBuf::new(), Loaded::ContainerSources(scan_containerfile(l)));
             }
             // A listed file that is no link is where its folder is: no look
             // at it before it is opened.
@@ -576,18 +561,32 @@ impl Workspace {
             let loaded = this.load_placed(l.path, &key, place, how, None);
             (key, loaded)
         };
-        let wanted = |p: &Path| is_candidate(p) || (whole_root && crate::syntax::c_keys::is_source(p));
+        let wanted = |p: &Path| {
+            is_candidate(p)
+                || (whole_root && crate::syntax::c_keys::is_source(p))
+                || (containers && is_containerfile(p))
+        };
         let mut walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
-        if whole_root {
+        if whole_root || containers {
             let mut keys = HashSet::new();
-            walked.files.retain_mut(|(_, (_, loaded))| match loaded {
+            let mut sources = Vec::new();
+            walked.files.retain_mut(|(path, (_, loaded))| match loaded {
                 Loaded::ReaderKeys(k) => {
                     keys.extend(std::mem::take(k));
                     false
                 }
+                Loaded::ContainerSources(s) => {
+                    sources.push((std::mem::take(path), std::mem::take(s)));
+                    false
+                }
                 _ => true,
             });
-            let _ = self.reader_keys.set(keys);
+            if whole_root {
+                let _ = self.reader_keys.set(keys);
+            }
+            if containers {
+                let _ = self.container_copies.set(container_copies(&root, sources));
+            }
         }
         for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
@@ -712,7 +711,7 @@ impl Workspace {
                 }
                 None
             }
-            Loaded::ReaderKeys(_) => None,
+            Loaded::ReaderKeys(_) | Loaded::ContainerSources(_) => None,
             Loaded::Problem(msg) => {
                 if self.problem_keys.insert(key) {
                     self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
@@ -1075,6 +1074,35 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
     keys
 }
 
+/// The real paths the Dockerfiles and Containerfiles copy (each with the
+/// sources it names, `scan_containerfile`), taken from the build context:
+/// the nearest folder, from the Dockerfile's own up to the root, that
+/// holds every source it names (a build fails on a source its context
+/// lacks: `docker build -f docker/Dockerfile .` copies the root's
+/// `configs/`); the Dockerfile's folder when none does.
+fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, Vec<String>)>) -> HashSet<PathBuf> {
+    let mut copies = HashSet::new();
+    for (path, sources) in files {
+        let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
+            continue;
+        };
+        let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
+        let context = dir
+            .ancestors()
+            .take_while(|a| a.starts_with(root.path()))
+            .find(|c| named.iter().all(|s| std::fs::symlink_metadata(c.join(s)).is_ok()))
+            .unwrap_or(&dir);
+        for s in &sources {
+            copies.insert(if s.is_empty() {
+                context.to_path_buf()
+            } else {
+                context.join(s)
+            });
+        }
+    }
+    copies
+}
+
 /// What a Dockerfile or Containerfile the walk listed copies from its
 /// build context (`syntax::dockerfile::copied_sources`); nothing when it
 /// cannot be read.
@@ -1140,6 +1168,10 @@ enum Loaded {
     /// A C or C++ source a walk of the whole root took the reader keys of
     /// (`Workspace::reader_keys`): not a file of the workspace.
     ReaderKeys(Vec<String>),
+    /// A Dockerfile or Containerfile a walk of the whole root read the
+    /// sources of (`Workspace::copied_into_image`): not a file of the
+    /// workspace.
+    ContainerSources(Vec<String>),
 }
 
 /// How a file is read.

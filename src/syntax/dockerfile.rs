@@ -27,13 +27,17 @@ const MAX_SOURCES: usize = 1_000;
 /// Whether a file of this name is a Dockerfile or a Containerfile
 /// (`Dockerfile`, `Dockerfile.dev`, `app.Dockerfile`, any case).
 pub fn is_containerfile(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    use std::os::unix::ffi::OsStrExt;
+    // Every file of a walk is asked: its name's bytes, nothing allocated.
+    let Some(name) = path.file_name().map(|n| n.as_bytes()) else {
         return false;
     };
-    let name = name.to_ascii_lowercase();
-    ["dockerfile", "containerfile"]
-        .iter()
-        .any(|k| name == *k || name.starts_with(&format!("{k}.")) || name.ends_with(&format!(".{k}")))
+    [b"dockerfile".as_slice(), b"containerfile"].iter().any(|k| {
+        let n = k.len();
+        let starts = name.len() >= n && name[..n].eq_ignore_ascii_case(k) && (name.len() == n || name[n] == b'.');
+        let ends = name.len() > n && name[name.len() - n..].eq_ignore_ascii_case(k) && name[name.len() - n - 1] == b'.';
+        starts || ends
+    })
 }
 
 /// The build-context paths the file's `COPY` and `ADD` instructions copy,
