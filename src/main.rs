@@ -791,18 +791,22 @@ fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
         root: Some(r.root.clone()),
         fix_related: how.fix_related,
     };
-    let outcome = engine::run(&r.paths, &opts);
+    let mut outcome = engine::run(&r.paths, &opts);
     report_unchecked_arguments(&outcome.final_ws);
     let mut failed = false;
     if how.write {
-        for e in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
+        let mut refused = std::collections::HashSet::new();
+        for (path, e) in dslint::fix::write::write_changed(&r.root, &outcome.changed) {
             dslint::errln!("dslint: {e}");
+            refused.insert(path);
             failed = true;
         }
+        // The report says what the files now hold.
+        outcome.keep_written(&refused);
     }
     // Files that could not be written fail the run even when the reader of
     // the report went away.
-    let report = fix_report(&common, &how, &opts, &outcome, failed);
+    let report = fix_report(&common, &how, &opts, &outcome);
     let code = if failed || !outcome.final_ws.missing_args.is_empty() {
         ExitCode::from(2)
     } else {
@@ -817,19 +821,13 @@ fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
 }
 
 /// `fix`'s report: JSON, or the diff on stdout and the summary on stderr.
-fn fix_report(
-    common: &Common,
-    how: &FixRun,
-    opts: &FixOptions,
-    outcome: &engine::FixOutcome,
-    failed: bool,
-) -> Result<(), Stop> {
+fn fix_report(common: &Common, how: &FixRun, opts: &FixOptions, outcome: &engine::FixOutcome) -> Result<(), Stop> {
     if how.format == TextOrJson::Json {
         let problems: Vec<_> = output::file_problems(&outcome.final_ws)
             .into_iter()
             .filter(|p| opts.selection.enabled(p.code))
             .collect();
-        stdio::print(&output::json::fix_report(outcome, &problems, how.write && !failed))?;
+        stdio::print(&output::json::fix_report(outcome, &problems, how.write))?;
     } else {
         if !how.write && !how.quiet {
             let style = color(common.color);

@@ -412,3 +412,92 @@ fn a_closed_pipe_ends_the_output_quietly() {
         assert_eq!(status.code(), Some(0), "{args:?}: stdout and stderr closed");
     }
 }
+
+/// A config that a Dockerfile or Containerfile copies into an image runs
+/// from the copy, among files the base image and the build's other steps
+/// put there: its missing relative paths are unknown (no DS704), as
+/// `Workspace::copied_into_image` says. What no `COPY`/`ADD` of the build
+/// context copies (a folder not named, a copy `--from` another stage) is
+/// checked as before. The context is the nearest folder holding every
+/// source the file names (`docker build -f docker/Dockerfile .`).
+#[test]
+fn configs_copied_into_an_image_name_paths_that_are_unknown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt").unwrap();
+    for folder in ["configs", "configs/deep", "other", "stage", "docker/local"] {
+        std::fs::create_dir_all(d.join(folder)).unwrap();
+        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
+        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
+    }
+    std::fs::write(d.join("requirements.txt"), "").unwrap();
+    // The configs with a DS704 (their `config-file` is missing).
+    let missing = || {
+        let checked = check_dir(d);
+        let mut v: Vec<String> = (checked.diagnostics.iter())
+            .filter(|x| x.code() == "DS704")
+            .map(|x| {
+                checked.ws.files[x.file]
+                    .path
+                    .strip_prefix(d)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "docker/Dockerfile",
+            "",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "docker/local/app.txt",
+                "other/app.txt",
+                "stage/app.txt",
+            ],
+        ),
+        // The context is the root, which has requirements.txt.
+        (
+            "docker/Dockerfile",
+            "FROM ubuntu AS build\nRUN mkdir /src\n\nFROM nvcr.io/nvidia/deepstream:9.1-samples-multiarch\n\
+             copy requirements.txt /app/\n\
+             COPY --chown=1000 configs/ \\\n  /opt/nvidia/deepstream/deepstream/samples/configs/app/\n\
+             COPY --from=build stage /app/stage\n",
+            &["docker/local/app.txt", "other/app.txt", "stage/app.txt"],
+        ),
+        // `COPY . .` in a Dockerfile that names nothing else: its own folder.
+        (
+            "docker/Dockerfile",
+            "FROM x\nCOPY . .\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "other/app.txt",
+                "stage/app.txt",
+            ],
+        ),
+        // A wildcard copies from the folder before it; a Containerfile counts.
+        (
+            "Containerfile",
+            "FROM x\nCOPY [\"other/*.txt\", \"/x/\"]\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "docker/local/app.txt",
+                "stage/app.txt",
+            ],
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let _ = std::fs::remove_file(d.join("docker/Dockerfile"));
+        if !text.is_empty() {
+            std::fs::write(d.join(name), text).unwrap();
+        }
+        assert_eq!(missing(), expected, "{name}: {text}");
+    }
+}

@@ -547,12 +547,17 @@ fn mode_is_kept_and_hard_links_are_refused() {
 /// Start `fix --write` paused before its rename; returns once its
 /// temporary file exists.
 fn paused_fix(repo: &Path, pause_ms: &str) -> std::process::Child {
+    paused_fix_of(repo, pause_ms, &["fix", "--write", "app.txt"])
+}
+
+/// `paused_fix` with other arguments.
+fn paused_fix_of(repo: &Path, pause_ms: &str, args: &[&str]) -> std::process::Child {
     let child = Command::new(dslint_bin())
-        .args(["fix", "--write", "app.txt"])
+        .args(args)
         .current_dir(repo)
         .env("DSLINT_TEST_PAUSE_BEFORE_RENAME_MS", pause_ms)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -578,6 +583,65 @@ fn a_change_between_read_and_rename_is_kept() {
     assert!(err.contains("app.txt changed since it was read; not written"), "{err}");
     assert_eq!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), edited);
     assert!(temp_names(&l.repo).is_empty());
+    // The summary counts what was written: nothing (it said "fixed 1
+    // finding in 1 file" before).
+    assert!(
+        err.contains("fixed 0 findings in 0 files.\n1 fix in 1 file not written (the errors above).\n"),
+        "{err}"
+    );
+}
+
+/// Of two files fixed, the one changed meanwhile is refused and the other
+/// written: the summary and the JSON report count only the written one's
+/// fixes, and name the other.
+#[test]
+fn a_refused_write_is_not_counted_as_fixed() {
+    for json in [false, true] {
+        let l = layout();
+        std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+        // DS006 (a trailing comment in a path) fixes pgie.txt, DS701 app.txt.
+        let pgie = "[property]\ngie-unique-id=1\nbatch-size=2\nlabelfile-path=labels.txt # the classes\n";
+        std::fs::write(l.repo.join("pgie.txt"), pgie).unwrap();
+        std::fs::write(l.repo.join("labels.txt"), "car\n").unwrap();
+        let args: &[&str] = if json {
+            &["fix", "--write", ".", "--format", "json"]
+        } else {
+            &["fix", "--write", "."]
+        };
+        let mut child = paused_fix_of(&l.repo, "3000", args);
+        let mut stdout = child.stdout.take().unwrap();
+        let edited = format!("{}# edited by hand meanwhile\n", app("pgie.txt"));
+        std::fs::write(l.repo.join("app.txt"), &edited).unwrap();
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        let done = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{err}");
+        assert_eq!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), edited);
+        assert_eq!(
+            std::fs::read_to_string(l.repo.join("pgie.txt")).unwrap(),
+            "[property]\ngie-unique-id=1\nbatch-size=2\n# the classes\nlabelfile-path=labels.txt\n"
+        );
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["written"], true);
+            assert_eq!(v["not_written"], serde_json::json!(["./app.txt"]));
+            let field = |list: &str, name: &str| -> Vec<String> {
+                (v[list].as_array().unwrap().iter())
+                    .map(|x| x[name].as_str().unwrap().to_string())
+                    .collect()
+            };
+            assert_eq!(field("changed", "file"), ["./pgie.txt"]);
+            assert_eq!(field("fixes", "code"), ["DS006"]);
+        } else {
+            assert!(
+                err.contains(
+                    "fixed 1 finding in 1 file (DS006 ×1).\n1 fix in 1 file not written (the errors above).\n"
+                ),
+                "{err}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -771,19 +835,83 @@ fn ignore_files_above_the_root_are_never_read() {
         "{out}"
     );
     std::fs::remove_file(l.repo.join("sub/.ignore")).unwrap();
-    // Over 4 MiB of ignore files together: nothing is walked.
-    let comments = "# a comment line\n".repeat(150_000);
+    // Over 512 KiB of ignore files together: nothing is walked.
+    let comments = "# a comment line\n".repeat(20_000);
     std::fs::write(l.repo.join("sub/.gitignore"), &comments).unwrap();
     std::fs::create_dir_all(l.repo.join("more")).unwrap();
     std::fs::write(l.repo.join("more/.gitignore"), &comments).unwrap();
     let (rc, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
     assert_eq!(rc, 1, "{out}");
-    assert!(
-        out.contains(
-            "the ignore files (.ignore, .gitignore) under it are over 4194304 bytes together; nothing walked\n  --> ."
-        ),
-        "{out}"
+    assert!(out.contains(&format!("{OVER_IGNORE}\n  --> .")), "{out}");
+}
+
+/// What a walk stopped by its ignore files says.
+const OVER_IGNORE: &str = "the ignore files (.ignore, .gitignore) under it are over 524288 bytes, 10000 patterns or 10000 wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory); nothing walked";
+
+/// `check` in `dir` with its output thrown away; its own peak memory in
+/// KiB (`wait4`'s `ru_maxrss`: this child's, not the other tests').
+fn peak_kib(dir: &Path, args: &[&str]) -> i64 {
+    // Waited for with wait4(2), not `Child::wait`: it gives the rusage.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(dslint_bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is valid; wait4(2) on the child just started.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    usage.ru_maxrss
+}
+
+/// The ignore files a walk compiles are bounded in bytes, patterns and
+/// wildcards together (`files::walk::MAX_IGNORE_*`): globs compile to
+/// hundreds of times their size (redteam: 4 MiB of them, ~2 GB). As the
+/// attacker: just past each bound nothing is walked, with the notice; at
+/// the bounds, the costliest globs measured (a wildcard in each of 10,000
+/// patterns of 52 bytes; 10,000 `[!a]` classes) compile in well under the
+/// gigabytes they took.
+#[test]
+fn ignore_globs_are_bounded_in_what_they_compile_to() {
+    let l = layout();
+    std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=4\n").unwrap();
+    let limit = Duration::from_secs(20);
+    let walked = |ignore: &str| {
+        std::fs::write(l.repo.join(".gitignore"), ignore).unwrap();
+        let (_, out, err) = run_bounded(&l.repo, &["check", ".", "--show-files"], &[], limit);
+        assert!(err.is_empty(), "{err}");
+        (
+            out.contains("./app.txt"),
+            out.contains(&format!(".: unreadable: DS005: {OVER_IGNORE}\n")),
+        )
+    };
+    let patterns = |n: usize, body: &str| (0..n).map(|i| format!("{i:05}{body}\n")).collect::<String>();
+    // 10,001 short literal patterns (60 KiB), 10,001 wildcards in one.
+    assert_eq!(walked(&patterns(10_001, "")), (false, true));
+    assert_eq!(walked(&format!("a{}\n", "?".repeat(10_001))), (false, true));
+    assert_eq!(walked(&format!("a{}\n", "[!a]".repeat(10_001))), (false, true));
+    // Comments and blank lines are no patterns.
+    assert_eq!(
+        walked(&format!("{}\n\n  \nx.txt\n", "# c\n".repeat(20_000))),
+        (true, false)
     );
+    // At the bounds: walked, and bounded.
+    let at_bounds = [
+        patterns(10_000, &format!("{}?", "b".repeat(45))),
+        format!("{}\n", "[!a]".repeat(10_000)),
+    ];
+    for ignore in at_bounds {
+        assert!(ignore.len() <= 512 * 1024);
+        assert_eq!(walked(&ignore), (true, false));
+        let peak = peak_kib(&l.repo, &["check", "."]);
+        assert!(peak < 400 * 1024, "{} bytes of globs: peak {peak} KiB", ignore.len());
+    }
 }
 
 /// A facts file may be the repository's (`facts` in its `dslint.toml`):

@@ -13,8 +13,9 @@
 //! hang the walk). Only the folders from the project root down count, as
 //! for git; each `.ignore` and `.gitignore` is read as every other file
 //! (a regular file, not through a link out of the root), and together they
-//! are at most [`MAX_IGNORE_BYTES`]: compiled, an ignore file's globs take a
-//! hundred to five hundred times its size in memory.
+//! are at most [`MAX_IGNORE_BYTES`], [`MAX_IGNORE_PATTERNS`] patterns and
+//! [`MAX_IGNORE_WILDCARDS`] wildcards: compiled, an ignore file's globs
+//! take a hundred to seven hundred times its size in memory.
 //!
 //! The result does not depend on the threads: files come back sorted by
 //! path, problems sorted too.
@@ -62,10 +63,17 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".idea",
 ];
 
-/// The most bytes of ignore files (`.ignore`, `.gitignore`) one walk
-/// reads, all folders together; past it nothing is walked. A project's are
-/// a few KiB; 4 MiB of hostile globs compile to about 2 GB.
-pub const MAX_IGNORE_BYTES: u64 = 4 * 1024 * 1024;
+/// The most bytes of ignore files (`.ignore`, `.gitignore`,
+/// `.git/info/exclude`) one walk reads, all folders together, and the most
+/// patterns and wildcards (`*`, `?`, `[`) they may hold; past any of them
+/// nothing is walked. A project's are a few KiB and a few hundred patterns.
+/// Compiled, globs take far more than their size (the `ignore` crate's
+/// `GlobSet`: measured, ~1.5 KB a pattern however short, ~230 bytes a byte
+/// of a glob with a wildcard, ~1.6 KB a `?` or `[!a]`): 4 MiB of them took
+/// 2–3 GB, within these bounds at most ~160 MB (tests/safety.rs).
+pub const MAX_IGNORE_BYTES: u64 = 512 * 1024;
+pub const MAX_IGNORE_PATTERNS: u64 = 10_000;
+pub const MAX_IGNORE_WILDCARDS: u64 = 10_000;
 
 /// What a walk found.
 #[derive(Debug)]
@@ -228,12 +236,7 @@ pub fn walk<T: Send>(
     if rules.over.load(Ordering::Relaxed) {
         return Walk {
             files: Vec::new(),
-            problems: vec![(
-                top.to_path_buf(),
-                format!(
-                    "the ignore files (.ignore, .gitignore) under it are over {MAX_IGNORE_BYTES} bytes together; nothing walked"
-                ),
-            )],
+            problems: vec![(top.to_path_buf(), over_notice())],
         };
     }
     let mut problems = errors.into_inner().unwrap_or_default();
@@ -269,10 +272,13 @@ struct Rules {
     top: RwLock<Option<Arc<DirRules>>>,
     /// In each folder below it, by the bytes of its path.
     by_dir: RwLock<HashMap<Vec<u8>, Arc<DirRules>, foldhash::fast::RandomState>>,
-    /// Bytes of ignore files read so far, and whether they went past
-    /// [`MAX_IGNORE_BYTES`] (then the walk stops and finds nothing: the
-    /// same whatever the order the threads read them in).
+    /// Bytes, patterns and wildcards of ignore files read so far, and
+    /// whether they went past a bound ([`MAX_IGNORE_BYTES`], …: then the
+    /// walk stops and finds nothing, the same whatever the order the
+    /// threads read them in).
     read: AtomicU64,
+    patterns: AtomicU64,
+    wildcards: AtomicU64,
     over: AtomicBool,
 }
 
@@ -320,6 +326,8 @@ impl Rules {
             top: RwLock::default(),
             by_dir: RwLock::default(),
             read: AtomicU64::new(0),
+            patterns: AtomicU64::new(0),
+            wildcards: AtomicU64::new(0),
             over: AtomicBool::new(false),
         }
     }
@@ -382,8 +390,24 @@ impl Rules {
             read::read_regular(&real, MAX_IGNORE_BYTES).map_err(|e| format!("{name} {e}; folder not walked"))?;
         let total = self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
         if total > MAX_IGNORE_BYTES {
-            self.over.store(true, Ordering::Relaxed);
-            return Ok(None);
+            return Ok(self.stop());
+        }
+        // Patterns are the lines that are neither blank nor a comment (as
+        // git reads them); their wildcards are counted before any is
+        // compiled.
+        let (mut patterns, mut wildcards) = (0, 0);
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) || line.first() == Some(&b'#') {
+                continue;
+            }
+            patterns += 1;
+            wildcards += line.iter().filter(|&&b| matches!(b, b'*' | b'?' | b'[')).count() as u64;
+        }
+        if self.patterns.fetch_add(patterns, Ordering::Relaxed) + patterns > MAX_IGNORE_PATTERNS {
+            return Ok(self.stop());
+        }
+        if self.wildcards.fetch_add(wildcards, Ordering::Relaxed) + wildcards > MAX_IGNORE_WILDCARDS {
+            return Ok(self.stop());
         }
         let mut builder = GitignoreBuilder::new(dir);
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -400,6 +424,23 @@ impl Rules {
         }
         Ok(Some(builder.build().unwrap_or_else(|_| Gitignore::empty())))
     }
+}
+
+impl Rules {
+    /// Stop the walk: the ignore files went past a bound.
+    fn stop<T>(&self) -> Option<T> {
+        self.over.store(true, Ordering::Relaxed);
+        None
+    }
+}
+
+/// The notice for a walk its ignore files stopped. Which bound they went
+/// past first depends on the order the threads read them in: all three
+/// are named, so the output does not.
+fn over_notice() -> String {
+    format!(
+        "the ignore files (.ignore, .gitignore) under it are over {MAX_IGNORE_BYTES} bytes, {MAX_IGNORE_PATTERNS} patterns or {MAX_IGNORE_WILDCARDS} wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory); nothing walked"
+    )
 }
 
 fn walk_error(err: &ignore::Error) -> (PathBuf, String) {

@@ -105,6 +105,14 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
         let _ = write!(s, " ({})", per.join(", "));
     }
     s.push_str(".\n");
+    if !o.not_written.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} in {} not written (the errors above).",
+            plural(o.unwritten_fixes, "fix"),
+            plural(o.not_written.len(), "file"),
+        );
+    }
     if !o.unsafe_left.is_empty() {
         let per: Vec<String> = o.unsafe_left.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
         let _ = writeln!(

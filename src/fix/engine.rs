@@ -65,6 +65,11 @@ pub struct FixOutcome {
     /// Fixes undone because a finding at warning or above appeared after
     /// them that the tree did not have (Precision 10).
     pub dropped: Vec<DroppedFix>,
+    /// Changed files `--write` could not write (refused: changed since
+    /// they were read, …), and how many fixes edit them
+    /// ([`FixOutcome::keep_written`]).
+    pub not_written: Vec<PathBuf>,
+    pub unwritten_fixes: usize,
     /// How the checks were made (whole tree, or what edits touched).
     pub checks: Checks,
     /// The rest of what the run built (`recheck::Kept`).
@@ -106,6 +111,30 @@ pub struct AppliedFix {
     pub line: usize,
     pub code: &'static str,
     pub title: String,
+    /// The files it edits, as `FixOutcome::changed` names them.
+    #[serde(skip)]
+    pub edits: Vec<PathBuf>,
+}
+
+impl FixOutcome {
+    /// After `--write`: leave out what was not written. The files in
+    /// `failed` go from `changed` to `not_written`, and a fix that edits one
+    /// of them from the log and the counts (to `unwritten_fixes`): what the
+    /// summary says was fixed is what the files on disk now hold.
+    pub fn keep_written(&mut self, failed: &HashSet<PathBuf>) {
+        if failed.is_empty() {
+            return;
+        }
+        self.not_written = self.changed.keys().filter(|p| failed.contains(*p)).cloned().collect();
+        self.changed.retain(|p, _| !failed.contains(p));
+        let before = self.log.len();
+        self.log.retain(|f| !f.edits.iter().any(|p| failed.contains(p)));
+        self.unwritten_fixes = before - self.log.len();
+        self.applied.clear();
+        for f in &self.log {
+            *self.applied.entry(f.code).or_default() += 1;
+        }
+    }
 }
 
 impl std::fmt::Display for AppliedFix {
@@ -283,14 +312,15 @@ impl Run {
         // original, each compared once (not once a fix that edits them).
         // The texts are moved, not copied: the run's overlay ends here.
         let mut overlay = overlay;
-        let mut differ = PathSet::default();
+        // The files that differ, each with the path `changed` names it by.
+        let mut differ: PathMap<PathBuf> = PathMap::default();
         for (key, (path, original)) in originals {
             if let Some(new) = overlay.remove(&key) {
                 if new != original {
-                    out.changed.insert(path, (original, new));
                     if !frozen.contains(&key) {
-                        differ.insert(key);
+                        differ.insert(key, path.clone());
                     }
+                    out.changed.insert(path, (original, new));
                 }
             }
         }
@@ -298,10 +328,11 @@ impl Run {
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
-        let kept = |files: &Vec<PathBuf>| files.iter().all(|k| differ.contains(k));
-        for (fix, files) in logged {
+        let kept = |files: &Vec<PathBuf>| files.iter().all(|k| differ.contains_key(k));
+        for (mut fix, files) in logged {
             if kept(&files) {
                 *out.applied.entry(fix.code).or_default() += 1;
+                fix.edits = files.iter().filter_map(|k| differ.get(k).cloned()).collect();
                 out.log.push(fix);
             }
         }
@@ -326,13 +357,8 @@ fn run_once(
     // thousands of files (`changed` is sorted by path in `finish`).
     let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
     let mut passes = 0;
-    // Hashes of the texts each changed file had in this run.
-    let mut seen: PathMap<HashSet<u64>> = PathMap::default();
+    let mut returns = Returns::default();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
-    // Files that came back to an earlier text once: a later fix can undo an
-    // earlier one for a good reason (a batch-size fix changes the engine
-    // name another fix had set); coming back twice is a cycle.
-    let mut returned: PathSet = PathSet::default();
     // Findings at warning or above before any fix (Precision 10): counted
     // by the first loop's first check, the same in every loop.
     let after = loop {
@@ -407,21 +433,13 @@ fn run_once(
                         (hash(&ws.files[file].doc.text), hash(text))
                     })
                     .collect();
-                let (mut cycling, mut returning) = (Vec::new(), Vec::new());
-                for (&file, (was, now)) in texts.keys().zip(prints) {
-                    let k = key(file);
-                    let had = seen.entry(k.clone()).or_default();
-                    had.insert(was);
-                    if had.contains(&now) {
-                        if returned.contains(&k) {
-                            cycling.push(k);
-                        } else {
-                            returning.push(k);
-                        }
-                    }
-                }
+                let cycling = returns.pass(
+                    texts
+                        .keys()
+                        .zip(prints)
+                        .map(|(&file, (was, now))| (key(file), was, now)),
+                );
                 if cycling.is_empty() {
-                    returned.extend(returning);
                     break Some((fixable, taken, texts));
                 }
                 // Left unfixed means as it was: which pipeline's value the
@@ -461,6 +479,7 @@ fn run_once(
                         line,
                         code: d.code(),
                         title: f.title.clone(),
+                        edits: Vec::new(),
                     },
                     f.edits.iter().map(|e| key(e.file)).collect(),
                 );
@@ -499,6 +518,43 @@ fn run_once(
     }
 }
 
+/// The texts each file a fix loop changed had, to tell a cycle: a file
+/// that comes back to a text it had once may do so for a good reason (a
+/// batch-size fix changes the engine name another fix had set); coming
+/// back a second time is a cycle (`run_with`).
+#[derive(Default)]
+struct Returns {
+    /// Hashes of the texts each changed file had in this run.
+    seen: PathMap<HashSet<u64>>,
+    /// Files that came back to an earlier text once.
+    returned: PathSet,
+}
+
+impl Returns {
+    /// A pass's new texts, each as (file, hash of its text now, hash of
+    /// its new text): the files that would come back a second time (the
+    /// pass is then not applied, and what came back a first time in it is
+    /// not noted: the pass is made again without the cycling files).
+    fn pass(&mut self, texts: impl Iterator<Item = (PathBuf, u64, u64)>) -> Vec<PathBuf> {
+        let (mut cycling, mut returning) = (Vec::new(), Vec::new());
+        for (k, now, new) in texts {
+            let had = self.seen.entry(k.clone()).or_default();
+            had.insert(now);
+            if had.contains(&new) {
+                if self.returned.contains(&k) {
+                    cycling.push(k);
+                } else {
+                    returning.push(k);
+                }
+            }
+        }
+        if cycling.is_empty() {
+            self.returned.extend(returning);
+        }
+        cycling
+    }
+}
+
 /// A text's fingerprint, to tell a text the file already had (here, and
 /// the versions of `shelf::Versions`).
 pub(super) fn hash(text: &str) -> u64 {
@@ -506,4 +562,37 @@ pub(super) fn hash(text: &str) -> u64 {
     // SipHash with fixed keys: the texts are the run's own, compared only
     // within the run.
     BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cycle guard alone (no input found reaches it through `fix`
+    /// since apps sharing a config that want different values get one
+    /// finding without a fix): a file may come back to an earlier text
+    /// once; the second time it is named as cycling and that pass is not
+    /// noted, so the pass made again without it sees the same history.
+    #[test]
+    fn a_file_coming_back_twice_is_a_cycle() {
+        let (a, b) = (PathBuf::from("/a.txt"), PathBuf::from("/b.txt"));
+        let mut r = Returns::default();
+        let pass = |r: &mut Returns, texts: &[(&PathBuf, u64, u64)]| {
+            r.pass(texts.iter().map(|&(k, now, new)| (k.clone(), now, new)))
+        };
+        // a: 1 -> 2 -> 3, b: 10 -> 11: nothing comes back.
+        assert!(pass(&mut r, &[(&a, 1, 2), (&b, 10, 11)]).is_empty());
+        assert!(pass(&mut r, &[(&a, 2, 3)]).is_empty());
+        // a back to 1: a first return, allowed (and noted).
+        assert!(pass(&mut r, &[(&a, 3, 1)]).is_empty());
+        // b back to 10 (its first) in the same pass as a back to 2 (its
+        // second): a cycles, and b's return is not noted.
+        assert_eq!(pass(&mut r, &[(&a, 1, 2), (&b, 11, 10)]), std::slice::from_ref(&a));
+        // Made again without a: b's first return, allowed.
+        assert!(pass(&mut r, &[(&b, 11, 10)]).is_empty());
+        // b back to 11: its second return, a cycle.
+        assert_eq!(pass(&mut r, &[(&b, 10, 11)]), std::slice::from_ref(&b));
+        // A text never seen is no return, however often the file changed.
+        assert!(pass(&mut r, &[(&a, 1, 4), (&b, 10, 12)]).is_empty());
+    }
 }

@@ -13,10 +13,10 @@ use crate::files::signals;
 use crate::files::write::replace_file;
 
 /// Write every changed file, several at once (each write waits on its
-/// fsync); the errors, one line each, in path order. A file is started
+/// fsync); the files not written with why (one line each), in path order. A file is started
 /// only while no signal has come, so after one, the files being written
 /// finish or are rolled back and no other is touched.
-pub fn write_changed(root: &ProjectRoot, changed: &BTreeMap<PathBuf, (String, String)>) -> Vec<String> {
+pub fn write_changed(root: &ProjectRoot, changed: &BTreeMap<PathBuf, (String, String)>) -> Vec<(PathBuf, String)> {
     use rayon::prelude::*;
     let deferred = signals::Deferred::install();
     let files: Vec<_> = changed.iter().collect();
@@ -26,7 +26,9 @@ pub fn write_changed(root: &ProjectRoot, changed: &BTreeMap<PathBuf, (String, St
             if signals::caught().is_some() {
                 return None;
             }
-            replace_file(root, path, original.as_bytes(), new.as_bytes()).err()
+            replace_file(root, path, original.as_bytes(), new.as_bytes())
+                .err()
+                .map(|e| ((*path).clone(), e))
         })
         .collect();
     deferred.finish();

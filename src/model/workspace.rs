@@ -123,6 +123,9 @@ pub struct Workspace {
     /// The key names the project's own C/C++ readers read
     /// (`reader_keys`), found the first time a rule asks.
     reader_keys: std::sync::OnceLock<HashSet<String>>,
+    /// What the project's Dockerfiles and Containerfiles copy into an
+    /// image (`copied_into_image`), found the first time a path is missing.
+    container_copies: std::sync::OnceLock<HashSet<PathBuf>>,
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -285,6 +288,7 @@ impl Workspace {
             // project's C sources (a fix edits configs only).
             placed: previous.placed,
             reader_keys: previous.reader_keys,
+            container_copies: previous.container_copies,
             ..Workspace::default()
         };
         ws.fill(paths, root, overlay);
@@ -477,6 +481,41 @@ impl Workspace {
         })
     }
 
+    /// Whether a Dockerfile or Containerfile of the project copies the file
+    /// `from` into an image (`COPY` or `ADD` of it or of a folder holding
+    /// it, `.` included: `syntax::dockerfile`). It runs from the copy, and
+    /// its relative paths resolve in the image's tree, where the base image
+    /// (the DeepStream install of an `nvcr.io/nvidia/deepstream` image) and
+    /// the build's other steps (`RUN cp config/* samples/configs/…`, a
+    /// model downloaded) put files the project's tree does not show: a path
+    /// missing from the tree may be there, so whether it exists is unknown.
+    /// A source is taken relative to the build context, which is chosen
+    /// where the image is built: the nearest folder from the Dockerfile's
+    /// own up to the root that holds every source it names
+    /// ([`container_copies`]). Found by the walk of the whole root, or by
+    /// one walk of the root the first time it is asked, whatever paths
+    /// were named.
+    pub fn copied_into_image(&self, from: FileId) -> bool {
+        let copies = self.container_copies.get_or_init(|| {
+            let Some(root) = &self.root else {
+                return HashSet::new();
+            };
+            let walked = crate::files::walk::walk(
+                root,
+                root.path(),
+                rayon::current_num_threads(),
+                &crate::syntax::dockerfile::is_containerfile,
+                &scan_containerfile,
+            );
+            container_copies(root, walked.files)
+        });
+        if copies.is_empty() {
+            return false;
+        }
+        let key = self.identify(&self.files[from].path).0;
+        key.ancestors().any(|a| copies.contains(a))
+    }
+
     /// Whether `--follow-outside` lets references read outside the root.
     pub fn follow_outside(&self) -> bool {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
@@ -509,10 +548,17 @@ impl Workspace {
         let this = &*self;
         // A walk of the whole root also takes the project's own readers'
         // keys (`reader_keys`), so they need no walk of their own.
-        let whole_root = std::fs::canonicalize(top).is_ok_and(|t| t == root.path()) && self.reader_keys.get().is_none();
+        let root_walked = std::fs::canonicalize(top).is_ok_and(|t| t == root.path());
+        let whole_root = root_walked && self.reader_keys.get().is_none();
+        // And what its Dockerfiles copy (`copied_into_image`).
+        let containers = root_walked && self.container_copies.get().is_none();
+        let is_containerfile = crate::syntax::dockerfile::is_containerfile;
         let visit = |l: crate::files::walk::Listed| {
             if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
                 return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l)));
+            }
+            if containers && is_containerfile(l.path) && !is_candidate(l.path) {
+                return (PathBuf::new(), Loaded::ContainerSources(scan_containerfile(l)));
             }
             // A listed file that is no link is where its folder is: no look
             // at it before it is opened.
@@ -538,18 +584,32 @@ impl Workspace {
             let loaded = this.load_placed(l.path, &key, place, how, None);
             (key, loaded)
         };
-        let wanted = |p: &Path| is_candidate(p) || (whole_root && crate::syntax::c_keys::is_source(p));
+        let wanted = |p: &Path| {
+            is_candidate(p)
+                || (whole_root && crate::syntax::c_keys::is_source(p))
+                || (containers && is_containerfile(p))
+        };
         let mut walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
-        if whole_root {
+        if whole_root || containers {
             let mut keys = HashSet::new();
-            walked.files.retain_mut(|(_, (_, loaded))| match loaded {
+            let mut sources = Vec::new();
+            walked.files.retain_mut(|(path, (_, loaded))| match loaded {
                 Loaded::ReaderKeys(k) => {
                     keys.extend(std::mem::take(k));
                     false
                 }
+                Loaded::ContainerSources(s) => {
+                    sources.push((std::mem::take(path), std::mem::take(s)));
+                    false
+                }
                 _ => true,
             });
-            let _ = self.reader_keys.set(keys);
+            if whole_root {
+                let _ = self.reader_keys.set(keys);
+            }
+            if containers {
+                let _ = self.container_copies.set(container_copies(&root, sources));
+            }
         }
         for (path, msg) in walked.problems {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
@@ -692,7 +752,7 @@ impl Workspace {
                 }
                 None
             }
-            Loaded::ReaderKeys(_) => None,
+            Loaded::ReaderKeys(_) | Loaded::ContainerSources(_) => None,
             Loaded::Problem(msg) => {
                 if self.problem_keys.insert(key) {
                     self.file_problems.push((path.to_path_buf(), Rule::UnreadableFile, msg));
@@ -771,7 +831,9 @@ impl Workspace {
     /// the file, so whether it exists is unknown (Precision 5). So is a
     /// missing path that a vendored deepstream_python_apps copy names
     /// outside itself ([`into_install`]): it points into the DeepStream
-    /// install the copy is meant to be cloned into.
+    /// install the copy is meant to be cloned into. And so is a missing path
+    /// that a config a Dockerfile or Containerfile copies into an image
+    /// names ([`Workspace::copied_into_image`]).
     ///
     /// A key-file's value is the path GLib's `g_key_file_get_string` gives
     /// (the string DeepStream's readers pass on to
@@ -807,7 +869,7 @@ impl Workspace {
         }
         Some(match self.place_verdict(&full) {
             Landing::Inside => Target::Exists(full),
-            Landing::Missing if into_install(&file.path, &full) => return None,
+            Landing::Missing if into_install(&file.path, &full) || self.copied_into_image(from) => return None,
             Landing::Missing => Target::Missing(full),
             Landing::Outside => Target::Outside(full),
         })
@@ -1051,6 +1113,50 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
     keys
 }
 
+/// The real paths the Dockerfiles and Containerfiles copy (each with the
+/// sources it names, `scan_containerfile`), taken from the build context:
+/// the nearest folder, from the Dockerfile's own up to the root, that
+/// holds every source it names (a build fails on a source its context
+/// lacks: `docker build -f docker/Dockerfile .` copies the root's
+/// `configs/`); the Dockerfile's folder when none does.
+fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, Vec<String>)>) -> HashSet<PathBuf> {
+    let mut copies = HashSet::new();
+    for (path, sources) in files {
+        let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
+            continue;
+        };
+        let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
+        let context = dir
+            .ancestors()
+            .take_while(|a| a.starts_with(root.path()))
+            .find(|c| named.iter().all(|s| std::fs::symlink_metadata(c.join(s)).is_ok()))
+            .unwrap_or(&dir);
+        for s in &sources {
+            copies.insert(if s.is_empty() {
+                context.to_path_buf()
+            } else {
+                context.join(s)
+            });
+        }
+    }
+    copies
+}
+
+/// What a Dockerfile or Containerfile the walk listed copies from its
+/// build context (`syntax::dockerfile::copied_sources`); nothing when it
+/// cannot be read.
+fn scan_containerfile(l: crate::files::walk::Listed) -> Vec<String> {
+    let read = if l.link {
+        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
+    } else {
+        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
+    };
+    match read {
+        Ok(bytes) => crate::syntax::dockerfile::copied_sources(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// The candidate files under a folder (by extension, respecting
 /// `.gitignore`, with the guarantees of `files::walk`), sorted, without
 /// reading them.
@@ -1101,6 +1207,10 @@ enum Loaded {
     /// A C or C++ source a walk of the whole root took the reader keys of
     /// (`Workspace::reader_keys`): not a file of the workspace.
     ReaderKeys(Vec<String>),
+    /// A Dockerfile or Containerfile a walk of the whole root read the
+    /// sources of (`Workspace::copied_into_image`): not a file of the
+    /// workspace.
+    ContainerSources(Vec<String>),
 }
 
 /// How a file is read.

@@ -142,6 +142,9 @@ fn name(code: &str) -> String {
 struct FixReport<'a> {
     /// Whether the files were written (`--write`), or only shown.
     written: bool,
+    /// With `--write`, the files in `changed` are those written; these
+    /// could not be (their fixes are left out of `fixes`).
+    not_written: Vec<String>,
     changed: Vec<ChangedFile>,
     fixes: &'a [crate::fix::engine::AppliedFix],
     unsafe_left: &'a std::collections::BTreeMap<&'static str, usize>,
@@ -162,6 +165,11 @@ struct ChangedFile {
 pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], written: bool) -> String {
     let report = FixReport {
         written,
+        not_written: o
+            .not_written
+            .iter()
+            .map(|p| crate::files::shown(p).into_owned())
+            .collect(),
         changed: o
             .changed
             .iter()

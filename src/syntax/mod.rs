@@ -3,6 +3,7 @@
 //! printing an unedited document is the identity.
 
 pub mod c_keys;
+pub mod dockerfile;
 pub mod glib;
 pub mod keyfile;
 pub mod launch;

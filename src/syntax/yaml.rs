@@ -36,6 +36,8 @@ pub(super) const KEPT_KEYS: &[&str] = &["deepstream"];
 pub(super) struct Events<'a> {
     parser: Parser<'a, granit_parser::StrInput<'a>>,
     base: usize,
+    /// The collections open at the event read last ([`YAML_CPP_DEPTH`]).
+    open: usize,
     /// While a kept key's value is read: its tree, fed every event `next`
     /// returns (the value's own events, nothing before or after it).
     tee: Option<yaml_tree::Builder>,
@@ -53,13 +55,35 @@ impl<'a> Events<'a> {
         // 96 comment lines in a row at such a place.
         let mut options = Options::default();
         options.set_emit_comments(false);
+        // granit-parser's own limits (255 by default) refused files yaml-cpp
+        // reads; at `YAML_CPP_DEPTH` nested collections of either kind
+        // yaml-cpp refuses the file too, so its error is never a false one.
+        options.flow_nesting_limit = YAML_CPP_DEPTH;
+        options.block_nesting_limit = YAML_CPP_DEPTH;
         Events {
             parser: Parser::new_from_str_with_options(piece, options),
             base,
+            open: 0,
             tee: None,
         }
     }
 }
+
+/// The depth at which yaml-cpp refuses a file: DeepStream's YAML readers
+/// read with its `YAML::LoadFile` (deepstream-app's `parse_*_yaml`,
+/// nvinfer's `gst_nvinfer_parse_class_attrs`, nvdsanalytics'
+/// `nvdsanalytics_parse_yaml_config_file`). `SingleDocParser::HandleNode` holds a
+/// `DepthGuard<500>`, which throws `DeepRecursion` (a `ParserException`)
+/// when it is entered the 500th time within itself. It is entered once a
+/// node: the document's root at depth 1, each node inside `n` collections
+/// at depth `n + 1`. So a collection inside 499 others, or a scalar (or an
+/// alias) inside 499 collections, is refused; less deep, the file is read
+/// (no DS001). An empty node (`key:`, `-`) is not counted: yaml-cpp reads
+/// some without entering `HandleNode` (an empty `-` entry), so counting it
+/// could claim a refusal that does not happen (checked against yaml-cpp
+/// 0.7's `YAML::LoadFile` on every shape in the tests; 0.8, in Ubuntu
+/// 24.04 under DeepStream 9.1, has the same guard).
+pub(super) const YAML_CPP_DEPTH: usize = 500;
 
 /// NvMultiObjectTracker files begin with OpenCV's `%YAML:1.0` directive,
 /// which YAML 1.2 parsers reject and DeepStream accepts. It is masked (same
@@ -104,10 +128,34 @@ pub(super) enum Node<'a> {
 /// borrowed from the text where the parser borrowed it.
 pub(super) fn next<'a>(events: &mut Events<'a>) -> Result<Option<(Event<'a>, Span)>, ScanError> {
     loop {
-        let Some((ev, span)) = events.parser.next().transpose()? else {
+        let Some((ev, yspan)) = events.parser.next().transpose()? else {
             return Ok(None);
         };
-        let span = offsets(&span, events.base);
+        let span = offsets(&yspan, events.base);
+        let depth = match &ev {
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                events.open += 1;
+                events.open
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                events.open = events.open.saturating_sub(1);
+                0
+            }
+            // An empty node (`key:`, `-`) is a plain `~` of no bytes.
+            Event::Scalar(_, style, ..) if !(span.is_empty() && *style == granit_parser::ScalarStyle::Plain) => {
+                events.open + 1
+            }
+            Event::Alias(_) => events.open + 1,
+            _ => 0,
+        };
+        if depth >= YAML_CPP_DEPTH {
+            return Err(ScanError::new(
+                yspan.start,
+                format!(
+                    "nested {depth} deep; yaml-cpp, DeepStream's YAML reader, refuses a file at {YAML_CPP_DEPTH} (DeepRecursion)"
+                ),
+            ));
+        }
         let ev = match ev {
             Event::Scalar(v, style, a, _) => Event::Scalar(v, style, a, None),
             Event::MappingStart(s, a, _) => Event::MappingStart(s, a, None),
@@ -668,6 +716,79 @@ mod tests {
     fn syntax_error_has_a_position() {
         let d = parse("a:\n  b: [1, 2\nc: 3\n".to_string());
         assert_eq!(d.errors.len(), 1);
+    }
+
+    /// Nesting is refused exactly where yaml-cpp refuses it
+    /// (`YAML_CPP_DEPTH`): each shape below, nested `n` deep under
+    /// `x:`, is read for `n` below the first depth yaml-cpp 0.7's
+    /// `YAML::LoadFile` threw `DeepRecursion` at ("bad file"; checked with
+    /// a small C++ loader on these very texts) and refused from it on. Before,
+    /// granit-parser's default limits refused all of them (DS001 at 256).
+    #[test]
+    fn nesting_is_refused_where_yaml_cpp_refuses_it() {
+        let head = "streammux:\n  batch-size: 1\n";
+        let flow = |open: &str, close: &str, n: usize, inner: &str| {
+            format!("{head}x: {}{inner}{}\n", open.repeat(n), close.repeat(n))
+        };
+        let block = |item: &dyn Fn(usize) -> String, n: usize, leaf: &str| {
+            let mut s = format!("{head}x:\n");
+            for i in 0..n {
+                s += &format!("{}{}\n", "  ".repeat(i + 1), item(i));
+            }
+            s + &format!("{}{leaf}\n", "  ".repeat(n + 1))
+        };
+        let map = |i: usize| format!("k{i}:");
+        let seq = |_: usize| "-".to_string();
+        let mixed = |n: usize, inner: &str| {
+            let h = n / 2;
+            let mut s = format!("{head}x:\n");
+            for i in 0..h {
+                s += &format!("{}k{i}:\n", "  ".repeat(i + 1));
+            }
+            s + &format!(
+                "{}{}{inner}{}\n",
+                "  ".repeat(h + 1),
+                "[".repeat(n - h),
+                "]".repeat(n - h)
+            )
+        };
+        // (shape, first depth yaml-cpp refuses)
+        type Shape<'a> = (&'a str, Box<dyn Fn(usize) -> String + 'a>, usize);
+        let shapes: Vec<Shape> = vec![
+            ("flow seq, scalar", Box::new(|n| flow("[", "]", n, "1")), 498),
+            ("flow seq, empty", Box::new(|n| flow("[", "]", n, "")), 499),
+            ("flow seq, anchored", Box::new(|n| flow("[", "]", n, "&a 1")), 498),
+            ("flow seq, quoted", Box::new(|n| flow("[", "]", n, "'q'")), 498),
+            ("flow map, scalar", Box::new(|n| flow("{a: ", "}", n, "1")), 498),
+            ("flow map, empty", Box::new(|n| flow("{a: ", "}", n, "")), 498),
+            ("block map, scalar", Box::new(|n| block(&map, n, "v: 1")), 497),
+            ("block map, empty value", Box::new(|n| block(&map, n, "v:")), 497),
+            ("block map, seq", Box::new(|n| block(&map, n, "- 1")), 497),
+            ("block map, empty entry", Box::new(|n| block(&map, n, "-")), 498),
+            ("block seq, scalar", Box::new(|n| block(&seq, n, "1")), 498),
+            ("block seq, seq", Box::new(|n| block(&seq, n, "- 1")), 497),
+            ("block seq, empty entry", Box::new(|n| block(&seq, n, "-")), 498),
+            ("block then flow, scalar", Box::new(|n| mixed(n, "1")), 498),
+            ("block then flow, empty", Box::new(|n| mixed(n, "")), 499),
+        ];
+        for (name, text, first) in &shapes {
+            for n in first - 2..=first + 1 {
+                let d = parse(text(n));
+                assert_eq!(
+                    d.errors.len(),
+                    usize::from(n >= *first),
+                    "{name} at {n}: {:?}",
+                    d.errors
+                );
+                if n >= *first {
+                    assert!(
+                        d.errors[0].message.ends_with("refuses a file at 500 (DeepRecursion)"),
+                        "{name} at {n}: {:?}",
+                        d.errors
+                    );
+                }
+            }
+        }
     }
 
     /// The groups, errors and kept trees of a document, to compare two
