@@ -292,7 +292,11 @@ fn check_entries(
             let (message, why) = if winner.spans.key().start > e.spans.key().start {
                 (
                     format!("`{}` is set again on line {line}; this line is ignored", e.key),
-                    "the key-file reader keeps the last value of a repeated key",
+                    if doc.format == Format::KeyFile {
+                        "GLib's key-file reader returns the last value of a repeated key"
+                    } else {
+                        "the reader walks the map's pairs in order (as nvinfer's `gst_nvinfer_parse_props_yaml` does), each copy overwriting the one before, so the last is read"
+                    },
                 )
             } else {
                 (
