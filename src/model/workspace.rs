@@ -469,15 +469,10 @@ impl Workspace {
             let Some(root) = &self.root else {
                 return HashSet::new();
             };
-            let scan = scan_reader_source;
-            let walked = crate::files::walk::walk(
-                root,
-                root.path(),
-                rayon::current_num_threads(),
-                &crate::syntax::c_keys::is_source,
-                &scan,
-            );
-            walked.files.into_iter().flat_map(|(_, keys)| keys).collect()
+            walk_whole_root(root, &crate::syntax::c_keys::is_source, &scan_reader_source)
+                .into_iter()
+                .flat_map(|(_, keys)| keys)
+                .collect()
         })
     }
 
@@ -500,14 +495,8 @@ impl Workspace {
             let Some(root) = &self.root else {
                 return HashSet::new();
             };
-            let walked = crate::files::walk::walk(
-                root,
-                root.path(),
-                rayon::current_num_threads(),
-                &crate::syntax::dockerfile::is_containerfile,
-                &scan_containerfile,
-            );
-            container_copies(root, walked.files)
+            let files = walk_whole_root(root, &crate::syntax::dockerfile::is_containerfile, &scan_containerfile);
+            container_copies(root, files)
         });
         if copies.is_empty() {
             return false;
@@ -1097,12 +1086,7 @@ pub struct Walked {
 /// vendored copy of their parser as often as from a fork: only new names
 /// count.
 fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
-    let read = if l.link {
-        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
-    } else {
-        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
-    };
-    let Ok(bytes) = read else {
+    let Ok(bytes) = read_walked(&l) else {
         return Vec::new();
     };
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
@@ -1111,6 +1095,28 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
     keys
+}
+
+/// The files under the whole root that `wanted` picks, each with what
+/// `visit` made of it on the walk's threads (the lazy scans of the
+/// project's own sources: `reader_keys`, `copied_into_image`).
+fn walk_whole_root<T: Send>(
+    root: &ProjectRoot,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
+    visit: &(dyn Fn(crate::files::walk::Listed) -> T + Sync),
+) -> Vec<(PathBuf, T)> {
+    crate::files::walk::walk(root, root.path(), rayon::current_num_threads(), wanted, visit).files
+}
+
+/// A file the walk listed, read under the size cap: a link (to a regular
+/// file inside the root) by following it, any other name as listed
+/// (`read_listed`: not followed if it became a link since).
+fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::read::ReadError> {
+    if l.link {
+        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
+    } else {
+        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
+    }
 }
 
 /// The real paths the Dockerfiles and Containerfiles copy (each with the
@@ -1146,12 +1152,7 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, Vec<String>)>) -> H
 /// build context (`syntax::dockerfile::copied_sources`); nothing when it
 /// cannot be read.
 fn scan_containerfile(l: crate::files::walk::Listed) -> Vec<String> {
-    let read = if l.link {
-        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
-    } else {
-        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
-    };
-    match read {
+    match read_walked(&l) {
         Ok(bytes) => crate::syntax::dockerfile::copied_sources(&String::from_utf8_lossy(&bytes)),
         Err(_) => Vec::new(),
     }
