@@ -473,6 +473,7 @@ fn run_once(
                     .filter(|&f| taken_at.contains(&(f as *const Fix as usize)))?;
                 let file = &ws.files[d.file];
                 let (line, _) = file.position(d.span.start);
+                let edits: Vec<PathBuf> = f.edits.iter().map(|e| key(e.file)).collect();
                 let logged = (
                     AppliedFix {
                         file: file.path.clone(),
@@ -481,13 +482,13 @@ fn run_once(
                         title: f.title.clone(),
                         edits: Vec::new(),
                     },
-                    f.edits.iter().map(|e| key(e.file)).collect(),
+                    edits.clone(),
                 );
                 let applied = PassFix {
                     key: (key(d.file), d.code(), f.title.clone()),
                     file: file.path.clone(),
                     line,
-                    edits: f.edits.iter().map(|e| key(e.file)).collect(),
+                    edits,
                 };
                 Some((logged, applied))
             })
