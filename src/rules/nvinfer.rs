@@ -16,24 +16,31 @@ fn written_str<'e>(inf: &'e Element, key: &str) -> Option<(&'e str, &'e Site)> {
     Some((e.value, e.site()?))
 }
 
-/// Keys that give nvinfer a model to build an engine from (DS 9.1
-/// `gstnvinfer_property_parser.cpp`; `TrtModelBuilder::buildNetwork`: ONNX,
-/// UFF, Caffe, TAO, a custom network config, or a custom engine-create
-/// function). A config with none of them can only deserialize its engine.
-const MODEL_SOURCE_KEYS: &[&str] = &[
-    "onnx-file",
+/// Keys that give nvinfer a model it builds an engine from by itself (DS
+/// 9.1 `TrtModelBuilder::buildModel`: a TAO model through
+/// `NvDsInferCudaEngineGetFromTltModel`; `buildNetwork`: ONNX).
+const BUILT_IN_SOURCE_KEYS: &[&str] = &["onnx-file", "tlt-encoded-model"];
+
+/// Keys that give nvinfer a model only through a custom library
+/// (`custom-lib-path`): DS 9.1's `TrtModelBuilder::buildNetwork` has no
+/// Caffe or UFF parser (a custom library's `NvDsInferCreateModelParser`, or
+/// else ONNX, else "failed to build network since there is no model file
+/// matched"), and a custom network config or engine-create function is read
+/// by the library (`buildModel` looks them up in it).
+const LIBRARY_SOURCE_KEYS: &[&str] = &[
     "uff-file",
     "model-file",
     "proto-file",
-    "tlt-encoded-model",
     "custom-network-config",
     "engine-create-func-name",
 ];
 
+/// Whether nvinfer has a model to build an engine from. A config with none
+/// (an engine-only one, or a Caffe/UFF model with no custom library) can
+/// only deserialize its engine.
 fn has_model_source(inf: &Element) -> bool {
-    MODEL_SOURCE_KEYS
-        .iter()
-        .any(|k| inf.str(k).is_some_and(|v| !v.value.trim().is_empty()))
+    let set = |k: &&str| inf.str(k).is_some_and(|v| !v.value.trim().is_empty());
+    BUILT_IN_SOURCE_KEYS.iter().any(set) || (set(&"custom-lib-path") && LIBRARY_SOURCE_KEYS.iter().any(set))
 }
 
 /// Whether nvinfer gets its engine from a function rather than its own ONNX
@@ -109,9 +116,10 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let mode_loc = site(inf, "network-mode");
     let engine = written_str(inf, "model-engine-file");
     // Precision 6: an engine with no model source is deserialized as it is;
-    // network-mode does not change it, and nothing rebuilds it.
+    // network-mode does not change it, and nothing rebuilds it. With no
+    // model source and no engine nothing is built either.
     let model_source = has_model_source(inf);
-    let engine_only = engine.is_some() && !model_source;
+    let engine_only = !model_source;
     // An engine outside the tree (or not a plain path) may exist: if it
     // does, it is deserialized and network-mode changes nothing; whether it
     // does is unknown (Precision 5), so neither DS202 nor DS206 speaks.
@@ -215,12 +223,20 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // info, a warning in the bench profile where a build ruins the profile
     // (Precision 9).
     let bench = ctx.profile == Profile::Bench;
+    // With no model nvinfer can build from, a missing engine is not a build
+    // at start but a failed start (`NvDsInferContextImpl::buildModel`:
+    // "build engine file failed").
+    let no_build = "nvinfer has no model it can build an engine from (DS 9.1 builds ONNX and TAO models; Caffe and UFF only through a custom library's parser, TrtModelBuilder::buildNetwork): without the engine it fails to start";
     match &engine {
         None => out.push(
             Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
                 .when(When::BenchProfile, bench)
                 .expected("the path of the serialized TensorRT engine")
-                .why("without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"),
+                .why(if model_source {
+                    "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"
+                } else {
+                    no_build
+                }),
         ),
         Some((v, loc)) => {
             // A trailing ` # note` is DS006's finding: report the cause once.
@@ -232,7 +248,11 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                     Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(&p)))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
-                        .why("nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"),
+                        .why(if model_source {
+                            "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"
+                        } else {
+                            no_build
+                        }),
                 );
             }
         }
