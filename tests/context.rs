@@ -65,6 +65,24 @@ fn readme_context_excerpt_is_what_dslint_prints() {
     assert_eq!(excerpt, out);
 }
 
+/// DS208 moved to a named app's line (the config file that loads it is not
+/// named) says the app's line wins: its why must name the config file's
+/// line as the ignored one, not "this line" (audit8: deepstream-app's
+/// `[primary-gie]` over an nvinferserver config, checked by its app alone).
+#[test]
+fn a_named_app_keeps_ds208s_why_true_at_its_own_line() {
+    let (_, out, _) = dslint(&[
+        "check",
+        "testdata/rules/DS208/fires/app.txt",
+        "--isolated",
+        "--select",
+        "DS208",
+    ]);
+    assert!(out.contains("this line wins"), "{out}");
+    assert!(!out.contains("so this line is silently ignored"), "{out}");
+    assert!(out.contains("so the config file's line is silently ignored"), "{out}");
+}
+
 #[test]
 fn a_named_preprocess_config_reports_the_batch_it_feeds() {
     let (rc, out, err) = check_in_project(&["check", "roi/preprocess.txt"]);

@@ -446,7 +446,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
                 ),
             )
             .expected("one source of truth: remove one of the two")
-            .why("the app sets the key on the element after loading this file, so this line is silently ignored")
+            .why("the app sets the key on the element after loading the config file, so the config file's line is silently ignored")
             .related(over.file, over.spans.key())
             .message_at_related(format!(
                 "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
