@@ -496,7 +496,7 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
         v.sort();
         v
     };
-    let cases: [(&str, &str, &[&str]); 4] = [
+    let cases: [(&str, &str, &[&str]); 5] = [
         (
             "docker/Dockerfile",
             "",
@@ -539,7 +539,12 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
                 "stage/app.txt",
             ],
         ),
+        // `.dockerignore` (written below) keeps `configs/` out of the
+        // context; it is not read: still counted as copied (a path more
+        // unknown, never a wrong finding).
+        ("Containerfile", "FROM x\nCOPY . /app\n", &[]),
     ];
+    std::fs::write(d.join(".dockerignore"), "# not read\nconfigs\n").unwrap();
     for (name, text, expected) in cases {
         let _ = std::fs::remove_file(d.join("docker/Dockerfile"));
         if !text.is_empty() {

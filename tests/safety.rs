@@ -840,8 +840,9 @@ fn ignore_files_above_the_root_are_never_read() {
     std::fs::write(l.repo.join("sub/.gitignore"), &comments).unwrap();
     std::fs::create_dir_all(l.repo.join("more")).unwrap();
     std::fs::write(l.repo.join("more/.gitignore"), &comments).unwrap();
-    let (rc, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
-    assert_eq!(rc, 1, "{out}");
+    // The run fails: it checked nothing it was asked to (exit 2).
+    let (rc, out, err) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert_eq!((rc, err), (2, format!("dslint: .: {OVER_IGNORE}\n")), "{out}");
     assert!(out.contains(&format!("{OVER_IGNORE}\n  --> .")), "{out}");
 }
 
