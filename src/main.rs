@@ -690,7 +690,7 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
         } else {
             output::files::text(&entries)
         })?;
-        return Ok(ExitCode::from(if ws.missing_args.is_empty() { 0 } else { 2 }));
+        return Ok(ExitCode::from(if unchecked_is_error(&ws) { 2 } else { 0 }));
     }
     if how.statistics {
         let rows = output::statistics::count(&diags, &problems);
@@ -729,7 +729,7 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
             Format::Rdjson => stdio::print(&output::machine::rdjson(&ws, &diags, &problems))?,
         }
     }
-    let code = if !ws.missing_args.is_empty() {
+    let code = if unchecked_is_error(&ws) {
         2
     } else {
         let findings = diags.iter().any(|d| d.severity() >= Severity::Warning)
@@ -743,14 +743,24 @@ fn check(common: Common, how: CheckOutput) -> Result<ExitCode, Stop> {
 }
 
 /// Paths named on the command line that were not checked: missing ones
-/// (an error, exit 2) and files that are no DeepStream config (a notice).
+/// (an error, exit 2) and files that are no DeepStream config (a notice);
+/// and a folder its ignore files kept from being walked (an error: the
+/// run checked less than it was asked to, whatever rules are selected).
 fn report_unchecked_arguments(ws: &Workspace) {
     for p in &ws.missing_args {
         dslint::errln!("dslint: {}: no such file or folder", p.display());
     }
+    if let Some(p) = ws.walk_stopped() {
+        dslint::errln!("dslint: {}: {}", p.display(), dslint::files::walk::over_notice());
+    }
     for s in ws.skipped.iter().filter(|s| s.named) {
         dslint::errln!("dslint: {}: skipped, not checked: {}", s.path.display(), s.reason);
     }
+}
+
+/// Whether what `report_unchecked_arguments` reports fails the run (exit 2).
+fn unchecked_is_error(ws: &Workspace) -> bool {
+    !ws.missing_args.is_empty() || ws.walk_stopped().is_some()
 }
 
 /// What `fix` does and how it reports.
@@ -807,7 +817,7 @@ fn fix(common: Common, how: FixRun) -> Result<ExitCode, Stop> {
     // Files that could not be written fail the run even when the reader of
     // the report went away.
     let report = fix_report(&common, &how, &opts, &outcome);
-    let code = if failed || !outcome.final_ws.missing_args.is_empty() {
+    let code = if failed || unchecked_is_error(&outcome.final_ws) {
         ExitCode::from(2)
     } else {
         ExitCode::from(u8::from(!how.write && !outcome.changed.is_empty() && !common.exit_zero))

@@ -273,6 +273,53 @@ fn gitignored_files_are_not_walked() {
     assert_eq!(out, "Nothing checked: no DeepStream config found.\n");
 }
 
+/// A file git tracks that `.gitignore` matches (added with `git add -f`,
+/// or tracked before the pattern was written) is not walked: git's index
+/// is not read, as ruff's walk (the `ignore` crate's) does not read it.
+/// Named on the command line it is checked, as ruff checks a file passed
+/// to it (pre-commit names the tracked files it checks), and so is a
+/// config that a checked config references.
+#[test]
+fn tracked_files_that_gitignore_matches_are_checked_only_when_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    git_ok(d, &["init", "-q"]);
+    std::fs::write(d.join(".gitignore"), "build/\n").unwrap();
+    std::fs::create_dir(d.join("build")).unwrap();
+    std::fs::write(
+        d.join("build/pgie.txt"),
+        "[property]\nonnx-file=model.onnx\ngie-unique-id=1\nbatch-size=4\nbatchsize=4\n",
+    )
+    .unwrap();
+    git_ok(d, &["add", "-f", "build/pgie.txt"]);
+    git_ok(d, &["add", ".gitignore"]);
+    git_ok(d, &["commit", "-q", "-m", "t"]);
+    assert_eq!(git_ok(d, &["ls-files"]), ".gitignore\nbuild/pgie.txt\n");
+    let codes = |args: &[&str]| {
+        let (rc, out, err) = dslint_in(d, args);
+        let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        let found: Vec<String> = (v.iter())
+            .map(|f| format!("{} {}", f["file"].as_str().unwrap(), f["code"].as_str().unwrap()))
+            .collect();
+        (rc, found, err)
+    };
+    assert_eq!(codes(&["check", ".", "--format", "json"]), (0, vec![], String::new()));
+    let named = codes(&["check", "build/pgie.txt", "--format", "json"]);
+    assert_eq!(named.0, 1, "{named:?}");
+    assert!(
+        named.1.iter().all(|f| f.starts_with("build/pgie.txt ")) && !named.1.is_empty(),
+        "{named:?}"
+    );
+    // Referenced from a walked config: read.
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt").unwrap();
+    std::fs::write(d.join("app.txt"), app.replace("pgie_missing.txt", "build/pgie.txt")).unwrap();
+    let referenced = codes(&["check", ".", "--format", "json"]);
+    assert!(
+        referenced.1.iter().any(|f| f.starts_with("build/pgie.txt ")),
+        "{referenced:?}"
+    );
+}
+
 #[test]
 fn referenced_configs_report_once_across_pipelines() {
     // Two app configs share one nvinfer config: its findings appear once.
@@ -449,7 +496,7 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
         v.sort();
         v
     };
-    let cases: [(&str, &str, &[&str]); 4] = [
+    let cases: [(&str, &str, &[&str]); 5] = [
         (
             "docker/Dockerfile",
             "",
@@ -492,12 +539,151 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
                 "stage/app.txt",
             ],
         ),
+        // `.dockerignore` (written below) keeps `configs/` out of the
+        // context; it is not read: still counted as copied (a path more
+        // unknown, never a wrong finding).
+        ("Containerfile", "FROM x\nCOPY . /app\n", &[]),
     ];
+    std::fs::write(d.join(".dockerignore"), "# not read\nconfigs\n").unwrap();
     for (name, text, expected) in cases {
         let _ = std::fs::remove_file(d.join("docker/Dockerfile"));
         if !text.is_empty() {
             std::fs::write(d.join(name), text).unwrap();
         }
+        assert_eq!(missing(), expected, "{name}: {text}");
+    }
+}
+
+/// A config a script or Compose file bind-mounts into a container (at
+/// another path: `docker run -v "$(pwd)/configs:/app/configs"`, Compose
+/// `volumes: - ./configs:/opt/...`) runs from the mount target, among the
+/// image's files and the container's other mounts: its missing relative
+/// paths are unknown (no DS704), as for a config a Dockerfile copies
+/// (`syntax::mounts`). A named volume, a mount from outside the project
+/// (`/tmp/.X11-unix`), a `--mount` of `type=volume` and a commented-out
+/// line mount nothing of it; a Compose file's relative paths are its own
+/// folder's; a script's are its working folder's, which may be any
+/// folder from its own up to the root. The same whether the whole root
+/// is walked or only one config is named (the root's scripts and Compose
+/// files are then walked for).
+#[test]
+fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt").unwrap();
+    let folders = ["configs", "configs/deep", "deploy/configs", "other", "scripts/local"];
+    for folder in folders {
+        std::fs::create_dir_all(d.join(folder)).unwrap();
+        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
+        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
+    }
+    // The configs with a DS704 (their `config-file` is missing), checked
+    // as a walk of the root and named one by one.
+    let missing = || {
+        let of = |checked: &support::Checked| -> Vec<String> {
+            (checked.diagnostics.iter())
+                .filter(|x| x.code() == "DS704")
+                .map(|x| {
+                    let path = &checked.ws.files[x.file].path;
+                    let path = std::fs::canonicalize(path).unwrap();
+                    let root = std::fs::canonicalize(d).unwrap();
+                    path.strip_prefix(root).unwrap().display().to_string()
+                })
+                .collect()
+        };
+        let walked = of(&check_dir(d));
+        let named: Vec<String> = folders
+            .iter()
+            .flat_map(|f| {
+                let mut ws = dslint::model::workspace::Workspace::load(&[d.join(f).join("app.txt")]);
+                let (profile, facts) = case_settings(d);
+                let r = dslint::rules::check_with(&mut ws, facts.as_ref(), profile, &case_options(d));
+                of(&support::Checked {
+                    ws,
+                    diagnostics: r.diagnostics,
+                })
+            })
+            .collect();
+        assert_eq!(walked, named, "walked and named");
+        walked
+    };
+    let all = [
+        "configs/app.txt",
+        "configs/deep/app.txt",
+        "deploy/configs/app.txt",
+        "other/app.txt",
+        "scripts/local/app.txt",
+    ];
+    let cases: [(&str, &str, &[&str]); 7] = [
+        ("scripts/run.sh", "#!/bin/sh\necho no container\n", &all),
+        // Nothing of the project: X11's socket, a named volume, a volume
+        // `--mount`, an anonymous volume, a commented-out line.
+        (
+            "scripts/run.sh",
+            "#!/bin/bash\n# docker run -v $(pwd):/ws img\n\
+             docker run --gpus all -it --rm \\\n  -v /tmp/.X11-unix:/tmp/.X11-unix \\\n  \
+             -v configs:/configs --mount type=volume,source=other,target=/o -v /models \\\n  \
+             nvcr.io/nvidia/deepstream:9.1-triton-multiarch\n",
+            &all,
+        ),
+        // `$(pwd)/configs` from the script's working folder: the root's
+        // `configs` (and `scripts/configs`, which does not exist).
+        (
+            "scripts/run.sh",
+            "docker run -v \"$(pwd)/configs\":/app/configs -w /app img deepstream-app -c configs/app.txt\n",
+            &["deploy/configs/app.txt", "other/app.txt", "scripts/local/app.txt"],
+        ),
+        // The working folder as a whole: everything from it up to the root.
+        ("scripts/run.sh", "docker run -v ${PWD}:/workspace img\n", &[]),
+        // Compose: relative to the Compose file's folder; a named volume
+        // and a device are no config's folder.
+        (
+            "deploy/docker-compose.yml",
+            "services:\n  ds:\n    image: nvcr.io/nvidia/deepstream:9.1-samples-multiarch\n    volumes:\n      \
+             - ./configs:/opt/nvidia/deepstream/deepstream/samples/configs/app\n      - other:/other\n    \
+             devices:\n      - /dev/video0:/dev/video0\nvolumes:\n  other:\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "other/app.txt",
+                "scripts/local/app.txt",
+            ],
+        ),
+        // `..` from its folder, the long syntax.
+        (
+            "deploy/compose.yaml",
+            "services:\n  ds:\n    volumes:\n      - type: bind\n        source: ../other\n        target: /app\n",
+            &[
+                "configs/app.txt",
+                "configs/deep/app.txt",
+                "deploy/configs/app.txt",
+                "scripts/local/app.txt",
+            ],
+        ),
+        // One file mounted.
+        (
+            "compose.yml",
+            "services:\n  ds:\n    volumes: [\"./configs/deep/app.txt:/app/app.txt:ro\"]\n",
+            &[
+                "configs/app.txt",
+                "deploy/configs/app.txt",
+                "other/app.txt",
+                "scripts/local/app.txt",
+            ],
+        ),
+    ];
+    for (name, text, expected) in cases {
+        for old in [
+            "scripts/run.sh",
+            "deploy/docker-compose.yml",
+            "deploy/compose.yaml",
+            "compose.yml",
+        ] {
+            let _ = std::fs::remove_file(d.join(old));
+        }
+        std::fs::create_dir_all(d.join(name).parent().unwrap()).unwrap();
+        std::fs::write(d.join(name), text).unwrap();
         assert_eq!(missing(), expected, "{name}: {text}");
     }
 }

@@ -40,6 +40,19 @@ fn render_diffs(o: &engine::FixOutcome) -> String {
         .collect()
 }
 
+/// A fix that edits one file in several places (DS001's two header
+/// comments moved: four edits to pgie.txt) names the file once in the
+/// log's record of what it edits (`AppliedFix::edits`, which
+/// `keep_written` reads), as `changed` names it.
+#[test]
+fn a_fix_names_each_file_it_edits_once() {
+    let o = fix_case(Path::new("testdata/rules/DS001/fires-group-header-comment"), false);
+    let pgie = Path::new("testdata/rules/DS001/fires-group-header-comment/pgie.txt");
+    assert!(o.changed.contains_key(pgie), "{:?}", o.changed.keys());
+    let ds001: Vec<&Vec<PathBuf>> = o.log.iter().filter(|f| f.code == "DS001").map(|f| &f.edits).collect();
+    assert_eq!(ds001, [&vec![pgie.to_path_buf()]]);
+}
+
 #[test]
 fn fix_diffs_and_convergence_for_every_case() {
     // Which cases a fix changes, and which files: a case whose fix stops

@@ -840,8 +840,9 @@ fn ignore_files_above_the_root_are_never_read() {
     std::fs::write(l.repo.join("sub/.gitignore"), &comments).unwrap();
     std::fs::create_dir_all(l.repo.join("more")).unwrap();
     std::fs::write(l.repo.join("more/.gitignore"), &comments).unwrap();
-    let (rc, out, _) = run_bounded(&l.repo, &["check", "."], &[], limit);
-    assert_eq!(rc, 1, "{out}");
+    // The run fails: it checked nothing it was asked to (exit 2).
+    let (rc, out, err) = run_bounded(&l.repo, &["check", "."], &[], limit);
+    assert_eq!((rc, err), (2, format!("dslint: .: {OVER_IGNORE}\n")), "{out}");
     assert!(out.contains(&format!("{OVER_IGNORE}\n  --> .")), "{out}");
 }
 
@@ -872,10 +873,11 @@ fn peak_kib(dir: &Path, args: &[&str]) -> i64 {
 /// The ignore files a walk compiles are bounded in bytes, patterns and
 /// wildcards together (`files::walk::MAX_IGNORE_*`): globs compile to
 /// hundreds of times their size (redteam: 4 MiB of them, ~2 GB). As the
-/// attacker: just past each bound nothing is walked, with the notice; at
-/// the bounds, the costliest globs measured (a wildcard in each of 10,000
-/// patterns of 52 bytes; 10,000 `[!a]` classes) compile in well under the
-/// gigabytes they took.
+/// attacker: just past each bound nothing is walked, with the notice, and
+/// the run fails (exit 2, the notice on stderr too: a project its ignore
+/// files kept from being walked never passes); at the bounds, the costliest
+/// globs measured (a wildcard in each of 10,000 patterns of 52 bytes;
+/// 10,000 `[!a]` classes) compile in well under the gigabytes they took.
 #[test]
 fn ignore_globs_are_bounded_in_what_they_compile_to() {
     let l = layout();
@@ -884,16 +886,35 @@ fn ignore_globs_are_bounded_in_what_they_compile_to() {
     let limit = Duration::from_secs(20);
     let walked = |ignore: &str| {
         std::fs::write(l.repo.join(".gitignore"), ignore).unwrap();
-        let (_, out, err) = run_bounded(&l.repo, &["check", ".", "--show-files"], &[], limit);
-        assert!(err.is_empty(), "{err}");
-        (
-            out.contains("./app.txt"),
-            out.contains(&format!(".: unreadable: DS005: {OVER_IGNORE}\n")),
-        )
+        let (rc, out, err) = run_bounded(&l.repo, &["check", ".", "--show-files"], &[], limit);
+        let over = out.contains(&format!(".: unreadable: DS005: {OVER_IGNORE}\n"));
+        if over {
+            assert_eq!((rc, err), (2, format!("dslint: .: {OVER_IGNORE}\n")));
+        } else {
+            assert_eq!((rc, err.as_str()), (0, ""));
+        }
+        (out.contains("./app.txt"), over)
     };
     let patterns = |n: usize, body: &str| (0..n).map(|i| format!("{i:05}{body}\n")).collect::<String>();
     // 10,001 short literal patterns (60 KiB), 10,001 wildcards in one.
     assert_eq!(walked(&patterns(10_001, "")), (false, true));
+    // Whatever is selected, and with --exit-zero: DS005 not shown, the run
+    // still fails with the notice. A config named alone is checked, but
+    // the lazy walks of the root (the project's readers and Dockerfiles)
+    // are stopped too: it fails as well, and its missing path is unknown.
+    std::fs::write(l.repo.join("other.txt"), app("pgie_missing.txt")).unwrap();
+    for args in [
+        &["check", ".", "--select", "DS101", "--exit-zero"][..],
+        &["fix", ".", "--ignore", "DS005"],
+        &["check", "other.txt"],
+    ] {
+        let (rc, out, err) = run_bounded(&l.repo, args, &[], limit);
+        let at = if args[1] == "." { "." } else { l.repo.to_str().unwrap() };
+        let notice = format!("dslint: {at}: {OVER_IGNORE}");
+        assert_eq!((rc, err.lines().next()), (2, Some(notice.as_str())), "{args:?}: {err}");
+        assert!(!out.contains("DS704"), "{args:?}: {out}");
+    }
+    std::fs::remove_file(l.repo.join("other.txt")).unwrap();
     assert_eq!(walked(&format!("a{}\n", "?".repeat(10_001))), (false, true));
     assert_eq!(walked(&format!("a{}\n", "[!a]".repeat(10_001))), (false, true));
     // Comments and blank lines are no patterns.

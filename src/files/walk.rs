@@ -83,6 +83,9 @@ pub struct Walk<T> {
     /// Paths not walked or not readable, and why (sorted: walk errors
     /// first, then pruned folders and links).
     pub problems: Vec<(PathBuf, String)>,
+    /// Whether the ignore files went past their bounds: nothing was walked
+    /// (`problems` holds the folder with [`over_notice`]).
+    pub stopped: bool,
 }
 
 /// A file the walk found, as its folder listed it.
@@ -133,6 +136,7 @@ pub fn walk<T: Send>(
                 return Walk {
                     files: Vec::new(),
                     problems: vec![(dir.to_path_buf(), msg)],
+                    stopped: false,
                 };
             }
         }
@@ -237,6 +241,7 @@ pub fn walk<T: Send>(
         return Walk {
             files: Vec::new(),
             problems: vec![(top.to_path_buf(), over_notice())],
+            stopped: true,
         };
     }
     let mut problems = errors.into_inner().unwrap_or_default();
@@ -248,7 +253,11 @@ pub fn walk<T: Send>(
     // On the pool (idle while the walker's threads ran), in path order
     // (by component), compared as listed paths ([`listed_order`]).
     files.par_sort_by(|a, b| listed_order(&a.0, &b.0));
-    Walk { files, problems }
+    Walk {
+        files,
+        problems,
+        stopped: false,
+    }
 }
 
 /// `a.cmp(b)` (by component) for two paths one walk listed: each is the
@@ -437,7 +446,7 @@ impl Rules {
 /// The notice for a walk its ignore files stopped. Which bound they went
 /// past first depends on the order the threads read them in: all three
 /// are named, so the output does not.
-fn over_notice() -> String {
+pub fn over_notice() -> String {
     format!(
         "the ignore files (.ignore, .gitignore) under it are over {MAX_IGNORE_BYTES} bytes, {MAX_IGNORE_PATTERNS} patterns or {MAX_IGNORE_WILDCARDS} wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory); nothing walked"
     )

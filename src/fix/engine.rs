@@ -111,7 +111,7 @@ pub struct AppliedFix {
     pub line: usize,
     pub code: &'static str,
     pub title: String,
-    /// The files it edits, as `FixOutcome::changed` names them.
+    /// The files it edits, as `FixOutcome::changed` names them, each once.
     #[serde(skip)]
     pub edits: Vec<PathBuf>,
 }
@@ -442,15 +442,7 @@ fn run_once(
                 if cycling.is_empty() {
                     break Some((fixable, taken, texts));
                 }
-                // Left unfixed means as it was: which pipeline's value the
-                // file held when the cycle was seen is an accident of order.
-                for k in &cycling {
-                    if let Some((_, original)) = originals.get(k) {
-                        overlay.insert(k.clone(), original.clone());
-                        reverted = true;
-                    }
-                }
-                frozen.extend(cycling);
+                reverted |= freeze(cycling, &originals, &mut overlay, &mut frozen);
             }
         };
         let Some((fixable, taken, texts)) = pass else {
@@ -473,7 +465,11 @@ fn run_once(
                     .filter(|&f| taken_at.contains(&(f as *const Fix as usize)))?;
                 let file = &ws.files[d.file];
                 let (line, _) = file.position(d.span.start);
-                let edits: Vec<PathBuf> = f.edits.iter().map(|e| key(e.file)).collect();
+                // Each file once (a fix may edit a file in several places).
+                let mut files: Vec<FileId> = f.edits.iter().map(|e| e.file).collect();
+                files.sort_unstable();
+                files.dedup();
+                let edits: Vec<PathBuf> = files.into_iter().map(key).collect();
                 let logged = (
                     AppliedFix {
                         file: file.path.clone(),
@@ -517,6 +513,30 @@ fn run_once(
         after,
         applied,
     }
+}
+
+/// Leave the files of a cycle unfixed (`run_once`): each put back as it
+/// was before its first fix of the run (left unfixed means as it was:
+/// which pipeline's value the file held when the cycle was seen is an
+/// accident of order) and frozen, so that no later pass fixes it. Whether
+/// a text was put back: the pass's findings were then read from texts
+/// that will not be written, and the files are checked again before the
+/// loop may end.
+fn freeze(
+    cycling: Vec<PathBuf>,
+    originals: &PathMap<(PathBuf, String)>,
+    overlay: &mut PathMap<String>,
+    frozen: &mut BTreeSet<PathBuf>,
+) -> bool {
+    let mut reverted = false;
+    for k in &cycling {
+        if let Some((_, original)) = originals.get(k) {
+            overlay.insert(k.clone(), original.clone());
+            reverted = true;
+        }
+    }
+    frozen.extend(cycling);
+    reverted
 }
 
 /// The texts each file a fix loop changed had, to tell a cycle: a file
@@ -574,6 +594,40 @@ mod tests {
     /// finding without a fix): a file may come back to an earlier text
     /// once; the second time it is named as cycling and that pass is not
     /// noted, so the pass made again without it sees the same history.
+    /// The revert-and-freeze step alone (no input found reaches it through
+    /// `fix`, as above): a cycling file a fix changed goes back to its text
+    /// before the run's first fix and is frozen, the others' texts stay; a
+    /// cycling file no fix of the run changed yet (its text is the
+    /// starting one) is frozen with nothing put back, so no new check is
+    /// asked for.
+    #[test]
+    fn a_cycling_file_is_put_back_and_frozen() {
+        let (a, b, c) = (
+            PathBuf::from("/a.txt"),
+            PathBuf::from("/b.txt"),
+            PathBuf::from("/c.txt"),
+        );
+        let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
+        originals.insert(a.clone(), (PathBuf::from("a.txt"), "a0".to_string()));
+        originals.insert(c.clone(), (PathBuf::from("c.txt"), "c0".to_string()));
+        let mut overlay: PathMap<String> = PathMap::default();
+        for (k, text) in [(&a, "a2"), (&b, "b0"), (&c, "c1")] {
+            overlay.insert(k.clone(), text.to_string());
+        }
+        let mut frozen = BTreeSet::new();
+        assert!(!freeze(vec![b.clone()], &originals, &mut overlay, &mut frozen));
+        assert_eq!(overlay[&b], "b0");
+        assert!(freeze(vec![a.clone()], &originals, &mut overlay, &mut frozen));
+        assert_eq!((overlay[&a].as_str(), overlay[&c].as_str()), ("a0", "c1"));
+        assert_eq!(frozen, BTreeSet::from([a.clone(), b.clone()]));
+        // What `finish` then reports: the frozen files, none as changed.
+        assert!(
+            frozen
+                .iter()
+                .all(|k| originals.get(k).is_none_or(|(_, o)| overlay[k] == *o))
+        );
+    }
+
     #[test]
     fn a_file_coming_back_twice_is_a_cycle() {
         let (a, b) = (PathBuf::from("/a.txt"), PathBuf::from("/b.txt"));

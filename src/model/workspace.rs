@@ -14,6 +14,7 @@ use crate::base::rule::Rule;
 use crate::files::read::{self, ReadError};
 use crate::files::root::{Place, ProjectRoot};
 use crate::model::detect::{self, Kind, SkipReason, Verdict};
+use crate::syntax::mounts::{Base, Mount};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
 pub use crate::files::read::MAX_FILE_BYTES;
@@ -122,10 +123,32 @@ pub struct Workspace {
     rekinded: Vec<FileId>,
     /// The key names the project's own C/C++ readers read
     /// (`reader_keys`), found the first time a rule asks.
-    reader_keys: std::sync::OnceLock<HashSet<String>>,
+    reader_keys: std::sync::OnceLock<ReaderKeys>,
     /// What the project's Dockerfiles and Containerfiles copy into an
-    /// image (`copied_into_image`), found the first time a path is missing.
+    /// image, and its scripts and Compose files bind-mount into a container
+    /// (`copied_into_image`), found the first time a path is missing.
     container_copies: std::sync::OnceLock<HashSet<PathBuf>>,
+    /// A folder whose walk its ignore files stopped (over their bounds:
+    /// `files::walk::over_notice`), the first one: the run checked less
+    /// than it was asked to, which fails it (`walk_stopped`).
+    walk_stopped: std::sync::OnceLock<PathBuf>,
+}
+
+/// The key and group names the project's own readers read
+/// (`Workspace::reader_keys`).
+#[derive(Debug, Default)]
+pub struct ReaderKeys {
+    keys: HashSet<String>,
+    /// The walk for them was stopped (`Workspace::walk_stopped`): any name
+    /// may be one.
+    unknown: bool,
+}
+
+impl ReaderKeys {
+    /// Whether a reader of the project may read this key or group.
+    pub fn contains(&self, name: &str) -> bool {
+        self.unknown || self.keys.contains(name)
+    }
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -289,6 +312,7 @@ impl Workspace {
             placed: previous.placed,
             reader_keys: previous.reader_keys,
             container_copies: previous.container_copies,
+            walk_stopped: previous.walk_stopped,
             ..Workspace::default()
         };
         ws.fill(paths, root, overlay);
@@ -464,45 +488,85 @@ impl Workspace {
     /// not read), whatever paths were named, so a check of one file and of
     /// the whole tree agree. Each file is read under the size cap, inside
     /// the root (the walk's guarantees); empty without a root.
-    pub fn reader_keys(&self) -> &HashSet<String> {
+    pub fn reader_keys(&self) -> &ReaderKeys {
         self.reader_keys.get_or_init(|| {
             let Some(root) = &self.root else {
-                return HashSet::new();
+                return ReaderKeys::default();
             };
-            walk_whole_root(root, &crate::syntax::c_keys::is_source, &scan_reader_source)
-                .into_iter()
-                .flat_map(|(_, keys)| keys)
-                .collect()
+            match self.walk_whole_root(root, &crate::syntax::c_keys::is_source, &scan_reader_source) {
+                Some(files) => ReaderKeys {
+                    keys: files.into_iter().flat_map(|(_, keys)| keys).collect(),
+                    unknown: false,
+                },
+                // Not walked: any key may be read (the run fails).
+                None => ReaderKeys {
+                    keys: HashSet::new(),
+                    unknown: true,
+                },
+            }
         })
+    }
+
+    /// The first folder whose walk its ignore files stopped (by this run's
+    /// walks, the lazy ones of the whole root included): nothing under it
+    /// was walked, so the run is no check of it (an error: exit 2).
+    pub fn walk_stopped(&self) -> Option<&Path> {
+        self.walk_stopped.get().map(PathBuf::as_path)
     }
 
     /// Whether a Dockerfile or Containerfile of the project copies the file
     /// `from` into an image (`COPY` or `ADD` of it or of a folder holding
-    /// it, `.` included: `syntax::dockerfile`). It runs from the copy, and
-    /// its relative paths resolve in the image's tree, where the base image
-    /// (the DeepStream install of an `nvcr.io/nvidia/deepstream` image) and
-    /// the build's other steps (`RUN cp config/* samples/configs/…`, a
-    /// model downloaded) put files the project's tree does not show: a path
-    /// missing from the tree may be there, so whether it exists is unknown.
-    /// A source is taken relative to the build context, which is chosen
-    /// where the image is built: the nearest folder from the Dockerfile's
-    /// own up to the root that holds every source it names
-    /// ([`container_copies`]). Found by the walk of the whole root, or by
-    /// one walk of the root the first time it is asked, whatever paths
-    /// were named.
+    /// it, `.` included: `syntax::dockerfile`), or a shell script or
+    /// Compose file of the project bind-mounts it (or a folder holding it)
+    /// into a container (`docker run -v`, `--mount`, Compose `volumes:`:
+    /// `syntax::mounts`). It runs from the copy or the mount target, and
+    /// its relative paths resolve in the container's tree, where the base
+    /// image (the DeepStream install of an `nvcr.io/nvidia/deepstream`
+    /// image), the build's other steps (`RUN cp config/* samples/configs/…`,
+    /// a model downloaded) and the container's other mounts put files the
+    /// project's tree does not show: a path missing from the tree may be
+    /// there, so whether it exists is unknown. A copy's source is taken
+    /// relative to the build context, which is chosen where the image is
+    /// built: the nearest folder from the Dockerfile's own up to the root
+    /// that holds every source it names ([`container_copies`]); a
+    /// `.dockerignore` is not read (what it keeps out of the context is
+    /// still counted as copied: a path more counted as unknown, never a
+    /// finding). Found by the walk of the whole root, or by one walk of the
+    /// root the first time it is asked, whatever paths were named.
     pub fn copied_into_image(&self, from: FileId) -> bool {
         let copies = self.container_copies.get_or_init(|| {
             let Some(root) = &self.root else {
                 return HashSet::new();
             };
-            let files = walk_whole_root(root, &crate::syntax::dockerfile::is_containerfile, &scan_containerfile);
-            container_copies(root, files)
+            match self.walk_whole_root(root, &is_container_source, &scan_containerfile) {
+                Some(files) => container_copies(root, files),
+                // Not walked: any config may be copied (the run fails).
+                None => HashSet::from([root.path().to_path_buf()]),
+            }
         });
         if copies.is_empty() {
             return false;
         }
         let key = self.identify(&self.files[from].path).0;
         key.ancestors().any(|a| copies.contains(a))
+    }
+
+    /// The files under the whole root that `wanted` picks, each with what
+    /// `visit` made of it on the walk's threads (the lazy scans of the
+    /// project's own sources: `reader_keys`, `copied_into_image`); `None`
+    /// when the ignore files stopped the walk (noted: `walk_stopped`).
+    fn walk_whole_root<T: Send>(
+        &self,
+        root: &ProjectRoot,
+        wanted: &(dyn Fn(&Path) -> bool + Sync),
+        visit: &(dyn Fn(crate::files::walk::Listed) -> T + Sync),
+    ) -> Option<Vec<(PathBuf, T)>> {
+        let walked = crate::files::walk::walk(root, root.path(), rayon::current_num_threads(), wanted, visit);
+        if walked.stopped {
+            let _ = self.walk_stopped.set(root.path().to_path_buf());
+            return None;
+        }
+        Some(walked.files)
     }
 
     /// Whether `--follow-outside` lets references read outside the root.
@@ -541,12 +605,11 @@ impl Workspace {
         let whole_root = root_walked && self.reader_keys.get().is_none();
         // And what its Dockerfiles copy (`copied_into_image`).
         let containers = root_walked && self.container_copies.get().is_none();
-        let is_containerfile = crate::syntax::dockerfile::is_containerfile;
         let visit = |l: crate::files::walk::Listed| {
             if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
                 return (PathBuf::new(), Loaded::ReaderKeys(scan_reader_source(l)));
             }
-            if containers && is_containerfile(l.path) && !is_candidate(l.path) {
+            if containers && is_container_source(l.path) && !is_candidate(l.path) {
                 return (PathBuf::new(), Loaded::ContainerSources(scan_containerfile(l)));
             }
             // A listed file that is no link is where its folder is: no look
@@ -576,9 +639,12 @@ impl Workspace {
         let wanted = |p: &Path| {
             is_candidate(p)
                 || (whole_root && crate::syntax::c_keys::is_source(p))
-                || (containers && is_containerfile(p))
+                || (containers && is_container_source(p))
         };
         let mut walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
+        if walked.stopped {
+            let _ = self.walk_stopped.set(top.to_path_buf());
+        }
         if whole_root || containers {
             let mut keys = HashSet::new();
             let mut sources = Vec::new();
@@ -594,10 +660,36 @@ impl Workspace {
                 _ => true,
             });
             if whole_root {
-                let _ = self.reader_keys.set(keys);
+                // A stopped walk read none: any may be read (the run fails).
+                let unknown = walked.stopped;
+                let _ = self.reader_keys.set(ReaderKeys { keys, unknown });
             }
             if containers {
-                let _ = self.container_copies.set(container_copies(&root, sources));
+                // Scripts and Compose files are candidates, read as such:
+                // what they mount is read from their text.
+                for (path, (key, loaded)) in &walked.files {
+                    if !is_container_source(path) {
+                        continue;
+                    }
+                    let scan = match loaded {
+                        Loaded::File(f) => scan_container_text(path, &f.doc.text),
+                        // Skipped (read, not kept): read again.
+                        Loaded::Skipped(..) if key.starts_with(root.path()) => {
+                            match crate::files::read::read_regular(key, MAX_FILE_BYTES) {
+                                Ok(bytes) => scan_container_text(path, &String::from_utf8_lossy(&bytes)),
+                                Err(_) => continue,
+                            }
+                        }
+                        _ => continue,
+                    };
+                    sources.push((path.clone(), scan));
+                }
+                let copies = if walked.stopped {
+                    HashSet::from([root.path().to_path_buf()])
+                } else {
+                    container_copies(&root, sources)
+                };
+                let _ = self.container_copies.set(copies);
             }
         }
         for (path, msg) in walked.problems {
@@ -1097,17 +1189,6 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
     keys
 }
 
-/// The files under the whole root that `wanted` picks, each with what
-/// `visit` made of it on the walk's threads (the lazy scans of the
-/// project's own sources: `reader_keys`, `copied_into_image`).
-fn walk_whole_root<T: Send>(
-    root: &ProjectRoot,
-    wanted: &(dyn Fn(&Path) -> bool + Sync),
-    visit: &(dyn Fn(crate::files::walk::Listed) -> T + Sync),
-) -> Vec<(PathBuf, T)> {
-    crate::files::walk::walk(root, root.path(), rayon::current_num_threads(), wanted, visit).files
-}
-
 /// A file the walk listed, read under the size cap: a link (to a regular
 /// file inside the root) by following it, any other name as listed
 /// (`read_listed`: not followed if it became a link since).
@@ -1124,12 +1205,21 @@ fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::
 /// the nearest folder, from the Dockerfile's own up to the root, that
 /// holds every source it names (a build fails on a source its context
 /// lacks: `docker build -f docker/Dockerfile .` copies the root's
-/// `configs/`); the Dockerfile's folder when none does.
-fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, Vec<String>)>) -> HashSet<PathBuf> {
+/// `configs/`); the Dockerfile's folder when none does. And the paths the
+/// scripts and Compose files mount ([`mounted_paths`]).
+fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) -> HashSet<PathBuf> {
     let mut copies = HashSet::new();
-    for (path, sources) in files {
+    let mut mounts = Vec::new();
+    for (path, scan) in files {
         let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
             continue;
+        };
+        let sources = match scan {
+            ContainerScan::Copies(sources) => sources,
+            ContainerScan::Mounts(m, compose) => {
+                mounts.push((dir, m, compose));
+                continue;
+            }
         };
         let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
         let context = dir
@@ -1145,16 +1235,84 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, Vec<String>)>) -> H
             });
         }
     }
+    mounted_paths(root, mounts, &mut copies);
     copies
 }
 
-/// What a Dockerfile or Containerfile the walk listed copies from its
-/// build context (`syntax::dockerfile::copied_sources`); nothing when it
-/// cannot be read.
-fn scan_containerfile(l: crate::files::walk::Listed) -> Vec<String> {
+/// The real paths the scripts and Compose files (by their folder) mount:
+/// an absolute path as written; a Compose file's relative path from the
+/// project directory, which is the folder of a Compose file (the first
+/// one named: each Compose file's folder is taken); a path from an
+/// unknown folder (a script's working folder, `$(pwd)`, a variable) from
+/// the file's folder and from each folder above it up to the root.
+fn mounted_paths(root: &ProjectRoot, mounts: Vec<(PathBuf, Vec<Mount>, bool)>, into: &mut HashSet<PathBuf>) {
+    let compose_dirs: Vec<&PathBuf> = mounts.iter().filter(|m| m.2).map(|(dir, ..)| dir).collect();
+    for (dir, list, _) in &mounts {
+        for m in list {
+            match m.base {
+                Base::Absolute => {
+                    let p = Path::new(&m.path);
+                    into.insert(std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)));
+                }
+                Base::Project => {
+                    for d in &compose_dirs {
+                        into.insert(normalize(&d.join(&m.path)));
+                    }
+                }
+                Base::Unknown => {
+                    for a in dir.ancestors().take_while(|a| a.starts_with(root.path())) {
+                        into.insert(normalize(&a.join(&m.path)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a Dockerfile, Containerfile, script or Compose file copies into an
+/// image or mounts into a container ([`scan_container_text`]); nothing
+/// when it cannot be read.
+fn scan_containerfile(l: crate::files::walk::Listed) -> ContainerScan {
     match read_walked(&l) {
-        Ok(bytes) => crate::syntax::dockerfile::copied_sources(&String::from_utf8_lossy(&bytes)),
-        Err(_) => Vec::new(),
+        Ok(bytes) => scan_container_text(l.path, &String::from_utf8_lossy(&bytes)),
+        Err(_) => ContainerScan::Copies(Vec::new()),
+    }
+}
+
+/// A Dockerfile's or Containerfile's copies from its build context
+/// (`syntax::dockerfile::copied_sources`), a Compose file's or a script's
+/// bind mounts (`syntax::mounts`), by the file's name.
+fn scan_container_text(path: &Path, text: &str) -> ContainerScan {
+    use crate::syntax::mounts;
+    if crate::syntax::dockerfile::is_containerfile(path) {
+        ContainerScan::Copies(crate::syntax::dockerfile::copied_sources(text))
+    } else if mounts::is_compose_file(path) {
+        ContainerScan::Mounts(mounts::compose_mounts(text), true)
+    } else {
+        ContainerScan::Mounts(mounts::script_mounts(text), false)
+    }
+}
+
+/// Whether a file may copy configs into an image or mount them into a
+/// container: a Dockerfile or Containerfile, a Compose file, a script.
+fn is_container_source(path: &Path) -> bool {
+    crate::syntax::dockerfile::is_containerfile(path)
+        || crate::syntax::mounts::is_compose_file(path)
+        || crate::syntax::mounts::is_script(path)
+}
+
+/// What one file gives a container (`scan_container_text`).
+enum ContainerScan {
+    /// A Dockerfile's sources, relative to its build context.
+    Copies(Vec<String>),
+    /// A script's or Compose file's bind-mounted host paths, and whether
+    /// it is a Compose file.
+    Mounts(Vec<Mount>, bool),
+}
+
+impl Default for ContainerScan {
+    fn default() -> ContainerScan {
+        ContainerScan::Copies(Vec::new())
     }
 }
 
@@ -1209,9 +1367,9 @@ enum Loaded {
     /// (`Workspace::reader_keys`): not a file of the workspace.
     ReaderKeys(Vec<String>),
     /// A Dockerfile or Containerfile a walk of the whole root read the
-    /// sources of (`Workspace::copied_into_image`): not a file of the
-    /// workspace.
-    ContainerSources(Vec<String>),
+    /// sources of, or a script or Compose file it read the mounts of
+    /// (`Workspace::copied_into_image`): not a file of the workspace.
+    ContainerSources(ContainerScan),
 }
 
 /// How a file is read.

@@ -7,6 +7,7 @@ pub mod dockerfile;
 pub mod glib;
 pub mod keyfile;
 pub mod launch;
+pub mod mounts;
 pub mod pbtxt;
 mod points;
 pub mod python;
