@@ -1,13 +1,14 @@
 //! `--format json`: one object per finding; the schema is in the README.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
 use crate::model::workspace::Workspace;
-use crate::output::{FileProblem, locate};
+use crate::output::{FileProblem, locate, pretty};
 
 #[derive(Serialize)]
 struct Position {
@@ -16,46 +17,63 @@ struct Position {
 }
 
 #[derive(Serialize)]
-struct JsonEdit {
-    file: String,
+struct JsonEdit<'a> {
+    file: Cow<'a, str>,
     start: usize,
     end: usize,
-    content: String,
+    content: &'a str,
 }
 
 #[derive(Serialize)]
-struct JsonFix {
+struct JsonFix<'a> {
     applicability: Applicability,
-    message: String,
-    edits: Vec<JsonEdit>,
+    message: &'a str,
+    edits: Vec<JsonEdit<'a>>,
 }
 
-/// One finding as `--format json` prints it.
+/// One finding as `--format json` prints it (borrowed from the finding:
+/// nothing but `related` is copied).
 #[derive(Serialize)]
-pub struct JsonDiagnostic {
-    code: String,
-    name: String,
+pub struct JsonDiagnostic<'a> {
+    code: &'static str,
+    name: &'static str,
     severity: Severity,
-    file: String,
+    file: Cow<'a, str>,
     location: Option<Position>,
     end_location: Option<Position>,
-    message: String,
-    expected: Option<String>,
-    why: Option<String>,
+    message: &'a str,
+    expected: Option<&'a str>,
+    why: Option<&'a str>,
     related: Vec<String>,
-    fix: Option<JsonFix>,
+    fix: Option<JsonFix<'a>>,
 }
 
-/// Write the findings as a JSON array (pretty, a final newline), one
-/// object at a time: the output is never held whole.
+/// Write the findings as a JSON array (pretty, a final newline): the
+/// problems, then the findings, made a run at a time on all threads and
+/// written in order (`pretty::write_array`: the bytes
+/// `serde_json::to_writer_pretty` writes of [`items`], on any number of
+/// threads); only a batch of the output is ever held.
 pub fn write(out: &mut dyn Write, ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> io::Result<()> {
-    let items = problems
-        .iter()
-        .map(problem)
-        .chain(diags.iter().map(|d| diagnostic(ws, d)));
-    serde_json::Serializer::pretty(&mut *out)
-        .collect_seq(items)
-        .map_err(io::Error::from)?;
+    let mut lead = Vec::new();
+    for p in problems {
+        pretty::element(&mut lead, 1, &problem(p));
+    }
+    pretty::write_array(
+        out,
+        1,
+        &lead,
+        diags,
+        |_| (),
+        |(), run| {
+            // About what a run takes (a finding is ~770 bytes in the
+            // benchmark's trees).
+            let mut b = Vec::with_capacity(run.len() * 1024);
+            for d in run {
+                pretty::element(&mut b, 1, &diagnostic(ws, d));
+            }
+            b
+        },
+    )?;
     out.write_all(b"\n")
 }
 
@@ -65,7 +83,7 @@ pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
 }
 
 /// The findings as JSON objects, problems first, then by file and position.
-pub fn items(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Vec<JsonDiagnostic> {
+pub fn items<'a>(ws: &'a Workspace, diags: &'a [Diagnostic], problems: &[FileProblem<'a>]) -> Vec<JsonDiagnostic<'a>> {
     problems
         .iter()
         .map(problem)
@@ -73,15 +91,15 @@ pub fn items(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> 
         .collect()
 }
 
-fn problem(p: &FileProblem) -> JsonDiagnostic {
+fn problem<'a>(p: &FileProblem<'a>) -> JsonDiagnostic<'a> {
     JsonDiagnostic {
-        code: p.code.to_string(),
-        name: name(p.code),
+        code: p.code,
+        name: crate::base::rule::find(p.code).map_or("", |r| r.name),
         severity: p.severity,
-        file: crate::files::shown(p.path).into_owned(),
+        file: crate::files::shown(p.path),
         location: None,
         end_location: None,
-        message: p.message.to_string(),
+        message: p.message,
         expected: None,
         why: None,
         related: Vec::new(),
@@ -89,13 +107,14 @@ fn problem(p: &FileProblem) -> JsonDiagnostic {
     }
 }
 
-fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
+fn diagnostic<'a>(ws: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
     let l = locate(ws, d);
     JsonDiagnostic {
-        code: d.code().to_string(),
-        name: name(d.code()),
+        code: d.code(),
+        // `find(code)`'s name: codes are unique.
+        name: d.rule().name(),
         severity: d.severity(),
-        file: crate::files::shown(l.path).into_owned(),
+        file: crate::files::shown(l.path),
         location: Some(Position {
             line: l.line,
             column: l.col,
@@ -104,9 +123,9 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
             line: l.end_line,
             column: l.end_col,
         }),
-        message: d.message.clone(),
-        expected: d.expected.as_deref().map(str::to_owned),
-        why: d.why.as_deref().map(str::to_owned),
+        message: &d.message,
+        expected: d.expected.as_deref(),
+        why: d.why.as_deref(),
         related: d
             .related
             .iter()
@@ -117,23 +136,19 @@ fn diagnostic(ws: &Workspace, d: &Diagnostic) -> JsonDiagnostic {
             .collect(),
         fix: d.fix.as_ref().map(|f| JsonFix {
             applicability: f.applicability,
-            message: f.title.clone(),
+            message: &f.title,
             edits: f
                 .edits
                 .iter()
                 .map(|e| JsonEdit {
-                    file: crate::files::shown(&ws.files[e.file].path).into_owned(),
+                    file: crate::files::shown(&ws.files[e.file].path),
                     start: e.range.start,
                     end: e.range.end,
-                    content: e.text.clone(),
+                    content: &e.text,
                 })
                 .collect(),
         }),
     }
-}
-
-fn name(code: &str) -> String {
-    crate::base::rule::find(code).map_or_else(String::new, |r| r.name.to_string())
 }
 
 /// `fix --format json`: what changed (as unified diffs), every fix applied,
@@ -153,7 +168,7 @@ struct FixReport<'a> {
     related_left: &'a [crate::fix::engine::RelatedLeft],
     /// Fixes undone because a finding appeared after them.
     dropped: &'a [crate::fix::guard::DroppedFix],
-    remaining: Vec<JsonDiagnostic>,
+    remaining: Vec<JsonDiagnostic<'a>>,
 }
 
 #[derive(Serialize)]
@@ -185,4 +200,37 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
         remaining: items(&o.final_ws, &o.remaining, problems),
     };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::output::pretty::sample;
+
+    /// The array written a run at a time on all threads is what the pretty
+    /// serializer writes of the whole array of records ([`super::items`]),
+    /// on 1 thread and on 4, and it parses back to one object a finding.
+    #[test]
+    fn findings_are_the_whole_pretty_array_on_any_threads() {
+        let s = sample::many_findings();
+        let problems = s.problems();
+        let out = sample::on_1_and_4_threads(|| super::render(&s.ws, &s.diags, &problems));
+        let whole = serde_json::to_string_pretty(&super::items(&s.ws, &s.diags, &problems)).unwrap() + "\n";
+        assert!(out == whole, "not the whole array's bytes");
+        let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        assert_eq!(v.len(), problems.len() + s.diags.len());
+        assert_eq!(v[0]["file"], "./bad \"name\" 100%.txt");
+        assert_eq!(v[0]["message"], "not UTF-8: \u{1b}[2J skipped\n");
+        assert_eq!(v[1]["location"], serde_json::Value::Null);
+        let last = &v[v.len() - 1];
+        let d = &s.diags[s.diags.len() - 1];
+        assert_eq!(last["code"], d.code());
+        assert_eq!(last["file"], s.ws.files[d.file].path.to_str().unwrap());
+        assert_eq!(last["message"], d.message.as_str());
+        // Nothing, and problems alone, framed as the serializer frames them.
+        assert_eq!(super::render(&s.ws, &[], &[]), "[]\n");
+        let alone = serde_json::to_string_pretty(&super::items(&s.ws, &[], &problems)).unwrap() + "\n";
+        assert_eq!(super::render(&s.ws, &[], &problems), alone);
+        let one = serde_json::to_string_pretty(&super::items(&s.ws, &s.diags[..1], &[])).unwrap() + "\n";
+        assert_eq!(super::render(&s.ws, &s.diags[..1], &[]), one);
+    }
 }

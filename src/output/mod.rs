@@ -6,6 +6,7 @@ pub mod fingerprint;
 pub mod human;
 pub mod json;
 pub mod machine;
+pub(crate) mod pretty;
 pub mod rules;
 pub mod sarif;
 pub mod statistics;

@@ -3,19 +3,19 @@
 //! never held whole (no `serde_json::Value` tree, no output string). Fields
 //! are declared in name order, the order the keys always had.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde::ser::Serializer;
 
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::{Applicability, Fix};
 use crate::base::rule as registry;
 use crate::model::workspace::Workspace;
-use crate::output::fingerprint::fnv1a;
+use crate::output::fingerprint::{Fnv, fnv1a};
 use crate::output::machine::{INFO_URI, uri};
-use crate::output::{FileProblem, locate};
+use crate::output::{FileProblem, locate, pretty};
 use crate::syntax::Document;
 
 /// Bytes a URI path keeps as they are: RFC 3986 unreserved and `/`.
@@ -46,22 +46,6 @@ fn level(s: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Info => "note",
     }
-}
-
-#[derive(Serialize)]
-struct Log<R: Serialize> {
-    #[serde(rename = "$schema")]
-    schema: &'static str,
-    runs: [Run<R>; 1],
-    version: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Run<R: Serialize> {
-    column_kind: &'static str,
-    results: R,
-    tool: Tool,
 }
 
 #[derive(Serialize)]
@@ -116,10 +100,10 @@ struct RuleRecord {
 #[serde(rename_all = "camelCase")]
 struct ResultRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    fixes: Option<[FixRecord; 1]>,
+    fixes: Option<[FixRecord<'a>; 1]>,
     level: &'static str,
-    locations: [Location; 1],
-    message: Text<String>,
+    locations: [Location<'a>; 1],
+    message: Text<Cow<'a, str>>,
     partial_fingerprints: Fingerprints,
     rule_id: &'a str,
     rule_index: usize,
@@ -133,21 +117,21 @@ struct Fingerprints {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Location {
-    physical_location: PhysicalLocation,
+struct Location<'a> {
+    physical_location: PhysicalLocation<'a>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PhysicalLocation {
-    artifact_location: Artifact,
+struct PhysicalLocation<'a> {
+    artifact_location: Artifact<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     region: Option<Region>,
 }
 
 #[derive(Serialize)]
-struct Artifact {
-    uri: String,
+struct Artifact<'a> {
+    uri: Cow<'a, str>,
 }
 
 #[derive(Serialize)]
@@ -161,23 +145,23 @@ struct Region {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FixRecord {
-    artifact_changes: Vec<ArtifactChange>,
+struct FixRecord<'a> {
+    artifact_changes: Vec<ArtifactChange<'a>>,
     description: Text<String>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ArtifactChange {
-    artifact_location: Artifact,
-    replacements: Vec<Replacement>,
+struct ArtifactChange<'a> {
+    artifact_location: Artifact<'a>,
+    replacements: Vec<Replacement<'a>>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Replacement {
+struct Replacement<'a> {
     deleted_region: DeletedRegion,
-    inserted_content: Text<String>,
+    inserted_content: Text<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -187,62 +171,85 @@ struct DeletedRegion {
     byte_offset: usize,
 }
 
-/// The results, made one at a time as the serializer asks for them.
-struct Results<'a> {
-    ws: &'a Workspace,
-    diags: &'a [Diagnostic],
-    problems: &'a [FileProblem<'a>],
+/// What a file's findings share, made once per batch of runs (not per
+/// finding): its URIs and its logical keys.
+struct FileShared<'a> {
+    /// `artifactLocation.uri`.
+    sarif_uri: String,
+    /// The path the fingerprint hashes.
+    uri: String,
+    keys: LogicalKeys<'a>,
 }
 
-impl Serialize for Results<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let index = |code: &str| registry::RULES.iter().position(|r| r.code == code).unwrap_or(0);
-        let problems = self.problems.iter().map(|p| ResultRecord {
-            fixes: None,
-            level: level(p.severity),
-            locations: [Location {
-                physical_location: PhysicalLocation {
-                    artifact_location: Artifact { uri: sarif_uri(p.path) },
-                    region: None,
-                },
-            }],
-            message: Text {
-                text: p.message.to_string(),
-            },
-            partial_fingerprints: Fingerprints {
-                v1: fnv1a(&[p.code, &uri(p.path)]),
-            },
-            rule_id: p.code,
-            rule_index: index(p.code),
-        });
-        // Findings come sorted by file: each file's keys are indexed once.
-        let mut keys: Option<(FileId, LogicalKeys)> = None;
-        let diags = self.diags.iter().map(move |d| {
-            if keys.as_ref().is_none_or(|(f, _)| *f != d.file) {
-                keys = Some((d.file, LogicalKeys::new(&self.ws.files[d.file].doc)));
-            }
-            let key = keys
-                .as_ref()
-                .and_then(|(_, k)| k.key(d.span.start))
-                .unwrap_or_else(|| d.message.clone());
-            result(self.ws, d, &key)
-        });
-        s.collect_seq(problems.chain(diags))
-    }
+/// The files of a batch's findings, in id order, each made when a run
+/// first asks for it.
+type BatchFiles<'a> = Vec<(FileId, std::sync::OnceLock<FileShared<'a>>)>;
+
+fn batch_files<'a>(diags: &[Diagnostic]) -> BatchFiles<'a> {
+    let mut ids: Vec<FileId> = diags.iter().map(|d| d.file).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.into_iter().map(|f| (f, std::sync::OnceLock::new())).collect()
 }
 
-fn result<'a>(ws: &Workspace, d: &'a Diagnostic, logical_key: &str) -> ResultRecord<'a> {
-    let l = locate(ws, d);
-    let mut text = d.message.clone();
-    if let Some(e) = &d.expected {
-        text.push_str(&format!(" (expected: {e})"));
-    }
+fn shared<'a, 'b>(ws: &'a Workspace, files: &'b BatchFiles<'a>, file: FileId) -> Option<&'b FileShared<'a>> {
+    let i = files.binary_search_by_key(&file, |(f, _)| *f).ok()?;
+    Some(files[i].1.get_or_init(|| {
+        let f = &ws.files[file];
+        FileShared {
+            sarif_uri: sarif_uri(&f.path),
+            uri: uri(&f.path),
+            keys: LogicalKeys::new(&f.doc),
+        }
+    }))
+}
+
+fn problem<'a>(p: &'a FileProblem) -> ResultRecord<'a> {
     ResultRecord {
-        fixes: d.fix.as_ref().map(|f| [fix(ws, f)]),
+        fixes: None,
+        level: level(p.severity),
+        locations: [Location {
+            physical_location: PhysicalLocation {
+                artifact_location: Artifact {
+                    uri: Cow::Owned(sarif_uri(p.path)),
+                },
+                region: None,
+            },
+        }],
+        message: Text {
+            text: Cow::Borrowed(p.message),
+        },
+        partial_fingerprints: Fingerprints {
+            v1: fnv1a(&[p.code, &uri(p.path)]),
+        },
+        rule_id: p.code,
+        rule_index: registry::RULES.iter().position(|r| r.code == p.code).unwrap_or(0),
+    }
+}
+
+fn result<'a>(ws: &'a Workspace, d: &'a Diagnostic, file: &'a FileShared) -> ResultRecord<'a> {
+    let l = locate(ws, d);
+    let text = match &d.expected {
+        Some(e) => Cow::Owned(format!("{} (expected: {e})", d.message)),
+        None => Cow::Borrowed(d.message.as_str()),
+    };
+    // The group/key the finding is about (else its message), hashed as
+    // the one part `group/key` without being made.
+    let at = Fnv::new().part(d.code()).part(&file.uri);
+    let v1 = match file.keys.key(d.span.start) {
+        Some((group, Some(key))) => at.bytes(group.as_bytes()).bytes(b"/").part(key),
+        Some((group, None)) => at.part(group),
+        None => at.part(&d.message),
+    }
+    .hex();
+    ResultRecord {
+        fixes: d.fix.as_ref().map(|f| [fix(ws, f, d.file, file)]),
         level: level(d.severity()),
         locations: [Location {
             physical_location: PhysicalLocation {
-                artifact_location: Artifact { uri: sarif_uri(l.path) },
+                artifact_location: Artifact {
+                    uri: Cow::Borrowed(&file.sarif_uri),
+                },
                 region: Some(Region {
                     end_column: l
                         .end_col
@@ -254,16 +261,15 @@ fn result<'a>(ws: &Workspace, d: &'a Diagnostic, logical_key: &str) -> ResultRec
             },
         }],
         message: Text { text },
-        partial_fingerprints: Fingerprints {
-            v1: fnv1a(&[d.code(), &uri(l.path), logical_key]),
-        },
+        partial_fingerprints: Fingerprints { v1 },
         rule_id: d.code(),
         rule_index: d.rule() as usize,
     }
 }
 
-/// A fix: its edits grouped by file, files in id order.
-fn fix(ws: &Workspace, fix: &Fix) -> FixRecord {
+/// A fix: its edits grouped by file, files in id order (the finding's own
+/// file's URI is the one already made).
+fn fix<'a>(ws: &Workspace, fix: &'a Fix, own: FileId, shared: &'a FileShared) -> FixRecord<'a> {
     let files: std::collections::BTreeSet<FileId> = fix.edits.iter().map(|e| e.file).collect();
     let safety = if fix.applicability == Applicability::Safe {
         "safe"
@@ -275,7 +281,11 @@ fn fix(ws: &Workspace, fix: &Fix) -> FixRecord {
             .into_iter()
             .map(|file| ArtifactChange {
                 artifact_location: Artifact {
-                    uri: sarif_uri(&ws.files[file].path),
+                    uri: if file == own {
+                        Cow::Borrowed(shared.sarif_uri.as_str())
+                    } else {
+                        Cow::Owned(sarif_uri(&ws.files[file].path))
+                    },
                 },
                 replacements: fix
                     .edits
@@ -286,7 +296,7 @@ fn fix(ws: &Workspace, fix: &Fix) -> FixRecord {
                             byte_length: e.range.len(),
                             byte_offset: e.range.start,
                         },
-                        inserted_content: Text { text: e.text.clone() },
+                        inserted_content: Text { text: &e.text },
                     })
                     .collect(),
             })
@@ -328,28 +338,47 @@ fn section(page: &str, heading: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Write the SARIF log of a run (pretty, two-space indent, a final newline).
+/// The log's keys before the results, in name order (`$schema`, `runs`
+/// and the run's `columnKind`), as the pretty serializer writes them.
+const HEAD: &str = "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"runs\": [\n    {\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": ";
+
+/// Write the SARIF log of a run (pretty, two-space indent, a final
+/// newline): the results, at depth 4 (log, runs, run, results), made a run
+/// at a time on all threads and written in order (`pretty::write_array`:
+/// the bytes the pretty serializer writes of the whole log, on any number
+/// of threads), then the tool; only a batch of the output is ever held.
 pub fn write(out: &mut dyn Write, ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> io::Result<()> {
-    let log = Log {
-        schema: "https://json.schemastore.org/sarif-2.1.0.json",
-        runs: [Run {
-            column_kind: "unicodeCodePoints",
-            results: Results { ws, diags, problems },
-            tool: Tool {
-                driver: Driver {
-                    information_uri: INFO_URI,
-                    name: "dslint",
-                    rules: rules(),
-                    version: env!("CARGO_PKG_VERSION"),
-                },
-            },
-        }],
-        version: "2.1.0",
+    out.write_all(HEAD.as_bytes())?;
+    let mut lead = Vec::new();
+    for p in problems {
+        pretty::element(&mut lead, RESULTS, &problem(p));
+    }
+    pretty::write_array(out, RESULTS, &lead, diags, batch_files, |files, run| {
+        // About what a run takes (a result is ~1,200 bytes in the
+        // benchmark's trees).
+        let mut b = Vec::with_capacity(run.len() * 1536);
+        for d in run {
+            if let Some(file) = shared(ws, files, d.file) {
+                pretty::element(&mut b, RESULTS, &result(ws, d, file));
+            }
+        }
+        b
+    })?;
+    out.write_all(b",\n      \"tool\": ")?;
+    let tool = Tool {
+        driver: Driver {
+            information_uri: INFO_URI,
+            name: "dslint",
+            rules: rules(),
+            version: env!("CARGO_PKG_VERSION"),
+        },
     };
-    log.serialize(&mut serde_json::Serializer::pretty(&mut *out))
-        .map_err(io::Error::from)?;
-    out.write_all(b"\n")
+    pretty::value(out, RESULTS - 1, &tool)?;
+    out.write_all(b"\n    }\n  ],\n  \"version\": \"2.1.0\"\n}\n")
 }
+
+/// How deep the results sit: in the log, its runs, the run, the results.
+const RESULTS: usize = 4;
 
 /// The SARIF log as a string (tests, and callers that want it whole).
 pub fn render(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
@@ -368,6 +397,10 @@ struct LogicalKeys<'a> {
     doc: &'a Document,
     spans: Option<Vec<KeySpan>>,
 }
+
+/// A logical key: the group's name and the entry's key (`group/key`), or
+/// the group's name alone.
+type Key<'a> = (&'a str, Option<&'a str>);
 
 /// (start, end, group, entry) of a span that names a key: entry `None`
 /// for the group's name.
@@ -396,7 +429,7 @@ impl<'a> LogicalKeys<'a> {
     }
 
     /// The key at a byte offset, if a group or entry holds it.
-    fn key(&self, at: usize) -> Option<String> {
+    fn key(&self, at: usize) -> Option<Key<'a>> {
         let Some(spans) = &self.spans else {
             return self.scan(at);
         };
@@ -406,21 +439,18 @@ impl<'a> LogicalKeys<'a> {
             return None;
         }
         let g = &self.doc.groups[gi];
-        Some(match entry {
-            Some(ei) => format!("{}/{}", g.name, g.entries[ei].key),
-            None => g.name.to_string(),
-        })
+        Some((g.name.as_str(), entry.map(|ei| g.entries[ei].key.as_str())))
     }
 
-    fn scan(&self, at: usize) -> Option<String> {
+    fn scan(&self, at: usize) -> Option<Key<'a>> {
         for g in &self.doc.groups {
             for e in &g.entries {
                 if e.spans.line().start <= at && at < e.spans.line().end.max(e.spans.line().start + 1) {
-                    return Some(format!("{}/{}", g.name, e.key));
+                    return Some((g.name.as_str(), Some(e.key.as_str())));
                 }
             }
             if g.name_span.start <= at && at <= g.name_span.end {
-                return Some(g.name.to_string());
+                return Some((g.name.as_str(), None));
             }
         }
         None
@@ -429,8 +459,92 @@ impl<'a> LogicalKeys<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::LogicalKeys;
+    use super::*;
+    use crate::output::pretty::sample;
     use crate::syntax::{Document, Format};
+
+    /// The whole log as one typed value, serialized whole by the pretty
+    /// serializer: what `write` wrote before its results were made on all
+    /// threads.
+    fn whole(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> String {
+        #[derive(Serialize)]
+        struct Log<'a> {
+            #[serde(rename = "$schema")]
+            schema: &'static str,
+            runs: [Run<'a>; 1],
+            version: &'static str,
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Run<'a> {
+            column_kind: &'static str,
+            results: Vec<ResultRecord<'a>>,
+            tool: Tool,
+        }
+        let files = batch_files(diags);
+        let results = problems
+            .iter()
+            .map(problem)
+            .chain(diags.iter().map(|d| result(ws, d, shared(ws, &files, d.file).unwrap())))
+            .collect();
+        let log = Log {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            runs: [Run {
+                column_kind: "unicodeCodePoints",
+                results,
+                tool: Tool {
+                    driver: Driver {
+                        information_uri: INFO_URI,
+                        name: "dslint",
+                        rules: rules(),
+                        version: env!("CARGO_PKG_VERSION"),
+                    },
+                },
+            }],
+            version: "2.1.0",
+        };
+        serde_json::to_string_pretty(&log).unwrap() + "\n"
+    }
+
+    /// The log written with its results made a run at a time on all
+    /// threads is the whole log's pretty bytes, on 1 thread and on 4 (with
+    /// results, with none, with problems alone), and parses back to a
+    /// result a finding.
+    #[test]
+    fn the_log_is_the_whole_pretty_log_on_any_threads() {
+        let s = sample::many_findings();
+        let problems = s.problems();
+        let out = sample::on_1_and_4_threads(|| render(&s.ws, &s.diags, &problems));
+        assert!(out == whole(&s.ws, &s.diags, &problems), "not the whole log's bytes");
+        assert_eq!(render(&s.ws, &[], &[]), whole(&s.ws, &[], &[]));
+        assert_eq!(render(&s.ws, &[], &problems), whole(&s.ws, &[], &problems));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), problems.len() + s.diags.len());
+        assert_eq!(
+            results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "bad%20%22name%22%20100%25.txt"
+        );
+        assert_eq!(
+            results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///abs/%C3%A9.txt"
+        );
+        let d = &s.diags[s.diags.len() - 1];
+        let last = &results[results.len() - 1];
+        assert_eq!(last["ruleId"], d.code());
+        assert_eq!(last["ruleIndex"], d.rule() as usize);
+        // The fingerprint hashes `group/key` as one part.
+        let f = &s.ws.files[d.file];
+        let key = LogicalKeys::new(&f.doc)
+            .key(d.span.start)
+            .map(|(g, k)| k.map_or(g.to_string(), |k| format!("{g}/{k}")))
+            .unwrap_or_else(|| d.message.clone());
+        assert_eq!(
+            last["partialFingerprints"]["dslint/v1"],
+            fnv1a(&[d.code(), &uri(&f.path), &key])
+        );
+        assert!(key.contains('/'), "{key}");
+    }
 
     /// The indexed lookup answers what the scan of every group answers, at
     /// every offset of key-files and YAML (nested maps, comments, repeated
