@@ -48,17 +48,25 @@ impl Shared {
             return Shared::new(s);
         }
         INTERNED.with_borrow_mut(|Interned { table, hasher }| {
-            let h = hasher.hash_one(s);
+            let h = text_hash(hasher, s);
             if let Some(found) = table.find(h, |t| t.as_str() == s) {
                 return found.clone();
             }
             let new = Shared::new(s);
             if table.len() < MAX_INTERNED {
-                table.insert_unique(h, new.clone(), |t| hasher.hash_one(t.as_str()));
+                table.insert_unique(h, new.clone(), |t| text_hash(hasher, t.as_str()));
             }
             new
         })
     }
+}
+
+/// A text's hash in the table: its bytes in one write (hashing a `str`
+/// writes a terminator byte after them, a second round of the hasher).
+fn text_hash(hasher: &foldhash::fast::RandomState, s: &str) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 /// Texts longer than this are not looked up in the table.

@@ -159,8 +159,9 @@ struct Index {
 #[derive(Default)]
 struct Rows {
     all: Vec<usize>,
-    /// Key name as written → its first row.
-    by_key: TableMap<&'static str, usize>,
+    /// Key name as written → its first row, by [`key_hash`]: a key looked
+    /// up in a group's exact rows and in a pattern's is hashed once.
+    by_key: hashbrown::HashTable<(&'static str, usize)>,
     /// `prefix*` keys: (prefix, row), in table order.
     key_patterns: Vec<(&'static str, usize)>,
 }
@@ -168,11 +169,25 @@ struct Rows {
 impl Rows {
     fn add(&mut self, i: usize, key: &'static str) {
         self.all.push(i);
-        self.by_key.entry(key).or_insert(i);
+        let h = key_hash(key);
+        if self.by_key.find(h, |&(k, _)| k == key).is_none() {
+            self.by_key.insert_unique(h, (key, i), |&(k, _)| key_hash(k));
+        }
         if let Some(prefix) = key.strip_suffix('*') {
             self.key_patterns.push((prefix, i));
         }
     }
+}
+
+/// The hash of a key name in every group's [`Rows::by_key`]: foldhash,
+/// seeded at random once a run (the table's names are fixed; input only
+/// asks), over the name's bytes in one write.
+fn key_hash(key: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static STATE: OnceLock<foldhash::fast::RandomState> = OnceLock::new();
+    let mut h = STATE.get_or_init(foldhash::fast::RandomState::default).build_hasher();
+    h.write(key.as_bytes());
+    h.finish()
 }
 
 fn index() -> &'static Index {
@@ -266,7 +281,12 @@ fn lookup_in(rows: impl Iterator<Item = &'static Rows> + Clone, key: &str) -> Op
     // Exact group and key first, then patterns, so `[sink0] type` finds the
     // sink row rather than a looser match: the first row in table order
     // that names the key, else the first whose key pattern matches it.
-    let exact = rows.clone().filter_map(|r| r.by_key.get(key).copied()).min();
+    let mut groups = rows.clone().peekable();
+    groups.peek()?;
+    let h = key_hash(key);
+    let exact = groups
+        .filter_map(|r| r.by_key.find(h, |&(k, _)| k == key).map(|&(_, i)| i))
+        .min();
     let row = exact.or_else(|| {
         rows.filter_map(|r| r.key_patterns.iter().find(|(p, _)| key.starts_with(p)).map(|&(_, i)| i))
             .min()

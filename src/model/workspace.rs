@@ -86,7 +86,7 @@ pub enum Target {
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub files: Vec<SourceFile>,
-    by_path: PathMap<FileId>,
+    by_path: KeyMap<FileId>,
     /// Files a skipped reader loads as fragments of its own config
     /// (deepstream-parallel-infer's `cfg-file-path`): canonical path → the
     /// place that references it.
@@ -117,7 +117,7 @@ pub struct Workspace {
     placed: std::sync::RwLock<BytesMap<Place>>,
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
-    reuse: std::sync::Mutex<PathMap<Reusable>>,
+    reuse: std::sync::Mutex<KeyMap<Reusable>>,
     /// Files whose kind a reference changed since `take_rekinded` (the
     /// graph's building tells which pipelines built ahead are still good).
     rekinded: Vec<FileId>,
@@ -160,7 +160,7 @@ struct SkippedIndex {
     /// The canonical key of each entry of `skipped`, in its order.
     keys: Vec<PathBuf>,
     /// Canonical key → position in `skipped`.
-    by_key: PathMap<usize>,
+    by_key: KeyMap<usize>,
     /// The paths listed.
     paths: HashSet<PathBuf, foldhash::fast::RandomState>,
     /// Positions a reference took back (the file is read as a config now):
@@ -169,11 +169,26 @@ struct SkippedIndex {
     taken_back: Vec<usize>,
 }
 
-/// The maps a run keeps by path, looked up for every file and reference:
-/// hashed with foldhash, not SipHash (see the README's dependency list:
-/// the keys are paths from the disk and the configs, and each map is bounded
-/// by the files read or by `MAX_PLACED`).
-type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
+/// The maps a run keeps by file key, looked up for every file and
+/// reference: hashed with foldhash, not SipHash (see the README's
+/// dependency list: the keys are paths from the disk and the configs, and
+/// each map is bounded by the files read), and by the key's bytes
+/// ([`key_bytes`]), not its components: hashing a `Path` parses them (~10
+/// instructions a byte; the walk's files are put in on one thread). A key
+/// is a real or canonical path (`identify`, `canonical`), in `normalize`'s
+/// form: one file has one spelling, so its bytes name it as its
+/// components do.
+type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
+/// A file key's bytes, as [`KeyMap`] holds and looks them up.
+fn key_bytes(key: &Path) -> &[u8] {
+    key.as_os_str().as_bytes()
+}
+
+/// A key given back as a path.
+fn key_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+}
 
 /// Placements by the bytes of the path placed: a path spelled two ways
 /// (`a//b`, `a/b`) is placed twice, to the same place, and a lookup hashes
@@ -284,7 +299,7 @@ impl Workspace {
         overlay: HashMap<PathBuf, String>,
         previous: Workspace,
     ) -> Workspace {
-        let mut keys: Vec<Option<PathBuf>> = vec![None; previous.files.len()];
+        let mut keys: Vec<Option<Vec<u8>>> = vec![None; previous.files.len()];
         for (key, &id) in &previous.by_path {
             keys[id] = Some(key.clone());
         }
@@ -295,7 +310,9 @@ impl Workspace {
             .filter_map(|(f, key)| {
                 // A refused file's groups were dropped: it is parsed again.
                 let key = key.filter(|_| !f.refused)?;
-                let had_overlay = previous.overlay.contains_key(&key);
+                let had_overlay = previous
+                    .overlay
+                    .contains_key(Path::new(std::ffi::OsStr::from_bytes(&key)));
                 let r = Reusable {
                     doc: f.doc,
                     lines: f.lines,
@@ -426,7 +443,7 @@ impl Workspace {
                     self.push_skipped(key, skipped);
                 }
                 None => {
-                    self.by_path.insert(key, self.files.len());
+                    self.by_path.insert(key.into_os_string().into_vec(), self.files.len());
                     self.files.push(f);
                 }
             }
@@ -709,7 +726,7 @@ impl Workspace {
         for (path, (key, loaded)) in walked.files {
             // One look-up a file (hashing a path is ~10 instructions a
             // byte, and this loop runs on this thread alone).
-            let (key, loaded) = match self.by_path.entry(key) {
+            let (key, loaded) = match self.by_path.entry(key.into_os_string().into_vec()) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     self.files[*e.get()].walked = true;
                     continue;
@@ -720,7 +737,7 @@ impl Workspace {
                         self.files.push(*f);
                         continue;
                     }
-                    other => (v.into_key(), other),
+                    other => (key_path(v.into_key()), other),
                 },
             };
             self.insert(&path, key, loaded);
@@ -740,14 +757,14 @@ impl Workspace {
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
-        self.by_path.get(&self.identify(path).0).copied()
+        self.by_path.get(key_bytes(&self.identify(path).0)).copied()
     }
 
     /// Read, check and parse one file. Returns its id when it is a text file
     /// dslint can read (whether or not it is a DeepStream config).
     pub fn read_file(&mut self, path: &Path, walked: bool, explicit: bool) -> Option<FileId> {
         let (key, place) = self.identify(path);
-        if let Some(&id) = self.by_path.get(&key) {
+        if let Some(&id) = self.by_path.get(key_bytes(&key)) {
             self.files[id].walked |= walked;
             return Some(id);
         }
@@ -793,7 +810,11 @@ impl Workspace {
     /// now (the disk is read once a run).
     fn take_reusable(&self, key: &Path, overlay: Option<&String>) -> Option<Reusable> {
         let mut reuse = self.reuse.lock().ok()?;
-        let r = reuse.remove(key)?;
+        // Empty outside `fix`'s later passes: no key hashed then.
+        if reuse.is_empty() {
+            return None;
+        }
+        let r = reuse.remove(key_bytes(key))?;
         match overlay {
             Some(t) if *t == r.doc.text => Some(r),
             None if !r.had_overlay => Some(r),
@@ -846,7 +867,7 @@ impl Workspace {
                 }
                 let id = self.files.len();
                 self.files.push(*f);
-                self.by_path.insert(key, id);
+                self.by_path.insert(key.into_os_string().into_vec(), id);
                 Some(id)
             }
         }
@@ -855,7 +876,7 @@ impl Workspace {
     fn push_skipped(&mut self, key: PathBuf, skipped: Skipped) {
         let ix = &mut self.skipped_index;
         ix.paths.insert(skipped.path.clone());
-        ix.by_key.insert(key.clone(), self.skipped.len());
+        ix.by_key.insert(key_bytes(&key).to_vec(), self.skipped.len());
         ix.keys.push(key);
         self.skipped.push(skipped);
     }
@@ -864,7 +885,7 @@ impl Workspace {
     /// skipped list (a reference reads it as a config now).
     fn take_back_skipped(&mut self, key: &Path) -> Option<PathBuf> {
         let ix = &mut self.skipped_index;
-        let i = ix.by_key.remove(key)?;
+        let i = ix.by_key.remove(key_bytes(key))?;
         ix.taken_back.push(i);
         let path = self.skipped[i].path.clone();
         ix.paths.remove(&path);
@@ -891,7 +912,11 @@ impl Workspace {
                 keys.push(k);
             }
         }
-        ix.by_key = keys.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+        ix.by_key = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (key_bytes(k).to_vec(), i))
+            .collect();
         ix.keys = keys;
         self.skipped = kept;
     }
@@ -976,10 +1001,10 @@ impl Workspace {
         if self.problem_keys.contains(&key) {
             return None;
         }
-        if !self.by_path.contains_key(&key) && !p.is_file() {
+        if !self.by_path.contains_key(key_bytes(&key)) && !p.is_file() {
             return None;
         }
-        if let Some(&id) = self.by_path.get(&key) {
+        if let Some(&id) = self.by_path.get(key_bytes(&key)) {
             // A file naming itself stays what it is (DS704 reports it), and
             // so does a parallel-infer main config named as a fragment.
             let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
@@ -1004,7 +1029,7 @@ impl Workspace {
                 // Already loaded (the common case: the walk read it): no
                 // more look at the disk.
                 let (key, place) = self.identify(&p);
-                if let Some(&id) = self.by_path.get(&key) {
+                if let Some(&id) = self.by_path.get(key_bytes(&key)) {
                     return Some(id);
                 }
                 if !p.is_file() || self.problem_keys.contains(&key) {
@@ -1022,7 +1047,7 @@ impl Workspace {
     /// reference read (as `kind` when the reference names one).
     fn load_outside(&mut self, p: PathBuf, kind: Option<Kind>) -> Option<FileId> {
         let key = canonical(&p);
-        if let Some(&id) = self.by_path.get(&key) {
+        if let Some(&id) = self.by_path.get(key_bytes(&key)) {
             if let Some(kind) = kind {
                 self.set_kind(id, kind);
             }
@@ -1066,7 +1091,7 @@ impl Workspace {
             None => return Ok(None),
             Some(Target::Outside(p)) if self.follow_outside() && !self.files[from].outside => {
                 // `load_outside`: its kind change has no exceptions.
-                return match self.by_path.get(&canonical(&p)) {
+                return match self.by_path.get(key_bytes(&canonical(&p))) {
                     Some(&id) if kind.is_none_or(|k| self.files[id].kind == Some(k)) => Ok(Some(id)),
                     _ => Err(WouldChange),
                 };
@@ -1076,7 +1101,7 @@ impl Workspace {
         };
         if kind.is_none() {
             let key = self.identify(&p).0;
-            return match self.by_path.get(&key) {
+            return match self.by_path.get(key_bytes(&key)) {
                 Some(&id) => Ok(Some(id)),
                 None if !p.is_file() || self.problem_keys.contains(&key) => Ok(None),
                 None => Err(WouldChange),
@@ -1088,7 +1113,7 @@ impl Workspace {
         if self.problem_keys.contains(&key) {
             return Ok(None);
         }
-        match self.by_path.get(&key) {
+        match self.by_path.get(key_bytes(&key)) {
             Some(&id) => loaded(id),
             None if !p.is_file() => Ok(None),
             None => Err(WouldChange),
