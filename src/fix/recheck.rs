@@ -455,19 +455,23 @@ impl Checked {
         }
         let Rebuilt {
             pipelines,
+            checked,
             taken_back: builds_taken_back,
             elements,
-        } = self.rebuild(&changed, &mut named)?;
+        } = self.rebuild(&changed, &mut named, opts)?;
         let ctx = Ctx::new(&self.ws, opts.facts, opts.profile, &opts.selection);
+        // Pipelines whose rules ran as they were built (`rebuild`) are
+        // not checked again.
+        let unchecked: &[usize] = if checked { &[] } else { &pipelines };
         named.extend(
             self.found
-                .recheck(&ctx, &self.graph, &changed, &reparsed, &pipelines, &elements),
+                .recheck(&ctx, &self.graph, &changed, &reparsed, unchecked, &elements),
         );
         // Their rules have run: each is cut to what the report reads, in
         // the graph and in the builds kept to take back (their properties:
         // the 10k bench tree's fix peaked at 550 MiB with them, 403 without).
         let mut built = vec![false; self.graph.pipelines.len()];
-        for &i in &pipelines {
+        for &i in unchecked {
             built[i] = true;
         }
         self.graph
@@ -582,7 +586,12 @@ impl Checked {
     /// their positions, or `None` where the tree may have changed shape.
     /// The files the replaced pipelines' findings named are added to
     /// `named`, and those of the findings taken back.
-    fn rebuild(&mut self, changed: &[FileId], named: &mut Vec<FileId>) -> Option<Rebuilt> {
+    fn rebuild(
+        &mut self,
+        changed: &[FileId],
+        named: &mut Vec<FileId>,
+        opts: &super::engine::FixOptions,
+    ) -> Option<Rebuilt> {
         let touched: HashSet<FileId> = changed.iter().copied().collect();
         let affected: Vec<usize> = (0..self.graph.pipelines.len())
             .filter(|&i| self.pipeline_files[i].iter().any(|f| touched.contains(f)))
@@ -619,14 +628,46 @@ impl Checked {
         // kind changes the tree's shape (a full load follows). Service
         // Maker's then, in order, loading.
         let ws = &self.ws;
-        let looked: Vec<(usize, Option<Built>)> = pipelines
+        let graph = &self.graph;
+        let service_maker = |i: &usize| ws.files[graph.pipelines[*i].root].kind == Some(Kind::ServiceMaker);
+        // Where no build loads (no Service Maker config among them), the
+        // workspace is already what the rules will see: each pipeline's
+        // rules run as soon as it is built, on the thread that built it,
+        // and it is cut to what the report reads (as `check` visits its
+        // pipelines: the properties of every rebuilt pipeline are never
+        // held together, and each is checked while its build is in the
+        // cache). On the 10k bench tree's first pass, ~2.4k pipelines.
+        let visit = !pipelines.iter().any(service_maker);
+        let ctx = Ctx::new(ws, opts.facts, opts.profile, &opts.selection);
+        let pipeline_reads = &self.pipeline_reads;
+        type Looked = Option<(Built, Option<Vec<Diagnostic>>)>;
+        let looked: Vec<(usize, Looked)> = pipelines
             .par_iter()
-            .filter(|&&i| ws.files[self.graph.pipelines[i].root].kind != Some(Kind::ServiceMaker))
-            .map(|&i| (i, frontend::config_pipeline_looking(ws, self.graph.pipelines[i].root)))
+            .filter(|i| !service_maker(i))
+            .map(|&i| {
+                let Some((mut p, referenced)) = frontend::config_pipeline_looking(ws, graph.pipelines[i].root) else {
+                    return (i, None);
+                };
+                if !visit {
+                    return (i, Some(((p, referenced), None)));
+                }
+                // What the pipeline reads decides which configs are
+                // standalone: checked before it is cut (a full load
+                // follows where it differs).
+                if !same_reads(&p, &referenced, &pipeline_reads[i]) {
+                    return (i, None);
+                }
+                let found = rules::pipeline_findings_for_report(&ctx, &mut p);
+                (i, Some(((p, referenced), Some(found))))
+            })
             .collect();
         let mut built = Vec::with_capacity(pipelines.len());
+        let mut found_built: Vec<(usize, Vec<Diagnostic>)> = Vec::new();
         for (i, p) in looked {
-            let (p, referenced) = p?;
+            let ((p, referenced), found) = p?;
+            if let Some(found) = found {
+                found_built.push((i, found));
+            }
             built.push((i, (p, referenced)));
         }
         for &i in &pipelines {
@@ -637,21 +678,32 @@ impl Checked {
                 built.push((i, (p, referenced)));
             }
         }
-        // What the pipeline reads decides which configs are standalone.
+        // What the pipeline reads decides which configs are standalone
+        // (those visited were compared as built).
         let pipeline_reads = &self.pipeline_reads;
-        let same_reads = built.par_iter().all(|(i, (p, referenced))| {
-            let now = reads(p);
-            now == pipeline_reads[*i] && referenced.iter().all(|f| now.binary_search(f).is_ok())
-        });
-        if !same_reads {
+        let same = visit
+            || built
+                .par_iter()
+                .all(|(i, (p, referenced))| same_reads(p, referenced, &pipeline_reads[*i]));
+        if !same {
             return None;
         }
+        let mut found_built = found_built.into_iter().peekable();
         // The builds replaced are kept, with their findings; the new builds'
-        // findings are made by `Findings::recheck`.
+        // findings are those made as they were built (`visit`), or made by
+        // `Findings::recheck`.
         let taken_back = kept.len();
         let incoming = built
             .into_iter()
-            .map(|(i, (pipeline, _))| (i, pipeline, Vec::new(), Vec::new(), Vec::new()))
+            .map(|(i, (pipeline, _))| {
+                // The findings made as it was built, if any (`found_built`
+                // is in the order of `built`).
+                let found = found_built
+                    .next_if(|(at, _)| *at == i)
+                    .map(|(_, f)| f)
+                    .unwrap_or_default();
+                (i, pipeline, found, Vec::new(), Vec::new())
+            })
             .chain(
                 kept.into_iter()
                     .map(|(i, b)| (i, b.pipeline, b.found, b.files, b.versions)),
@@ -690,17 +742,28 @@ impl Checked {
         }
         Some(Rebuilt {
             pipelines,
+            checked: visit,
             taken_back,
             elements,
         })
     }
 }
 
+/// Whether a pipeline built again reads the files its earlier build read
+/// (`reads`, sorted), the configs it references among them.
+fn same_reads(p: &Pipeline, referenced: &HashSet<FileId>, before: &[FileId]) -> bool {
+    let now = reads(p);
+    now == before && referenced.iter().all(|f| now.binary_search(f).is_ok())
+}
+
 /// What `rebuild` made again: the pipelines built (their findings to be
-/// made), how many builds were taken back (with their findings), and the
-/// standalone elements built.
+/// made, but where `checked`), how many builds were taken back (with their
+/// findings), and the standalone elements built.
 struct Rebuilt {
     pipelines: Vec<usize>,
+    /// Their findings were made as they were built (and each was cut to
+    /// what the report reads).
+    checked: bool,
     taken_back: usize,
     elements: Vec<usize>,
 }

@@ -168,11 +168,7 @@ pub fn check_for_report(
     sel: &Settings,
     parses_after: bool,
 ) -> CheckResult {
-    let visit = |ws: &Workspace, p: &mut Pipeline| {
-        let found = pipeline_findings(&Ctx::new(ws, facts, profile, sel), p);
-        keep_for_report(p);
-        found
-    };
+    let visit = |ws: &Workspace, p: &mut Pipeline| pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p);
     ws.reallocate();
     let (mut graph, early) = frontend::build_visiting(ws, &visit);
     let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, early);
@@ -224,13 +220,7 @@ impl Findings {
             .pipelines
             .par_iter_mut()
             .zip(early)
-            .map(|(p, early)| {
-                early.unwrap_or_else(|| {
-                    let found = pipeline_findings(ctx, p);
-                    keep_for_report(p);
-                    found
-                })
-            })
+            .map(|(p, early)| early.unwrap_or_else(|| pipeline_findings_for_report(ctx, p)))
             .collect();
         Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
     }
@@ -457,6 +447,15 @@ fn pipeline_findings(ctx: &Ctx, p: &Pipeline) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     pipeline_rules(ctx, p, &mut out);
     kept(out)
+}
+
+/// A pipeline's findings, the pipeline then cut to what the report reads
+/// ([`keep_for_report`]): `check` and `fix`'s checks again do so with each
+/// pipeline as soon as it is built.
+pub fn pipeline_findings_for_report(ctx: &Ctx, p: &mut Pipeline) -> Vec<Diagnostic> {
+    let found = pipeline_findings(ctx, p);
+    keep_for_report(p);
+    found
 }
 
 fn element_findings(ctx: &Ctx, e: &Element) -> Vec<Diagnostic> {
