@@ -124,8 +124,12 @@ pub trait Chunks {
 pub fn named_files(ws: &Workspace, id: FileId) -> Vec<FileId> {
     let follows = |key: &str| {
         REFERENCE_KEYS.iter().any(|(_, keys)| {
-            keys.iter()
-                .any(|k| k.len() == key.len() && k.bytes().zip(key.bytes()).all(|(a, b)| a == b || (a == b'-' && b == b'_')))
+            keys.iter().any(|k| {
+                k.len() == key.len()
+                    && k.bytes()
+                        .zip(key.bytes())
+                        .all(|(a, b)| a == b || (a == b'-' && b == b'_'))
+            })
         })
     };
     let mut out = Vec::new();
@@ -231,7 +235,9 @@ fn build_with<R: Send>(
                         chunks.undo(ws);
                         dropping = false;
                     } else {
-                        let mut referenced = part.iter().flat_map(|(a, _)| a.iter().flat_map(|a| a.referenced.iter().copied()));
+                        let mut referenced = part
+                            .iter()
+                            .flat_map(|(a, _)| a.iter().flat_map(|a| a.referenced.iter().copied()));
                         chunks.done(ws, chunk, &mut referenced);
                     }
                 }
