@@ -298,7 +298,7 @@ impl<'a> Checker<'a> {
         let opts = self.opts;
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
         let early = graph.pipelines.iter().map(|_| None).collect();
-        let found = Findings::of_dropping_properties(&ctx, &mut graph, early);
+        let found = Findings::of_dropping_properties(&ctx, &mut graph, early, Vec::new());
         let suppressions = Suppressions::of(&ws);
         let diagnostics = report::Inputs {
             ws: &ws,

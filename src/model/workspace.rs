@@ -132,6 +132,13 @@ pub struct Workspace {
     /// `files::walk::over_notice`), the first one: the run checked less
     /// than it was asked to, which fails it (`walk_stopped`).
     walk_stopped: std::sync::OnceLock<PathBuf>,
+    /// The files whose parse a check dropped while the graph was still
+    /// being built ([`Workspace::drop_parses_early`]), by id; empty when
+    /// none was.
+    parse_gone: Vec<bool>,
+    /// A look-up by path found a file whose parse is gone
+    /// ([`Workspace::touched_gone`]).
+    found_gone: std::sync::atomic::AtomicBool,
 }
 
 /// The key and group names the project's own readers read
@@ -757,7 +764,97 @@ impl Workspace {
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
-        self.by_path.get(key_bytes(&self.identify(path).0)).copied()
+        self.by_path.get(key_bytes(&self.identify(path).0)).map(|&id| self.found(id))
+    }
+
+    /// A file a look-up by path found, noted when its parse is gone: what
+    /// reads it then would read an empty document
+    /// ([`Workspace::touched_gone`]).
+    fn found(&self, id: FileId) -> FileId {
+        if self.parse_gone.get(id).copied().unwrap_or(false) {
+            self.found_gone.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        id
+    }
+
+    /// Whether any parse was dropped early and not restored.
+    pub fn parse_dropped_early(&self) -> bool {
+        self.parse_gone.iter().any(|&g| g)
+    }
+
+    /// Whether the file's parse was dropped early
+    /// ([`Workspace::drop_parses_early`]).
+    pub fn is_gone(&self, id: FileId) -> bool {
+        self.parse_gone.get(id).copied().unwrap_or(false)
+    }
+
+    /// Drop the parses of files before every rule has run (`check`, once
+    /// every pipeline that may read them is checked:
+    /// `rules::check_for_report`), on all threads, remembering them: a
+    /// later look-up by path that finds one is noted
+    /// ([`Workspace::touched_gone`]), and [`Workspace::restore_parses`]
+    /// parses them again from their texts. Only files whose parse their
+    /// text alone gives back ([`Workspace::may_drop_early`]).
+    pub fn drop_parses_early(&mut self, ids: &[FileId]) {
+        use rayon::prelude::*;
+        if self.parse_gone.len() < self.files.len() {
+            self.parse_gone.resize(self.files.len(), false);
+        }
+        let mut now = vec![false; self.files.len()];
+        for &id in ids {
+            debug_assert!(self.may_drop_early(id));
+            self.parse_gone[id] = true;
+            now[id] = true;
+        }
+        self.files
+            .par_iter_mut()
+            .zip(now)
+            .filter(|(_, now)| *now)
+            .for_each(|(f, _)| f.drop_parse_compacting());
+    }
+
+    /// Drop every parse not dropped yet ([`SourceFile::drop_parse_compacting`],
+    /// on all threads): for a check done with every reader and rule.
+    pub fn drop_parses(&mut self) {
+        use rayon::prelude::*;
+        let gone = &self.parse_gone;
+        self.files
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(id, _)| !gone.get(*id).copied().unwrap_or(false))
+            .for_each(|(_, f)| f.drop_parse_compacting());
+    }
+
+    /// Whether parsing the file's text again gives back its parse: a
+    /// key-file, YAML or protobuf text read whole (not refused, whose
+    /// groups were emptied; not lossy), which the load did not resolve as
+    /// yaml-cpp does.
+    pub fn may_drop_early(&self, id: FileId) -> bool {
+        let f = &self.files[id];
+        !f.refused
+            && !f.lossy
+            && !f.outside
+            && !f.doc.first_map_only()
+            && matches!(f.doc.format, Format::KeyFile | Format::Yaml | Format::Protobuf)
+    }
+
+    /// Whether a look-up by path found a file whose parse is gone since
+    /// the last call (what read it may have read an empty document).
+    pub fn touched_gone(&mut self) -> bool {
+        std::mem::take(self.found_gone.get_mut())
+    }
+
+    /// Parse again, from their texts, the files whose parse was dropped
+    /// early (on all threads): the documents are what the load made.
+    pub fn restore_parses(&mut self) {
+        use rayon::prelude::*;
+        let gone = std::mem::take(&mut self.parse_gone);
+        self.files
+            .par_iter_mut()
+            .zip(gone)
+            .filter(|(_, gone)| *gone)
+            .for_each(|(f, _)| f.doc.parse_again());
+        *self.found_gone.get_mut() = false;
     }
 
     /// Read, check and parse one file. Returns its id when it is a text file
@@ -1004,7 +1101,7 @@ impl Workspace {
         if !self.by_path.contains_key(key_bytes(&key)) && !p.is_file() {
             return None;
         }
-        if let Some(&id) = self.by_path.get(key_bytes(&key)) {
+        if let Some(id) = self.by_path.get(key_bytes(&key)).map(|&id| self.found(id)) {
             // A file naming itself stays what it is (DS704 reports it), and
             // so does a parallel-infer main config named as a fragment.
             let main = kind == Kind::ParallelFragment && self.files[id].kind == Some(Kind::ParallelApp);
@@ -1030,7 +1127,7 @@ impl Workspace {
                 // more look at the disk.
                 let (key, place) = self.identify(&p);
                 if let Some(&id) = self.by_path.get(key_bytes(&key)) {
-                    return Some(id);
+                    return Some(self.found(id));
                 }
                 if !p.is_file() || self.problem_keys.contains(&key) {
                     return None;
@@ -1047,7 +1144,7 @@ impl Workspace {
     /// reference read (as `kind` when the reference names one).
     fn load_outside(&mut self, p: PathBuf, kind: Option<Kind>) -> Option<FileId> {
         let key = canonical(&p);
-        if let Some(&id) = self.by_path.get(key_bytes(&key)) {
+        if let Some(id) = self.by_path.get(key_bytes(&key)).map(|&id| self.found(id)) {
             if let Some(kind) = kind {
                 self.set_kind(id, kind);
             }
@@ -1092,7 +1189,7 @@ impl Workspace {
             Some(Target::Outside(p)) if self.follow_outside() && !self.files[from].outside => {
                 // `load_outside`: its kind change has no exceptions.
                 return match self.by_path.get(key_bytes(&canonical(&p))) {
-                    Some(&id) if kind.is_none_or(|k| self.files[id].kind == Some(k)) => Ok(Some(id)),
+                    Some(&id) if kind.is_none_or(|k| self.files[id].kind == Some(k)) => Ok(Some(self.found(id))),
                     _ => Err(WouldChange),
                 };
             }
@@ -1102,7 +1199,7 @@ impl Workspace {
         if kind.is_none() {
             let key = self.identify(&p).0;
             return match self.by_path.get(key_bytes(&key)) {
-                Some(&id) => Ok(Some(id)),
+                Some(&id) => Ok(Some(self.found(id))),
                 None if !p.is_file() || self.problem_keys.contains(&key) => Ok(None),
                 None => Err(WouldChange),
             };
@@ -1114,7 +1211,7 @@ impl Workspace {
             return Ok(None);
         }
         match self.by_path.get(key_bytes(&key)) {
-            Some(&id) => loaded(id),
+            Some(&id) => loaded(self.found(id)),
             None if !p.is_file() => Ok(None),
             None => Err(WouldChange),
         }

@@ -168,18 +168,236 @@ pub fn check_for_report(
     sel: &Settings,
     parses_after: bool,
 ) -> CheckResult {
-    let visit = |ws: &Workspace, p: &mut Pipeline| pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p);
     ws.reallocate();
-    let (mut graph, early) = frontend::build_visiting(ws, &visit);
-    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, early);
+    // Where a read of a dropped parse is found, everything again, every
+    // parse kept until the rules are done (`early` false: always `Some`).
+    let mut early = (!parses_after).then_some(Dropping::Done);
+    loop {
+        if let Some(result) = check_reporting(ws, facts, profile, sel, parses_after, early) {
+            return result;
+        }
+        ws.restore_parses();
+        early = None;
+    }
+}
+
+/// Which parses [`EarlyDrops`] drops after each chunk of app configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dropping {
+    /// Those no pipeline still to build may read (a check).
+    Done,
+    /// Every one its pipelines may read, one app config a chunk, whatever
+    /// pipeline, standalone config or file naming it is still to come (all
+    /// of which find a file by path): the tests' way to find every such
+    /// reader of a parse dropped too soon (the check is then made again
+    /// keeping the parses, and finds what it finds keeping them).
+    #[cfg(test)]
+    Eager,
+}
+
+/// `check_for_report`, dropping parses while the graph is built where
+/// `early` ([`EarlyDrops`]); `None` when the configs nothing references, or
+/// the nvdsanalytics checks, found a file whose parse was dropped (one the
+/// front ends' keys do not name): the caller restores the parses and
+/// checks again. The building changed nothing in the workspace then (it
+/// drops parses only while it changes nothing), so it builds the same
+/// graph again.
+fn check_reporting(
+    ws: &mut Workspace,
+    facts: Option<&Facts>,
+    profile: Profile,
+    sel: &Settings,
+    parses_after: bool,
+    early: Option<Dropping>,
+) -> Option<CheckResult> {
+    let visit = |ws: &Workspace, p: &mut Pipeline| pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p);
+    let mut drops = early.map(|how| EarlyDrops::new(ws, facts, profile, sel, how));
+    let (mut graph, visited) =
+        frontend::build_visiting(ws, &visit, drops.as_mut().map(|d| d as &mut dyn frontend::Chunks));
+    let files = drops.map(|d| d.found).unwrap_or_default();
+    let gone_seen = ws.touched_gone();
+    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, visited, files);
+    if gone_seen || ws.touched_gone() {
+        return None;
+    }
     if !parses_after {
-        ws.files.par_iter_mut().for_each(|f| f.drop_parse_compacting());
+        ws.drop_parses();
     }
     let found = found.joined();
     let out = report(ws, &graph.pipelines, found, sel);
-    CheckResult {
+    Some(CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
+    })
+}
+
+/// How `check_for_report` drops each document's parse while the graph is
+/// built, in chunks of app configs ([`frontend::Chunks`]): once every app
+/// config whose pipeline may read the file is built and checked (the file
+/// itself, or one it names, transitively, by the keys the front ends
+/// follow: [`frontend::named_files`]), the file's own checks are made and
+/// its parse is dropped. Kept to the end: a file no app config's pipeline
+/// referenced (it may be checked on its own), one that a file other than
+/// an app config names (that file's checks may read it), an nvdsanalytics
+/// config, and one whose text alone does not give its parse back
+/// (`Workspace::may_drop_early`). A read that the names missed is found
+/// (`Workspace::touched_gone`) and the check is made again keeping every
+/// parse.
+///
+/// The parses were the largest share of a check's peak, which came at
+/// the end of the pipelines' rules with every parse alive beside every
+/// finding.
+struct EarlyDrops<'c> {
+    facts: Option<&'c Facts>,
+    profile: Profile,
+    sel: &'c Settings,
+    /// For each app config (by file id; empty for the other files): the
+    /// files its pipeline may read, itself first.
+    reach: Vec<Vec<FileId>>,
+    /// For each file: the app configs not yet checked whose pipeline may
+    /// read it.
+    pending: Vec<u32>,
+    /// Files another file than an app config names (transitively): its
+    /// own checks, or its checks as a config nothing references, may read
+    /// them after the building. Kept to the end.
+    kept: Vec<bool>,
+    /// Files a pipeline built so far referenced, and the app configs
+    /// checked.
+    done: Vec<bool>,
+    /// The files' own checks, made as their parses were dropped.
+    found: Vec<Option<Vec<Diagnostic>>>,
+    how: Dropping,
+}
+
+/// Chunks of at least this many app configs ([`EarlyDrops`]).
+const MIN_CHUNK: usize = 64;
+
+/// At most about this many chunks of app configs ([`EarlyDrops`]): each
+/// chunk drops the parses its pipelines were the last to read; the more
+/// chunks, the fewer parses are alive beside the findings.
+const CHUNKS: usize = 32;
+
+impl<'c> EarlyDrops<'c> {
+    fn new(
+        ws: &Workspace,
+        facts: Option<&'c Facts>,
+        profile: Profile,
+        sel: &'c Settings,
+        how: Dropping,
+    ) -> EarlyDrops<'c> {
+        let n = ws.files.len();
+        let named: Vec<Vec<FileId>> = (0..n).into_par_iter().map(|id| frontend::named_files(ws, id)).collect();
+        let is_root = |id: FileId| {
+            matches!(
+                ws.files[id].kind,
+                Some(Kind::App | Kind::TestApp | Kind::ServiceMaker | Kind::ParallelApp)
+            )
+        };
+        // What any other file names, transitively.
+        let mut kept = vec![false; n];
+        let mut stack: Vec<FileId> = (0..n)
+            .filter(|&id| !is_root(id))
+            .flat_map(|id| named[id].iter().copied())
+            .collect();
+        while let Some(f) = stack.pop() {
+            if !std::mem::replace(&mut kept[f], true) {
+                stack.extend(&named[f]);
+            }
+        }
+        let reach: Vec<Vec<FileId>> = (0..n)
+            .into_par_iter()
+            .map(|id| {
+                if !is_root(id) {
+                    return Vec::new();
+                }
+                let mut seen = vec![id];
+                let mut at = 0;
+                while at < seen.len() {
+                    for &f in &named[seen[at]] {
+                        if !seen.contains(&f) {
+                            seen.push(f);
+                        }
+                    }
+                    at += 1;
+                }
+                seen.shrink_to_fit();
+                seen
+            })
+            .collect();
+        let mut pending = vec![0u32; n];
+        for &f in reach.iter().flatten() {
+            pending[f] += 1;
+        }
+        EarlyDrops {
+            facts,
+            profile,
+            sel,
+            reach,
+            pending,
+            kept,
+            done: vec![false; n],
+            found: Vec::new(),
+            how,
+        }
+    }
+}
+
+impl frontend::Chunks for EarlyDrops<'_> {
+    fn chunk_len(&self, roots: usize) -> usize {
+        match self.how {
+            Dropping::Done => roots.div_ceil(CHUNKS).max(MIN_CHUNK),
+            #[cfg(test)]
+            Dropping::Eager => 1,
+        }
+    }
+
+    fn done(&mut self, ws: &mut Workspace, roots: &[FileId], referenced: &mut dyn Iterator<Item = FileId>) {
+        for f in referenced {
+            if let Some(d) = self.done.get_mut(f) {
+                *d = true;
+            }
+        }
+        let mut last = Vec::new();
+        for &r in roots {
+            self.done[r] = true;
+            for &f in &self.reach[r] {
+                self.pending[f] -= 1;
+                // Read by id after the building: a file no pipeline
+                // references (checked on its own) and an nvdsanalytics
+                // config; the others are found by path.
+                let by_id = !self.done[f] || ws.files[f].kind == Some(Kind::Analytics);
+                if by_id || !ws.may_drop_early(f) {
+                    continue;
+                }
+                let last_reader = match self.how {
+                    Dropping::Done => self.pending[f] == 0 && !self.kept[f],
+                    #[cfg(test)]
+                    Dropping::Eager => !ws.is_gone(f) && !last.contains(&f),
+                };
+                if last_reader {
+                    last.push(f);
+                }
+            }
+        }
+        if last.is_empty() {
+            return;
+        }
+        let ctx = Ctx::new(ws, self.facts, self.profile, self.sel);
+        let found: Vec<(FileId, Vec<Diagnostic>)> = last.par_iter().map(|&f| (f, file_findings(&ctx, f))).collect();
+        if self.found.is_empty() {
+            self.found.resize_with(ws.files.len(), || None);
+        }
+        for (f, d) in found {
+            self.found[f] = Some(d);
+        }
+        ws.drop_parses_early(&last);
+    }
+
+    fn undo(&mut self, ws: &mut Workspace) {
+        ws.restore_parses();
+        self.found = Vec::new();
+        #[cfg(test)]
+        tests::UNDONE.with(|n| n.set(n.get() + 1));
     }
 }
 
@@ -203,7 +421,7 @@ impl Findings {
     pub fn of(ctx: &Ctx, graph: &Graph) -> Findings {
         let streams = analytics_streams(graph);
         let per_pipeline = graph.pipelines.par_iter().map(|p| pipeline_findings(ctx, p)).collect();
-        Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
+        Findings::with(ctx, per_pipeline, &graph.standalone, &streams, Vec::new())
     }
 
     /// `of`, each pipeline's element properties dropped once its rules
@@ -213,7 +431,15 @@ impl Findings {
     ///
     /// `early`: each pipeline's findings where they were made as it was
     /// built (its properties already dropped), by position.
-    pub fn of_dropping_properties(ctx: &Ctx, graph: &mut Graph, early: Vec<Option<Vec<Diagnostic>>>) -> Findings {
+    ///
+    /// `files`: each file's own checks where they were made before (as its
+    /// parse was dropped: [`EarlyDrops`]), by id; may be shorter.
+    pub fn of_dropping_properties(
+        ctx: &Ctx,
+        graph: &mut Graph,
+        early: Vec<Option<Vec<Diagnostic>>>,
+        files: Vec<Option<Vec<Diagnostic>>>,
+    ) -> Findings {
         // The stream counts read roles and config files, not properties.
         let streams = analytics_streams(graph);
         let per_pipeline = graph
@@ -222,19 +448,23 @@ impl Findings {
             .zip(early)
             .map(|(p, early)| early.unwrap_or_else(|| pipeline_findings_for_report(ctx, p)))
             .collect();
-        Findings::with(ctx, per_pipeline, &graph.standalone, &streams)
+        Findings::with(ctx, per_pipeline, &graph.standalone, &streams, files)
     }
 
-    /// The other lists, beside the pipelines' (`per_pipeline`).
+    /// The other lists, beside the pipelines' (`per_pipeline`); `files`:
+    /// the files' own checks already made, by id (may be shorter).
     fn with(
         ctx: &Ctx,
         per_pipeline: Vec<Vec<Diagnostic>>,
         standalone: &[Element],
         streams: &std::collections::BTreeMap<FileId, Option<u32>>,
+        mut files: Vec<Option<Vec<Diagnostic>>>,
     ) -> Findings {
-        let per_file = (0..ctx.ws.files.len())
+        files.resize_with(ctx.ws.files.len(), || None);
+        let per_file = files
             .into_par_iter()
-            .map(|id| file_findings(ctx, id))
+            .enumerate()
+            .map(|(id, made)| made.unwrap_or_else(|| file_findings(ctx, id)))
             .collect();
         // Configs nothing references are checked on their own.
         let per_element = standalone.par_iter().map(|e| element_findings(ctx, e)).collect();
@@ -1158,6 +1388,117 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many times an [`EarlyDrops`] on this thread put the parses
+        /// back mid-building.
+        pub(super) static UNDONE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Both ways a parse dropped too soon is found: a later pipeline looks
+    /// its file up (`b_app.txt` names the nvinfer config `a_app.txt`'s
+    /// chunk dropped: the parses are put back mid-building), and a config
+    /// nothing references does (the tracker key-file `t.txt` names the
+    /// low-level config `a_app.txt`'s tracker loads: the check is made
+    /// again). Either way the findings are `check_with`'s; a check
+    /// (`Dropping::Done`) keeps `ll.yml`, which a file other than an app
+    /// config names, and drops the others as it goes.
+    #[test]
+    fn each_way_a_parse_dropped_too_soon_is_found() {
+        let nvinfer = "[property]\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\nnetwork-mode=0\n\
+                       num-detected-classes=4\ngie-unique-id=1\nnetwork-type=0\nbatch-size=2\n";
+        let app = |more: &str| {
+            format!("[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=1\nbatchsize=2\n{more}")
+        };
+        let tracker = "[tracker]\nenable=1\ntracker-width=640\ntracker-height=384\n\
+                       ll-lib-file=/opt/nvidia/deepstream/deepstream/lib/libnvds_nvmultiobjecttracker.so\n\
+                       ll-config-file=ll.yml\n";
+        let ll = "%YAML:1.0\nBaseConfig:\n  minDetectorConfidence: 0.5\nSegmenter:\n  x: 1\n";
+        let shared = [
+            ("a_app.txt", app("[primary-gie]\nenable=1\nconfig-file=x.txt\n")),
+            ("b_app.txt", app("[primary-gie]\nenable=1\nconfig-file=x.txt\n")),
+            ("x.txt", nvinfer.to_string()),
+        ];
+        let standalone = [
+            ("a_app.txt", app(tracker)),
+            ("t.txt", tracker.replace("enable=1\n", "")),
+            ("ll.yml", ll.to_string()),
+        ];
+        let sel = Settings::default();
+        let show = |r: &CheckResult| format!("{:?}", r.diagnostics);
+        for (files, undone, redone) in [(&shared[..], 1, false), (&standalone[..], 0, true)] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
+            for (name, text) in files {
+                std::fs::write(dir.path().join(name), text).unwrap();
+            }
+            let load = || Workspace::load(&[dir.path().to_path_buf()]);
+            let whole = check_with(&mut load(), None, Profile::Display, &sel);
+            assert!(!whole.diagnostics.is_empty());
+            let mut ws = load();
+            UNDONE.with(|n| n.set(0));
+            let eager = check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Eager));
+            assert_eq!(UNDONE.with(|n| n.get()), undone, "{files:?}");
+            assert_eq!(eager.is_none(), redone, "{files:?}");
+            if let Some(eager) = eager {
+                assert_eq!(show(&whole), show(&eager));
+            }
+            let mut ws = load();
+            let lean = check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Done)).unwrap();
+            assert_eq!(show(&whole), show(&lean));
+            let named = |name: &str| ws.files.iter().position(|f| f.path.ends_with(name)).unwrap();
+            let gone: Vec<bool> = files.iter().map(|(name, _)| ws.is_gone(named(name))).collect();
+            let want = if redone {
+                [true, false, false]
+            } else {
+                [true, true, true]
+            };
+            assert_eq!(gone, want, "{files:?}");
+            assert_eq!(UNDONE.with(|n| n.get()), undone);
+        }
+    }
+
+    /// A check that drops every parse its app configs' pipelines may read
+    /// as soon as each is built (`Dropping::Eager`, which drops parses
+    /// that later pipelines and the checks of configs nothing references
+    /// still read) finds each read of a dropped parse and checks again
+    /// keeping the parses: over every rule case and example, its findings
+    /// are exactly `check_with`'s, and so are `check_for_report`'s.
+    #[test]
+    fn a_parse_dropped_too_soon_is_found_and_the_check_made_again() {
+        let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir("testdata/rules")
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        dirs.sort();
+        dirs.push("testdata/examples".into());
+        let sel = Settings::default();
+        let (mut redone, mut dropped) = (0, 0);
+        for dir in &dirs {
+            let load = || Workspace::load(std::slice::from_ref(dir));
+            let whole = check_with(&mut load(), None, Profile::Display, &sel);
+            let show = |r: &CheckResult| format!("{:?}", r.diagnostics);
+            let lean = check_for_report(&mut load(), None, Profile::Display, &sel, false);
+            assert_eq!(show(&whole), show(&lean), "{}", dir.display());
+            let mut ws = load();
+            ws.reallocate();
+            let eager = match check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Eager)) {
+                Some(r) => {
+                    dropped += usize::from(ws.parse_dropped_early());
+                    r
+                }
+                None => {
+                    redone += 1;
+                    ws.restore_parses();
+                    check_reporting(&mut ws, None, Profile::Display, &sel, false, None).unwrap()
+                }
+            };
+            assert_eq!(show(&whole), show(&eager), "{}", dir.display());
+        }
+        // Parses were dropped early with the findings unchanged (and, in
+        // some, a check made again: `each_way_a_parse_dropped_too_soon_is_found`).
+        assert!(dropped > 10, "{dropped} {redone}");
+    }
 
     /// `sort_by_place` puts the findings where a stable sort by (rank,
     /// offset, code) puts them, equal keys in their first order (the

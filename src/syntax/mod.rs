@@ -443,6 +443,21 @@ impl Document {
         self.kept = None;
     }
 
+    /// Whether repeats resolve as yaml-cpp sees them
+    /// ([`Document::resolve_as_yaml_cpp`]).
+    pub fn first_map_only(&self) -> bool {
+        self.first_map_only
+    }
+
+    /// Parse the text again after [`Document::drop_parse`]: the document
+    /// [`Document::parse`] makes of it, as the load made it (a caller
+    /// does this only for a text read whole, whose repeats resolve as
+    /// GLib's: `Workspace::may_drop_early`).
+    pub fn parse_again(&mut self) {
+        let text = std::mem::take(&mut self.text);
+        *self = Document::parse(text, self.format);
+    }
+
     /// Resolve repeats as a reader that looks keys up through yaml-cpp
     /// (`YAML::Node::operator[]`) sees them: `node_data::get`
     /// (yaml-cpp `node/detail/impl.h`) scans the map's pairs in order and

@@ -65,7 +65,7 @@ pub const REFERENCE_KEYS: &[(&str, &[&str])] = &[
 /// The graph of every pipeline in the workspace (loading the configs they
 /// reference) and of the element configs nothing references.
 pub fn build(ws: &mut Workspace) -> Graph {
-    build_with::<()>(ws, true, None).0
+    build_with::<()>(ws, true, None, None).0
 }
 
 /// What [`build_visiting`] calls on a pipeline as soon as it is built,
@@ -87,14 +87,77 @@ pub type Visit<'v, R> = dyn Fn(&Workspace, &mut Pipeline) -> R + Sync + 'v;
 /// known only once all are done: when one is not, the pipelines visited
 /// are built again in their turn as a build in order makes them (the
 /// same pipeline, `visit`'s changes gone) and their results are dropped.
-pub fn build_visiting<R: Send>(ws: &mut Workspace, visit: &Visit<R>) -> (Graph, Vec<Option<R>>) {
-    build_with(ws, true, Some(visit))
+///
+/// `chunks`: where given, the app configs are built and visited in
+/// chunks of roots, in file order, and `chunks` is told after each what
+/// the chunk's pipelines referenced ([`Chunks::done`]); the caller may
+/// then drop parses (`Workspace::drop_parses_early`). A chunk whose
+/// building read such a file, or found one by path, is not quiet: the
+/// workspace is put back ([`Chunks::undo`]) and the building goes on as
+/// one that changes the workspace does.
+pub fn build_visiting<R: Send>(
+    ws: &mut Workspace,
+    visit: &Visit<R>,
+    chunks: Option<&mut dyn Chunks>,
+) -> (Graph, Vec<Option<R>>) {
+    build_with(ws, true, Some(visit), chunks)
+}
+
+/// What a visited building tells between its chunks of roots
+/// ([`build_visiting`]).
+pub trait Chunks {
+    /// How many roots a chunk holds, of `roots` in all.
+    fn chunk_len(&self, roots: usize) -> usize;
+    /// A chunk's roots were built and visited, quietly so far;
+    /// `referenced`: the files their pipelines reference.
+    fn done(&mut self, ws: &mut Workspace, roots: &[FileId], referenced: &mut dyn Iterator<Item = FileId>);
+    /// The building is not quiet: put back what `done` changed in the
+    /// workspace (once; `done` is not called again).
+    fn undo(&mut self, ws: &mut Workspace);
+}
+
+/// The files a file names by the keys the front ends follow
+/// ([`REFERENCE_KEYS`], also spelled with `_`) that are loaded, resolved as
+/// the front ends and rules resolve them (`Workspace::resolve`): what a
+/// build reading the file may read next. A caller that drops parses by it
+/// still learns of a file it missed (`Workspace::touched_gone`).
+pub fn named_files(ws: &Workspace, id: FileId) -> Vec<FileId> {
+    let follows = |key: &str| {
+        REFERENCE_KEYS.iter().any(|(_, keys)| {
+            keys.iter().any(|k| {
+                k.len() == key.len()
+                    && k.bytes()
+                        .zip(key.bytes())
+                        .all(|(a, b)| a == b || (a == b'-' && b == b'_'))
+            })
+        })
+    };
+    let mut out = Vec::new();
+    for g in &ws.files[id].doc.groups {
+        for e in &g.entries {
+            let Some(value) = e.value.as_deref() else { continue };
+            if !follows(&e.key) {
+                continue;
+            }
+            if let Some(crate::model::workspace::Target::Exists(p)) = ws.resolve(id, value) {
+                if let Some(f) = ws.get(&p).filter(|&f| f != id && !out.contains(&f)) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `build`, with app configs built ahead on all threads or not (the tests
 /// compare both), and visited as built where that is sound
 /// ([`build_visiting`]).
-fn build_with<R: Send>(ws: &mut Workspace, ahead: bool, visit: Option<&Visit<R>>) -> (Graph, Vec<Option<R>>) {
+fn build_with<R: Send>(
+    ws: &mut Workspace,
+    ahead: bool,
+    visit: Option<&Visit<R>>,
+    mut chunks: Option<&mut dyn Chunks>,
+) -> (Graph, Vec<Option<R>>) {
     let roots: Vec<FileId> = (0..ws.files.len())
         .filter(|&i| {
             matches!(
@@ -126,8 +189,7 @@ fn build_with<R: Send>(ws: &mut Workspace, ahead: bool, visit: Option<&Visit<R>>
     // would: when it wanted to load a file or change a kind, or when a
     // build before it changed the kind of a file it read. The graph is the
     // same as one built in order, on any number of threads.
-    let ahead: Vec<(Option<Ahead>, Option<R>)> = {
-        let ws: &Workspace = ws;
+    let build_chunk = |ws: &Workspace, roots: &[FileId]| -> Vec<(Option<Ahead>, Option<R>)> {
         roots
             .par_iter()
             .map(|&root| {
@@ -147,6 +209,43 @@ fn build_with<R: Send>(ws: &mut Workspace, ahead: bool, visit: Option<&Visit<R>>
                 (built, result)
             })
             .collect()
+    };
+    let ahead: Vec<(Option<Ahead>, Option<R>)> = match chunks.as_deref_mut() {
+        Some(chunks) if may_visit => {
+            let mut all = Vec::with_capacity(roots.len());
+            let mut dropping = true;
+            for chunk in roots.chunks(chunks.chunk_len(roots.len()).max(1)) {
+                let mut part = build_chunk(ws, chunk);
+                if dropping {
+                    // A build or visit that read a file whose parse is gone
+                    // saw an empty document: the chunk is built again in
+                    // order, with every parse back.
+                    let read_gone = part
+                        .iter()
+                        .flat_map(|(a, _)| a.iter().flat_map(|a| &a.read))
+                        .any(|&f| ws.is_gone(f));
+                    if ws.touched_gone() || read_gone {
+                        loud.store(true, std::sync::atomic::Ordering::Relaxed);
+                        for (a, r) in &mut part {
+                            *a = None;
+                            *r = None;
+                        }
+                    }
+                    if loud.load(std::sync::atomic::Ordering::Relaxed) {
+                        chunks.undo(ws);
+                        dropping = false;
+                    } else {
+                        let mut referenced = part
+                            .iter()
+                            .flat_map(|(a, _)| a.iter().flat_map(|a| a.referenced.iter().copied()));
+                        chunks.done(ws, chunk, &mut referenced);
+                    }
+                }
+                all.extend(part);
+            }
+            all
+        }
+        _ => build_chunk(ws, &roots),
     };
     let quiet = may_visit && !loud.into_inner();
     // (Kind changes before this build are not this build's.)

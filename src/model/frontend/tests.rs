@@ -389,8 +389,8 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
     let dir = project(&files);
     let load = || Workspace::load(&[dir.path().to_path_buf()]);
     let (mut ahead, mut in_order) = (load(), load());
-    let g_ahead = super::build_with::<()>(&mut ahead, true, None).0;
-    let g_in_order = super::build_with::<()>(&mut in_order, false, None).0;
+    let g_ahead = super::build_with::<()>(&mut ahead, true, None, None).0;
+    let g_in_order = super::build_with::<()>(&mut in_order, false, None, None).0;
     assert_eq!(format!("{g_ahead:?}"), format!("{g_in_order:?}"));
     let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
     assert_eq!(kinds(&ahead), kinds(&in_order));
@@ -498,7 +498,7 @@ fn pipelines_are_visited_as_built_only_when_the_building_changes_nothing() {
             }
             n
         };
-        let (mut g, counts) = super::build_visiting(&mut visiting, &visit);
+        let (mut g, counts) = super::build_visiting(&mut visiting, &visit, None);
         assert_eq!(counts.len(), g.pipelines.len());
         assert_eq!(counts.iter().all(Option::is_some), visits, "{files:?}");
         assert!(visits || counts.iter().all(Option::is_none), "{files:?}");
