@@ -764,7 +764,9 @@ impl Workspace {
     }
 
     pub fn get(&self, path: &Path) -> Option<FileId> {
-        self.by_path.get(key_bytes(&self.identify(path).0)).map(|&id| self.found(id))
+        self.by_path
+            .get(key_bytes(&self.identify(path).0))
+            .map(|&id| self.found(id))
     }
 
     /// A file a look-up by path found, noted when its parse is gone: what
