@@ -463,7 +463,7 @@ fn a_closed_pipe_ends_the_output_quietly() {
 /// A config that a Dockerfile or Containerfile copies into an image runs
 /// from the copy, among files the base image and the build's other steps
 /// put there: its missing relative paths are unknown (no DS704), as
-/// `Workspace::copied_into_image` says. What no `COPY`/`ADD` of the build
+/// `Workspace::unknown_in_container` says. What no `COPY`/`ADD` of the build
 /// context copies (a folder not named, a copy `--from` another stage) is
 /// checked as before. The context is the nearest folder holding every
 /// source the file names (`docker build -f docker/Dockerfile .`).
@@ -554,41 +554,44 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
     }
 }
 
-/// A config a script or Compose file bind-mounts into a container (at
-/// another path: `docker run -v "$(pwd)/configs:/app/configs"`, Compose
-/// `volumes: - ./configs:/opt/...`) runs from the mount target, among the
-/// image's files and the container's other mounts: its missing relative
-/// paths are unknown (no DS704), as for a config a Dockerfile copies
-/// (`syntax::mounts`). A named volume, a mount from outside the project
-/// (`/tmp/.X11-unix`), a `--mount` of `type=volume` and a commented-out
-/// line mount nothing of it; a Compose file's relative paths are its own
-/// folder's; a script's are its working folder's, which may be any
-/// folder from its own up to the root. The same whether the whole root
-/// is walked or only one config is named (the root's scripts and Compose
-/// files are then walked for).
+/// A config a script or Compose file bind-mounts into a container runs
+/// from the mount target: a missing relative path that leaves the mounted
+/// folder lands in the container's own tree, among the image's files and
+/// other mounts, and is unknown there (no DS704); one that stays inside it
+/// names the same file as in the project (the mount shows the folder as
+/// it is) and is reported, unless another mount lands inside the target
+/// or a target is unknown (`Workspace::unknown_in_container`). A named
+/// volume, a mount from outside the project (`/tmp/.X11-unix`), a `--mount`
+/// of `type=volume` and a commented-out line mount none of its files; a
+/// Compose file's relative paths are its own folder's; a script's are its
+/// working folder's, which may be any folder from its own up to the root.
+/// The same whether the whole root is walked or only one config is named
+/// (the root's scripts and Compose files are then walked for).
 #[test]
 fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     std::fs::write(d.join("dslint.toml"), "").unwrap();
-    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt").unwrap();
+    // Each config names a missing config outside its own folder.
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
+        .unwrap()
+        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
     let folders = ["configs", "configs/deep", "deploy/configs", "other", "scripts/local"];
     for folder in folders {
         std::fs::create_dir_all(d.join(folder)).unwrap();
         std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
         std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
     }
-    // The configs with a DS704 (their `config-file` is missing), checked
-    // as a walk of the root and named one by one.
+    // The configs with a DS704, checked as a walk of the root and named
+    // one by one.
     let missing = || {
+        let root = std::fs::canonicalize(d).unwrap();
         let of = |checked: &support::Checked| -> Vec<String> {
             (checked.diagnostics.iter())
                 .filter(|x| x.code() == "DS704")
                 .map(|x| {
-                    let path = &checked.ws.files[x.file].path;
-                    let path = std::fs::canonicalize(path).unwrap();
-                    let root = std::fs::canonicalize(d).unwrap();
-                    path.strip_prefix(root).unwrap().display().to_string()
+                    let path = std::fs::canonicalize(&checked.ws.files[x.file].path).unwrap();
+                    path.strip_prefix(&root).unwrap().display().to_string()
                 })
                 .collect()
         };
@@ -615,27 +618,50 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
         "other/app.txt",
         "scripts/local/app.txt",
     ];
-    let cases: [(&str, &str, &[&str]); 7] = [
+    let cases: [(&str, &str, &[&str]); 9] = [
         ("scripts/run.sh", "#!/bin/sh\necho no container\n", &all),
         // Nothing of the project: X11's socket, a named volume, a volume
         // `--mount`, an anonymous volume, a commented-out line.
         (
             "scripts/run.sh",
-            "#!/bin/bash\n# docker run -v $(pwd):/ws img\n\
+            "#!/bin/bash\n# docker run -v $(pwd)/configs:/ws img\n\
              docker run --gpus all -it --rm \\\n  -v /tmp/.X11-unix:/tmp/.X11-unix \\\n  \
              -v configs:/configs --mount type=volume,source=other,target=/o -v /models \\\n  \
              nvcr.io/nvidia/deepstream:9.1-triton-multiarch\n",
             &all,
         ),
         // `$(pwd)/configs` from the script's working folder: the root's
-        // `configs` (and `scripts/configs`, which does not exist).
+        // `configs` (or `scripts/configs`, which does not exist). Its
+        // config leaves it; the one in `configs/deep` stays inside.
         (
             "scripts/run.sh",
             "docker run -v \"$(pwd)/configs\":/app/configs -w /app img deepstream-app -c configs/app.txt\n",
-            &["deploy/configs/app.txt", "other/app.txt", "scripts/local/app.txt"],
+            &[
+                "configs/deep/app.txt",
+                "deploy/configs/app.txt",
+                "other/app.txt",
+                "scripts/local/app.txt",
+            ],
         ),
-        // The working folder as a whole: everything from it up to the root.
-        ("scripts/run.sh", "docker run -v ${PWD}:/workspace img\n", &[]),
+        // The working folder as a whole: every path stays inside it.
+        ("scripts/run.sh", "docker run -v ${PWD}:/workspace img\n", &all),
+        // Unless another mount lands inside its target.
+        (
+            "scripts/run.sh",
+            "docker run -v ${PWD}:/workspace -v /data/elsewhere:/workspace/elsewhere img\n",
+            &[],
+        ),
+        // Or a target is unknown.
+        (
+            "scripts/run.sh",
+            "docker run -v ./configs/deep:$APP_DIR img\n",
+            &[
+                "configs/app.txt",
+                "deploy/configs/app.txt",
+                "other/app.txt",
+                "scripts/local/app.txt",
+            ],
+        ),
         // Compose: relative to the Compose file's folder; a named volume
         // and a device are no config's folder.
         (
@@ -661,7 +687,7 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
                 "scripts/local/app.txt",
             ],
         ),
-        // One file mounted.
+        // One file mounted: every path it names leaves it.
         (
             "compose.yml",
             "services:\n  ds:\n    volumes: [\"./configs/deep/app.txt:/app/app.txt:ro\"]\n",

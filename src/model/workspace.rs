@@ -126,8 +126,8 @@ pub struct Workspace {
     reader_keys: std::sync::OnceLock<ReaderKeys>,
     /// What the project's Dockerfiles and Containerfiles copy into an
     /// image, and its scripts and Compose files bind-mount into a container
-    /// (`copied_into_image`), found the first time a path is missing.
-    container_copies: std::sync::OnceLock<HashSet<PathBuf>>,
+    /// (`unknown_in_container`), found the first time a path is missing.
+    container_copies: std::sync::OnceLock<Containers>,
     /// A folder whose walk its ignore files stopped (over their bounds:
     /// `files::walk::over_notice`), the first one: the run checked less
     /// than it was asked to, which fails it (`walk_stopped`).
@@ -538,46 +538,58 @@ impl Workspace {
         self.walk_stopped.get().map(PathBuf::as_path)
     }
 
-    /// Whether a Dockerfile or Containerfile of the project copies the file
-    /// `from` into an image (`COPY` or `ADD` of it or of a folder holding
-    /// it, `.` included: `syntax::dockerfile`), or a shell script or
-    /// Compose file of the project bind-mounts it (or a folder holding it)
-    /// into a container (`docker run -v`, `--mount`, Compose `volumes:`:
-    /// `syntax::mounts`). It runs from the copy or the mount target, and
-    /// its relative paths resolve in the container's tree, where the base
-    /// image (the DeepStream install of an `nvcr.io/nvidia/deepstream`
+    /// Whether the missing `path` that the file `from` names (as written)
+    /// may be in the container the file runs in: the file is copied into
+    /// an image by a Dockerfile or Containerfile of the project (`COPY` or
+    /// `ADD` of it or of a folder holding it, `.` included:
+    /// `syntax::dockerfile`), or bind-mounted into a container by a shell
+    /// script or Compose file of the project (`docker run -v`, `--mount`,
+    /// Compose `volumes:`: `syntax::mounts`) and the path leaves the
+    /// mounted folder (or another mount lands inside the mount's target,
+    /// or one's target is unknown). It runs from the copy or the mount
+    /// target, and such a path resolves in the container's tree, where the
+    /// base image (the DeepStream install of an `nvcr.io/nvidia/deepstream`
     /// image), the build's other steps (`RUN cp config/* samples/configs/…`,
     /// a model downloaded) and the container's other mounts put files the
-    /// project's tree does not show: a path missing from the tree may be
-    /// there, so whether it exists is unknown. A copy's source is taken
-    /// relative to the build context, which is chosen where the image is
-    /// built: the nearest folder from the Dockerfile's own up to the root
+    /// project's tree does not show: whether it exists is unknown. A path
+    /// inside the mounted folder is the same file there as in the tree (a
+    /// bind mount shows the host's folder as it is). A copy's source is
+    /// taken relative to the build context, which is chosen where the image
+    /// is built: the nearest folder from the Dockerfile's own up to the root
     /// that holds every source it names ([`container_copies`]); a
     /// `.dockerignore` is not read (what it keeps out of the context is
     /// still counted as copied: a path more counted as unknown, never a
     /// finding). Found by the walk of the whole root, or by one walk of the
     /// root the first time it is asked, whatever paths were named.
-    pub fn copied_into_image(&self, from: FileId) -> bool {
-        let copies = self.container_copies.get_or_init(|| {
+    pub fn unknown_in_container(&self, from: FileId, path: &Path) -> bool {
+        let c = self.container_copies.get_or_init(|| {
             let Some(root) = &self.root else {
-                return HashSet::new();
+                return Containers::default();
             };
             match self.walk_whole_root(root, &is_container_source, &scan_containerfile) {
                 Some(files) => container_copies(root, files),
                 // Not walked: any config may be copied (the run fails).
-                None => HashSet::from([root.path().to_path_buf()]),
+                None => Containers::everything(root),
             }
         });
-        if copies.is_empty() {
+        if c.copies.is_empty() && c.binds.is_empty() {
             return false;
         }
         let key = self.identify(&self.files[from].path).0;
-        key.ancestors().any(|a| copies.contains(a))
+        if key.ancestors().any(|a| c.copies.contains(a)) {
+            return true;
+        }
+        // Where the path lands in the tree, from the file's real folder.
+        let lands = (!path.is_absolute()).then(|| normalize(&dir_of(&key).join(path)));
+        c.binds.iter().any(|b| {
+            (b.sources.iter())
+                .any(|s| key.starts_with(s) && (b.nested || lands.as_ref().is_none_or(|l| !l.starts_with(s))))
+        })
     }
 
     /// The files under the whole root that `wanted` picks, each with what
     /// `visit` made of it on the walk's threads (the lazy scans of the
-    /// project's own sources: `reader_keys`, `copied_into_image`); `None`
+    /// project's own sources: `reader_keys`, `unknown_in_container`); `None`
     /// when the ignore files stopped the walk (noted: `walk_stopped`).
     fn walk_whole_root<T: Send>(
         &self,
@@ -627,7 +639,8 @@ impl Workspace {
         // keys (`reader_keys`), so they need no walk of their own.
         let root_walked = std::fs::canonicalize(top).is_ok_and(|t| t == root.path());
         let whole_root = root_walked && self.reader_keys.get().is_none();
-        // And what its Dockerfiles copy (`copied_into_image`).
+        // And what its Dockerfiles copy, its scripts and Compose files
+        // mount (`unknown_in_container`).
         let containers = root_walked && self.container_copies.get().is_none();
         let visit = |l: crate::files::walk::Listed| {
             if whole_root && crate::syntax::c_keys::is_source(l.path) && !is_candidate(l.path) {
@@ -709,7 +722,7 @@ impl Workspace {
                     sources.push((path.clone(), scan));
                 }
                 let copies = if walked.stopped {
-                    HashSet::from([root.path().to_path_buf()])
+                    Containers::everything(&root)
                 } else {
                     container_copies(&root, sources)
                 };
@@ -1038,7 +1051,8 @@ impl Workspace {
     /// outside itself ([`into_install`]): it points into the DeepStream
     /// install the copy is meant to be cloned into. And so is a missing path
     /// that a config a Dockerfile or Containerfile copies into an image
-    /// names ([`Workspace::copied_into_image`]).
+    /// names, where the container it runs in may have the file
+    /// ([`Workspace::unknown_in_container`]).
     ///
     /// A key-file's value is the path GLib's `g_key_file_get_string` gives
     /// (the string DeepStream's readers pass on to
@@ -1074,7 +1088,9 @@ impl Workspace {
         }
         Some(match self.place_verdict(&full) {
             Landing::Inside => Target::Exists(full),
-            Landing::Missing if into_install(&file.path, &full) || self.copied_into_image(from) => return None,
+            Landing::Missing if into_install(&file.path, &full) || self.unknown_in_container(from, path) => {
+                return None;
+            }
             Landing::Missing => Target::Missing(full),
             Landing::Outside => Target::Outside(full),
         })
@@ -1324,14 +1340,43 @@ fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::
     }
 }
 
+/// What the project's containers are given of its tree
+/// (`Workspace::unknown_in_container`).
+#[derive(Debug, Default)]
+struct Containers {
+    /// The real paths copied into an image.
+    copies: HashSet<PathBuf>,
+    /// The host paths bind-mounted into a container.
+    binds: Vec<Bind>,
+}
+
+impl Containers {
+    /// Every file of the root counted as copied (its walk was stopped).
+    fn everything(root: &ProjectRoot) -> Containers {
+        Containers {
+            copies: HashSet::from([root.path().to_path_buf()]),
+            binds: Vec::new(),
+        }
+    }
+}
+
+/// One bind mount: the real paths its host side may be (one for a path
+/// written from a known folder, several from an unknown one), and whether
+/// another mount may land inside its target.
+#[derive(Debug)]
+struct Bind {
+    sources: Vec<PathBuf>,
+    nested: bool,
+}
+
 /// The real paths the Dockerfiles and Containerfiles copy (each with the
 /// sources it names, `scan_containerfile`), taken from the build context:
 /// the nearest folder, from the Dockerfile's own up to the root, that
 /// holds every source it names (a build fails on a source its context
 /// lacks: `docker build -f docker/Dockerfile .` copies the root's
-/// `configs/`); the Dockerfile's folder when none does. And the paths the
-/// scripts and Compose files mount ([`mounted_paths`]).
-fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) -> HashSet<PathBuf> {
+/// `configs/`); the Dockerfile's folder when none does. And what the
+/// scripts and Compose files mount ([`binds`]).
+fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) -> Containers {
     let mut copies = HashSet::new();
     let mut mounts = Vec::new();
     for (path, scan) in files {
@@ -1359,38 +1404,66 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
             });
         }
     }
-    mounted_paths(root, mounts, &mut copies);
-    copies
+    Containers {
+        copies,
+        binds: binds(root, mounts),
+    }
 }
 
-/// The real paths the scripts and Compose files (by their folder) mount:
-/// an absolute path as written; a Compose file's relative path from the
-/// project directory, which is the folder of a Compose file (the first
-/// one named: each Compose file's folder is taken); a path from an
-/// unknown folder (a script's working folder, `$(pwd)`, a variable) from
-/// the file's folder and from each folder above it up to the root.
-fn mounted_paths(root: &ProjectRoot, mounts: Vec<(PathBuf, Vec<Mount>, bool)>, into: &mut HashSet<PathBuf>) {
-    let compose_dirs: Vec<&PathBuf> = mounts.iter().filter(|m| m.2).map(|(dir, ..)| dir).collect();
-    for (dir, list, _) in &mounts {
+/// The bind mounts of the scripts and Compose files (by their folder),
+/// each written once: the real paths of its host side (an absolute path
+/// as written; a Compose file's relative path from the project directory,
+/// the Compose file's folder; a path from an unknown folder, a script's
+/// working folder, `$(pwd)`, a variable, from the file's folder and from
+/// each folder above it up to the root), and whether another mount, a
+/// volume's included, lands at or inside its target, or any target is
+/// unknown (any may then land inside it).
+fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bind> {
+    // Each mount once, with every real path its host side may be.
+    let mut index: HashMap<&Mount, usize> = HashMap::new();
+    let mut mounts: Vec<(&Mount, Vec<PathBuf>)> = Vec::new();
+    for (dir, list, _) in &files {
         for m in list {
-            match m.base {
+            let i = *index.entry(m).or_insert_with(|| {
+                mounts.push((m, Vec::new()));
+                mounts.len() - 1
+            });
+            let Some(h) = &m.source else { continue };
+            let sources = &mut mounts[i].1;
+            match h.base {
                 Base::Absolute => {
-                    let p = Path::new(&m.path);
-                    into.insert(std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)));
+                    let p = Path::new(&h.path);
+                    sources.push(std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)));
                 }
-                Base::Project => {
-                    for d in &compose_dirs {
-                        into.insert(normalize(&d.join(&m.path)));
-                    }
-                }
-                Base::Unknown => {
-                    for a in dir.ancestors().take_while(|a| a.starts_with(root.path())) {
-                        into.insert(normalize(&a.join(&m.path)));
-                    }
-                }
+                Base::Project => sources.push(normalize(&dir.join(&h.path))),
+                Base::Unknown => sources.extend(
+                    (dir.ancestors())
+                        .take_while(|a| a.starts_with(root.path()))
+                        .map(|a| normalize(&a.join(&h.path))),
+                ),
             }
         }
     }
+    // Another target at or inside one's: next to it in path order (a
+    // folder's descendants follow it), or equal to the one before.
+    let mut nested = vec![mounts.iter().any(|(m, _)| m.target.is_none()); mounts.len()];
+    let mut targets: Vec<(&Path, usize)> = (mounts.iter().enumerate())
+        .filter_map(|(i, (m, _))| Some((Path::new(m.target.as_deref()?), i)))
+        .collect();
+    targets.sort();
+    for (k, &(t, i)) in targets.iter().enumerate() {
+        let next = targets.get(k + 1).is_some_and(|&(n, _)| n.starts_with(t));
+        let before = k > 0 && targets[k - 1].0 == t;
+        nested[i] |= next || before;
+    }
+    (mounts.into_iter().zip(nested))
+        .filter(|((m, _), _)| m.source.is_some())
+        .map(|((_, mut sources), nested)| {
+            sources.sort();
+            sources.dedup();
+            Bind { sources, nested }
+        })
+        .collect()
 }
 
 /// What a Dockerfile, Containerfile, script or Compose file copies into an
@@ -1492,7 +1565,7 @@ enum Loaded {
     ReaderKeys(Vec<String>),
     /// A Dockerfile or Containerfile a walk of the whole root read the
     /// sources of, or a script or Compose file it read the mounts of
-    /// (`Workspace::copied_into_image`): not a file of the workspace.
+    /// (`Workspace::unknown_in_container`): not a file of the workspace.
     ContainerSources(ContainerScan),
 }
 

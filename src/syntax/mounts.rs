@@ -1,28 +1,33 @@
 //! What a container is given of the host's tree at run time: the host
 //! paths that shell scripts bind-mount (`docker run -v SRC:DST`,
-//! `--volume`, `--mount type=bind,source=SRC`) and that Compose files
-//! mount (`volumes:` short `SRC:DST` and long `source:` forms, a local
-//! volume's `device:`, a config's or secret's `file:`). A config mounted at
-//! another path runs from the mount target, next to the image's files and
-//! the container's other mounts, which the project's tree does not show
-//! (`Workspace::copied_into_image`): whether a path it names is missing is
-//! unknown there, as for a config a Dockerfile copies
-//! (`syntax::dockerfile`).
+//! `--volume`, `--mount type=bind,source=SRC,target=DST`) and that Compose
+//! files mount (`volumes:` short `SRC:DST` and long `source:`/`target:`
+//! forms, a local volume's `device:`, a config's or secret's `file:`), each
+//! with where it lands in the container, and the volumes mounted beside
+//! them (named, anonymous), which land there too.
+//!
+//! A config mounted at another path runs from the mount target: a relative
+//! path that stays inside the mounted folder names the same file there as
+//! in the project (the mount shows the host's folder as it is), unless
+//! another mount lands inside the target; a path that leaves it lands in
+//! the container's own tree, among the image's files and other mounts,
+//! which the project does not show (`Workspace::unknown_in_container`).
 //!
 //! Read as Docker's CLI and Compose read them ("docker container run",
 //! "Bind mounts" and the Compose file reference's `volumes` pages): `-v`
-//! takes `SRC:DST[:OPTIONS]`, and a `SRC` that is no path (not starting
-//! with `/`, `.`, `~` or a variable) names a volume, not a host folder; a
-//! `--mount` binds a host path only with `type=bind`; Compose
-//! resolves a relative `SRC` (`./configs`, `..`) from the project
-//! directory, the folder of the (first) Compose file. A script's relative
-//! path resolves from the folder it is run in, and a variable or command
-//! substitution (`$(pwd)`, `${PWD}`, `$ROOT`, `~`) names a folder the
-//! file does not show: such a path is taken from the script's folder and
-//! every folder above it up to the project root (more of the tree counted
-//! as mounted only leaves more paths unknown, never a finding). Lines are
-//! read as written, not run: a mount the script builds in a loop or reads
-//! from a file is not seen.
+//! takes `SRC:DST[:OPTIONS]` (`DST` alone: an anonymous volume), and a
+//! `SRC` that is no path (not starting with `/`, `.`, `~` or a variable)
+//! names a volume, not a host folder; a `--mount` binds a host path only
+//! with `type=bind`; Compose resolves a relative `SRC` (`./configs`, `..`)
+//! from the project directory, the folder of the (first) Compose file. A
+//! script's relative path resolves from the folder it is run in, and a
+//! variable or command substitution (`$(pwd)`, `${PWD}`, `$ROOT`, `~`)
+//! names a folder the file does not show: such a path is taken from the
+//! script's folder and every folder above it up to the project root. A
+//! target with a variable, or one the line does not give (a `device:`, a
+//! `file:`), is unknown: it may land inside any other. Lines are read as
+//! written, not run: a mount the script builds in a loop or reads from a
+//! file is not seen.
 
 use std::path::Path;
 
@@ -31,7 +36,7 @@ use std::path::Path;
 const MAX_MOUNTS: usize = 1_000;
 
 /// Where a mounted host path is taken from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Base {
     /// An absolute path.
     Absolute,
@@ -42,12 +47,21 @@ pub enum Base {
     Unknown,
 }
 
-/// A host path bind-mounted into a container: `path` is relative to
-/// `base` (`/`-separated, `.` dropped, `..` kept, cut before its first
-/// component with a variable or a wildcard; `""` is the base itself),
-/// absolute for [`Base::Absolute`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What one mount gives a container.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Mount {
+    /// The host path bound; `None` for a volume (named or anonymous).
+    pub source: Option<HostPath>,
+    /// Where it lands in the container (absolute, `/`-separated,
+    /// normalized); `None` when unknown.
+    pub target: Option<String>,
+}
+
+/// A host path: `path` is relative to `base` (`/`-separated, `.` dropped,
+/// `..` kept, cut before its first component with a variable or a
+/// wildcard; `""` is the base itself), absolute for [`Base::Absolute`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HostPath {
     pub base: Base,
     pub path: String,
 }
@@ -76,8 +90,8 @@ pub fn is_script(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("sh") || e.eq_ignore_ascii_case("bash"))
 }
 
-/// The host paths a shell script's `docker run` (or `podman run`,
-/// `docker create`, …: any command with these flags) bind-mounts.
+/// The mounts of a shell script's `docker run` (or `podman run`, `docker
+/// create`, …: any command with these flags).
 pub fn script_mounts(text: &str) -> Vec<Mount> {
     let mut out = Vec::new();
     let mut command = String::new();
@@ -110,12 +124,8 @@ pub fn script_mounts(text: &str) -> Vec<Mount> {
                     _ => (w.strip_prefix("-v").filter(|v| v.contains(':')), None),
                 },
             };
-            if let Some(src) = volume.and_then(volume_source) {
-                out.extend(host_path(src, Base::Unknown));
-            }
-            if let Some(src) = mount.and_then(mount_source) {
-                out.extend(host_path(src, Base::Unknown));
-            }
+            out.extend(volume.and_then(|v| volume_mount(v, Base::Unknown)));
+            out.extend(mount.and_then(flag_mount));
             if out.len() >= MAX_MOUNTS {
                 out.truncate(MAX_MOUNTS);
                 return out;
@@ -125,40 +135,82 @@ pub fn script_mounts(text: &str) -> Vec<Mount> {
     out
 }
 
-/// The host paths a Compose file mounts, read line by line (a list item
-/// that is a `SRC:DST` volume, and the values of `source:`, `device:` and
-/// `file:`), wherever they stand: what is not a mount (a `devices:` item)
-/// adds only paths counted as mounted.
+/// The mounts of a Compose file, read line by line: a list item that is a
+/// `SRC:DST` volume, the long syntax's `source:` with the `target:` of
+/// its item, `device:` and `file:` (their targets unknown), wherever they
+/// stand: what is not a mount (a `devices:` item) adds only paths counted
+/// as mounted.
 pub fn compose_mounts(text: &str) -> Vec<Mount> {
     let mut out = Vec::new();
+    // The list item being read (with its `-`'s column), and the flow
+    // mapping (`{type: bind, source: ./a, target: /b}`).
+    let mut item: Option<(usize, Pending)> = None;
+    let mut flow: Option<Pending> = None;
     for line in text.lines() {
-        let body = strip_yaml_comment(line).trim();
-        let (item, rest) = match body.strip_prefix('-') {
+        let body = strip_yaml_comment(line);
+        let indent = body.len() - body.trim_start().len();
+        let body = body.trim();
+        if body.is_empty() {
+            continue;
+        }
+        let (is_item, rest) = match body.strip_prefix('-') {
             Some(r) if r.is_empty() || r.starts_with([' ', '\t']) => (true, r.trim()),
             _ => (false, body),
         };
-        // `{type: bind, source: ./a, target: /b}` and `[./a:/b, ./c:/d]`.
-        let rest = rest.trim_start_matches(['{', '[']).trim_end_matches(['}', ']']);
+        if item.as_ref().is_some_and(|(col, _)| is_item || indent <= *col) {
+            if let Some((_, p)) = item.take() {
+                p.end(&mut out);
+            }
+        }
+        if is_item {
+            item = Some((indent, Pending::default()));
+        }
+        // `[./a:/b, ./c:/d]` and flow mappings, part by part.
         for part in split_top(rest, ',') {
-            let part = part.trim();
+            let (opens, closes) = (part.contains('{'), part.contains('}'));
+            if opens {
+                flow = Some(Pending::default());
+            }
+            let part = part.trim_matches(|c: char| c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']'));
+            let pending = match (&mut flow, &mut item) {
+                (Some(f), _) => Some(f),
+                (None, Some((_, i))) => Some(i),
+                (None, None) => None,
+            };
             match key_value(part) {
                 Some((key, value)) => {
                     let value = unquote(value.trim_start_matches(['[', '{']));
-                    if matches!(key, "source" | "src" | "device" | "file") {
-                        if !value.is_empty() {
-                            out.extend(host_path(value, Base::Project));
+                    match key {
+                        "source" | "src" if !value.is_empty() => {
+                            if let Some(p) = pending {
+                                p.sources.push(out.len());
+                            }
+                            out.push(Mount {
+                                source: host_path(value, Base::Project),
+                                target: None,
+                            });
                         }
-                    } else if key == "volumes" {
+                        "target" => {
+                            if let Some(p) = pending {
+                                p.target = Some(container_path(value));
+                            }
+                        }
+                        "device" | "file" if !value.is_empty() => out.push(Mount {
+                            source: host_path(value, Base::Project),
+                            target: None,
+                        }),
                         // The first of a flow list (`volumes: ["./a:/a"]`).
-                        out.extend(volume_source(value).and_then(|src| host_path(src, Base::Project)));
+                        "volumes" => out.extend(volume_mount(value, Base::Project)),
+                        _ => {}
                     }
                 }
-                None if item || rest.contains(',') => {
-                    if let Some(src) = volume_source(unquote(part)) {
-                        out.extend(host_path(src, Base::Project));
-                    }
-                }
+                None if is_item || rest.contains(',') => out.extend(volume_mount(unquote(part), Base::Project)),
                 None => {}
+            }
+            if closes {
+                if let Some(f) = flow.take() {
+                    f.end(&mut out);
+                }
             }
             if out.len() >= MAX_MOUNTS {
                 out.truncate(MAX_MOUNTS);
@@ -166,7 +218,53 @@ pub fn compose_mounts(text: &str) -> Vec<Mount> {
             }
         }
     }
+    for p in [flow, item.map(|(_, p)| p)].into_iter().flatten() {
+        p.end(&mut out);
+    }
     out
+}
+
+/// A Compose list item or flow mapping being read: the mounts its
+/// `source:` gave (by position in the list), and its `target:`.
+#[derive(Default)]
+struct Pending {
+    sources: Vec<usize>,
+    target: Option<Option<String>>,
+}
+
+impl Pending {
+    /// Read to its end: its `target:` is its `source:`s' (a volume's or a
+    /// bind's long syntax), or a volume of its own when it has none; a
+    /// `source:` that names no path with no target (a secret's, which
+    /// lands in `/run/secrets`) is no mount.
+    fn end(self, out: &mut Vec<Mount>) {
+        match (self.sources.is_empty(), self.target) {
+            (false, Some(target)) => {
+                for &i in &self.sources {
+                    if let Some(m) = out.get_mut(i) {
+                        m.target = target.clone();
+                    }
+                }
+            }
+            (true, Some(Some(target))) => out.push(Mount {
+                source: None,
+                target: Some(target),
+            }),
+            (false, None) => {
+                for &i in self.sources.iter().rev() {
+                    let named = out.get(i).is_some_and(|m| {
+                        (m.source.as_ref()).is_some_and(|s| {
+                            s.base == Base::Project && !s.path.contains('/') && !s.path.starts_with('.')
+                        })
+                    });
+                    if named {
+                        out.remove(i);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A YAML line without its comment (` #` outside quotes).
@@ -216,36 +314,86 @@ fn unquote(s: &str) -> &str {
     s
 }
 
-/// The host side of a `-v` value or Compose short volume (`SRC:DST[:OPTS]`):
-/// `None` for an anonymous volume (no `:`) or a named one (a `SRC` that is
-/// no path).
-fn volume_source(value: &str) -> Option<&str> {
+/// A `-v` value or Compose short volume (`SRC:DST[:OPTS]`, or `DST`
+/// alone: an anonymous volume): a bind of a host path, a named volume (a
+/// `SRC` that is no path), or nothing when it is no mount (`grep -v word`,
+/// `- "8554:8554"`: no absolute `DST`).
+fn volume_mount(value: &str, relative: Base) -> Option<Mount> {
     let parts = split_top(value, ':');
-    let (&src, dst) = (parts.first()?, parts.get(1)?);
-    if dst.is_empty() || src.is_empty() {
+    let (src, dst) = match parts.as_slice() {
+        [dst] => ("", *dst),
+        [src, dst, ..] => (*src, *dst),
+        [] => return None,
+    };
+    if !dst.starts_with(['/', '$', '`']) {
         return None;
     }
+    let target = container_path(dst);
+    if src.is_empty() {
+        // `-v /data`, `- /data`: an anonymous volume (a `DST` alone).
+        return (parts.len() == 1 && target.is_some()).then_some(Mount { source: None, target });
+    }
     // Docker and Compose read any other as a volume's name.
-    src.starts_with(['.', '/', '~', '$', '`']).then_some(src)
+    if src.starts_with(['.', '/', '~', '$', '`']) {
+        return Some(Mount {
+            source: host_path(src, relative),
+            target,
+        });
+    }
+    let name = src
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    name.then_some(Mount { source: None, target })
 }
 
-/// The host side of a `--mount` value of `type=bind`
-/// (`type=bind,source=SRC,target=DST`; `src=` too).
-fn mount_source(value: &str) -> Option<&str> {
+/// A `--mount` value (`type=bind,source=SRC,target=DST`; `src=`, `dst=`,
+/// `destination=` too): a bind of a host path with `type=bind`, a volume
+/// otherwise (a `tmpfs` adds no file); nothing without a target.
+fn flag_mount(value: &str) -> Option<Mount> {
     let fields: Vec<(&str, &str)> = split_top(value, ',')
         .into_iter()
         .filter_map(|f| f.split_once('='))
+        .map(|(k, v)| (k.trim(), v.trim()))
         .collect();
-    let bind = fields.iter().any(|(k, v)| k.trim() == "type" && v.trim() == "bind");
-    let src = fields.iter().find(|(k, _)| matches!(k.trim(), "source" | "src"))?.1;
-    (bind && !src.is_empty()).then_some(src)
+    let field = |names: &[&str]| fields.iter().find(|(k, _)| names.contains(k)).map(|&(_, v)| v);
+    let kind = field(&["type"]).unwrap_or("volume");
+    if kind == "tmpfs" {
+        return None;
+    }
+    let target = container_path(field(&["target", "dst", "destination"])?);
+    let source = match field(&["source", "src"]) {
+        Some(src) if kind == "bind" && !src.is_empty() => host_path(src, Base::Unknown),
+        _ => None,
+    };
+    Some(Mount { source, target })
+}
+
+/// A container path as written: absolute and with no variable, normalized
+/// (`.` dropped, `..` folded); `None` otherwise (where it lands is not in
+/// the file).
+fn container_path(dst: &str) -> Option<String> {
+    let rest = dst.strip_prefix('/')?;
+    let mut parts: Vec<&str> = Vec::new();
+    for c in rest.split('/') {
+        if c.contains(['$', '`', '~']) {
+            return None;
+        }
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
 }
 
 /// A host path as written, placed: absolute; relative to `relative`'s
 /// base; or from an unknown folder when it begins with a variable, a
 /// command substitution or `~`. Cut before the first later component with
 /// a variable or a wildcard.
-fn host_path(src: &str, relative: Base) -> Option<Mount> {
+fn host_path(src: &str, relative: Base) -> Option<HostPath> {
     let (base, rest) = if let Some(abs) = src.strip_prefix('/') {
         (Base::Absolute, abs)
     } else {
@@ -267,7 +415,7 @@ fn host_path(src: &str, relative: Base) -> Option<Mount> {
         }
     }
     let path = parts.join("/");
-    Some(Mount {
+    Some(HostPath {
         path: if base == Base::Absolute {
             format!("/{path}")
         } else {
@@ -393,10 +541,20 @@ fn substitution(chars: &mut std::iter::Peekable<std::str::Chars>, word: &mut Str
 mod tests {
     use super::*;
 
-    fn m(base: Base, path: &str) -> Mount {
+    fn bind(base: Base, path: &str, target: Option<&str>) -> Mount {
         Mount {
-            base,
-            path: path.to_string(),
+            source: Some(HostPath {
+                base,
+                path: path.to_string(),
+            }),
+            target: target.map(str::to_string),
+        }
+    }
+
+    fn volume(target: &str) -> Mount {
+        Mount {
+            source: None,
+            target: Some(target.to_string()),
         }
     }
 
@@ -424,31 +582,36 @@ mod tests {
     fn docker_run_volumes() {
         let text = r#"#!/bin/bash
 # docker run -v ./commented:/x
-xhost +
+xhost + ; grep -v pattern file; grep -v "a:b" file
 docker run --gpus all -it --rm \
     -v /tmp/.X11-unix:/tmp/.X11-unix \
     -v "$(pwd)":/opt/nvidia/deepstream/deepstream/sources/app \
-    -v ${PWD}/configs:/app/configs:ro \
+    -v ${PWD}/configs:/app/configs/./:ro \
     --volume=./models:/models \
     -v data:/data -v /anonymous \
     --mount type=bind,source="$(cd "$(dirname "$0")/.." && pwd)/streams",target=/streams \
-    --mount type=volume,source=cache,target=/cache \
-    -v ~/.cache:/root/.cache -v "$ROOT/a/$NAME/b:/b" \
+    --mount type=volume,source=cache,target=/cache --mount type=tmpfs,target=/tmp \
+    -v ~/.cache:/root/.cache -v "$ROOT/a/$NAME/b:/b" -v ./c:$DST \
     -e DISPLAY=$DISPLAY nvcr.io/nvidia/deepstream:9.1-triton-multiarch
 podman run -v ../shared/labels.txt:/labels.txt img; docker run -v${MODELS:-./m}:/m img
 "#;
+        let u = Base::Unknown;
         assert_eq!(
             script_mounts(text),
             [
-                m(Base::Absolute, "/tmp/.X11-unix"),
-                m(Base::Unknown, ""),
-                m(Base::Unknown, "configs"),
-                m(Base::Unknown, "models"),
-                m(Base::Unknown, "streams"),
-                m(Base::Unknown, ".cache"),
-                m(Base::Unknown, "a"),
-                m(Base::Unknown, "../shared/labels.txt"),
-                m(Base::Unknown, ""),
+                bind(Base::Absolute, "/tmp/.X11-unix", Some("/tmp/.X11-unix")),
+                bind(u, "", Some("/opt/nvidia/deepstream/deepstream/sources/app")),
+                bind(u, "configs", Some("/app/configs")),
+                bind(u, "models", Some("/models")),
+                volume("/data"),
+                volume("/anonymous"),
+                bind(u, "streams", Some("/streams")),
+                volume("/cache"),
+                bind(u, ".cache", Some("/root/.cache")),
+                bind(u, "a", Some("/b")),
+                bind(u, "c", None),
+                bind(u, "../shared/labels.txt", Some("/labels.txt")),
+                bind(u, "", Some("/m")),
             ]
         );
     }
@@ -460,6 +623,8 @@ podman run -v ../shared/labels.txt:/labels.txt img; docker run -v${MODELS:-./m}:
     image: nvcr.io/nvidia/deepstream:9.1-samples-multiarch
     ports:
       - "8554:8554"
+    environment:
+      - DISPLAY=$DISPLAY
     devices:
       - /dev/video0:/dev/video0
     volumes:
@@ -468,14 +633,17 @@ podman run -v ../shared/labels.txt:/labels.txt img; docker run -v${MODELS:-./m}:
       - type: bind
         source: ./streams
         target: /streams
-      - type: volume
+      - target: /engines
+        type: volume
         source: engines
-        target: /engines
       - engines:/cache
       - ${PWD}/labels:/labels
+      - /scratch
+    secrets:
+      - source: token
     command: ["deepstream-app", "-c", "/opt/app/app.txt"]
   other:
-    volumes: [ "./a:/a", './b:/b' ]
+    volumes: [ "./a:/a", './b:/b', {type: bind, source: ./c, target: /c} ]
 volumes:
   engines:
   bound:
@@ -484,19 +652,28 @@ configs:
   app:
     file: ./configs/app.txt
 "#;
+        let p = Base::Project;
         assert_eq!(
             compose_mounts(text),
             [
-                m(Base::Absolute, "/dev/video0"),
-                m(Base::Project, "configs"),
-                m(Base::Project, "../models"),
-                m(Base::Project, "streams"),
-                m(Base::Project, "engines"),
-                m(Base::Unknown, "labels"),
-                m(Base::Project, "a"),
-                m(Base::Project, "b"),
-                m(Base::Project, "bound"),
-                m(Base::Project, "configs/app.txt"),
+                bind(Base::Absolute, "/dev/video0", Some("/dev/video0")),
+                bind(
+                    p,
+                    "configs",
+                    Some("/opt/nvidia/deepstream/deepstream/samples/configs/app")
+                ),
+                bind(p, "../models", Some("/models")),
+                bind(p, "streams", Some("/streams")),
+                bind(p, "engines", Some("/engines")),
+                volume("/cache"),
+                bind(Base::Unknown, "labels", Some("/labels")),
+                volume("/scratch"),
+                volume("/opt/app/app.txt"),
+                bind(p, "a", Some("/a")),
+                bind(p, "b", Some("/b")),
+                bind(p, "c", Some("/c")),
+                bind(p, "bound", None),
+                bind(p, "configs/app.txt", None),
             ]
         );
     }
