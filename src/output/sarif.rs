@@ -230,7 +230,8 @@ fn problem<'a>(p: &'a FileProblem) -> ResultRecord<'a> {
 fn result<'a>(ws: &'a Workspace, d: &'a Diagnostic, file: &'a FileShared) -> ResultRecord<'a> {
     let l = locate(ws, d);
     let text = match &d.expected {
-        Some(e) => Cow::Owned(format!("{} (expected: {e})", d.message)),
+        // (Joined, not `format!`ed: most results have one.)
+        Some(e) => Cow::Owned([d.message.as_str(), " (expected: ", e, ")"].concat()),
         None => Cow::Borrowed(d.message.as_str()),
     };
     // The group/key the finding is about (else its message), hashed as
@@ -302,7 +303,7 @@ fn fix<'a>(ws: &Workspace, fix: &'a Fix, own: FileId, shared: &'a FileShared) ->
             })
             .collect(),
         description: Text {
-            text: format!("{} ({safety})", fix.title),
+            text: [fix.title.as_str(), " (", safety, ")"].concat(),
         },
     }
 }
