@@ -218,4 +218,30 @@ mod tests {
             Err(ReadError::Io("became a link while the folder was walked".into()))
         );
     }
+
+    /// The size taken when the file was opened is a hint: read in one call
+    /// when the file still has exactly that many bytes, read on to its end
+    /// when it has more or fewer (it changed since), and the cap holds
+    /// whatever the hint said.
+    #[test]
+    fn a_stale_size_is_read_past() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f");
+        std::fs::write(&f, "0123456789").unwrap();
+        let read = |cap: u64, size: u64| read_capped_sized(&mut File::open(&f).unwrap(), cap, size);
+        for size in [0, 1, 5, 9, 10, 11, 100] {
+            assert_eq!(read(10, size).unwrap(), b"0123456789", "size {size}");
+            assert_eq!(read(11, size).unwrap(), b"0123456789", "size {size}");
+            assert_eq!(read(9, size), Err(ReadError::TooLarge { cap: 9 }), "size {size}");
+            assert_eq!(read(0, size), Err(ReadError::TooLarge { cap: 0 }), "size {size}");
+        }
+        let empty = d.path().join("e");
+        std::fs::write(&empty, "").unwrap();
+        for size in [0, 1, 10] {
+            assert_eq!(
+                read_capped_sized(&mut File::open(&empty).unwrap(), 10, size).unwrap(),
+                b""
+            );
+        }
+    }
 }

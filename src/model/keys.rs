@@ -538,4 +538,63 @@ mod tests {
             }
         }
     }
+
+    /// `GroupRows::lookup` (the index: each group's rows hashed once a
+    /// key) finds what a scan of the table finds: the first row in table
+    /// order whose group matches and that names the key, else the first
+    /// whose key pattern matches it; for every group and key the table
+    /// names (patterns instantiated), each key asked in every group of its
+    /// schema, and names no row has.
+    #[test]
+    fn group_lookups_are_the_tables_scan() {
+        let t = table();
+        let scan = |schema: Schema, group: &str, key: &str| {
+            let group_ok = |k: &KeySpec| {
+                k.schema == schema
+                    && (k.group == group || k.group.strip_suffix('*').is_some_and(|p| group.starts_with(p)))
+            };
+            t.iter().position(|k| group_ok(k) && k.key == key).or_else(|| {
+                t.iter()
+                    .position(|k| group_ok(k) && k.key.strip_suffix('*').is_some_and(|p| key.starts_with(p)))
+            })
+        };
+        let named = |s: &str| match s.strip_suffix('*') {
+            Some(p) => vec![s.to_string(), p.to_string(), format!("{p}0"), format!("{p}12")],
+            None => vec![s.to_string()],
+        };
+        let mut asked = 0;
+        for schema in [Schema::App, Schema::NvInfer, Schema::Tracker, Schema::NewStreammux] {
+            let mut groups: Vec<String> = t
+                .iter()
+                .filter(|k| k.schema == schema)
+                .flat_map(|k| named(&k.group))
+                .collect();
+            groups.extend(["no-such-group".to_string(), String::new()]);
+            groups.sort();
+            groups.dedup();
+            let mut keys: Vec<String> = t
+                .iter()
+                .filter(|k| k.schema == schema)
+                .flat_map(|k| named(&k.key))
+                .collect();
+            keys.extend(["no-such-key".to_string(), String::new(), "batch-size-x".to_string()]);
+            keys.sort();
+            keys.dedup();
+            for g in &groups {
+                let rows = GroupRows::of(schema, g);
+                for k in &keys {
+                    let found = rows
+                        .lookup(k)
+                        .map(|r| (r as *const KeySpec as usize - t.as_ptr() as usize) / std::mem::size_of::<KeySpec>());
+                    assert_eq!(found, scan(schema, g, k), "{schema:?} [{g}] {k}");
+                    assert_eq!(
+                        lookup(schema, g, k).map(|r| r as *const KeySpec),
+                        found.map(|i| &t[i] as *const KeySpec)
+                    );
+                    asked += 1;
+                }
+            }
+        }
+        assert!(asked > 10_000, "{asked}");
+    }
 }
