@@ -662,7 +662,7 @@ fn fix_incremental_equals_full() {
     // merges its report around the project it edited, the other's part kept.
     dirs.push(PathBuf::from("testdata/fix/merged-report"));
     dirs.extend(corpus());
-    let (mut touched, mut as_loaded, mut taken_back, mut merged, mut builds) = (0, 0, 0, 0, 0);
+    let (mut touched, mut as_loaded, mut taken_back, mut merged, mut builds, mut visited) = (0, 0, 0, 0, 0, 0);
     for dir in &dirs {
         for unsafe_fixes in [false, true] {
             let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
@@ -680,6 +680,7 @@ fn fix_incremental_equals_full() {
             taken_back += incremental.checks.taken_back;
             merged += incremental.checks.merged_reports;
             builds += incremental.checks.builds_taken_back;
+            visited += incremental.checks.visited;
             if dir.ends_with("merged-report") {
                 // After the first pass and after the second.
                 assert_eq!(incremental.checks.merged_reports, 2, "{:?}", incremental.checks);
@@ -691,9 +692,10 @@ fn fix_incremental_equals_full() {
     // reported, documents taken back instead of parsed again, pipelines'
     // builds and findings taken back (the guard's trials and second loop
     // give the files the texts the first loop gave them) instead of built
-    // and checked again.
+    // and checked again, and pipelines built again checked as each was
+    // built (`recheck::rebuild`).
     assert!(
-        as_loaded > 0 && taken_back > 0 && merged > 0 && builds > 0,
-        "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}, builds taken back {builds}"
+        as_loaded > 0 && taken_back > 0 && merged > 0 && builds > 0 && visited > 0,
+        "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}, builds taken back {builds}, visited {visited}"
     );
 }

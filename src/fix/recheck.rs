@@ -130,6 +130,9 @@ pub struct Checks {
     /// Pipelines' builds and findings taken back (`shelf::Builds`) instead
     /// of built and checked again.
     pub builds_taken_back: usize,
+    /// Pipelines built again whose rules ran as each was built (`rebuild`),
+    /// not after all were.
+    pub visited: usize,
 }
 
 /// How a check again was made.
@@ -142,6 +145,8 @@ struct Updated {
     merged_report: bool,
     /// Pipelines' builds taken back instead of made.
     builds_taken_back: usize,
+    /// Pipelines built whose rules ran as each was built.
+    visited: usize,
 }
 
 /// What a fix run kept besides its outcome: the last check's graph,
@@ -245,6 +250,7 @@ impl<'a> Checker<'a> {
                     self.counts.taken_back += u.taken_back;
                     self.counts.merged_reports += usize::from(u.merged_report);
                     self.counts.builds_taken_back += u.builds_taken_back;
+                    self.counts.visited += u.visited;
                     last
                 } else {
                     self.full(overlay, Some(last.ws))
@@ -290,14 +296,30 @@ impl<'a> Checker<'a> {
         };
         self.context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let loaded_kinds = ws.files.iter().map(|f| f.kind).collect();
-        let mut graph = frontend::build(&mut ws);
-        ws.drop_reusable();
-        // What each pipeline reads, before its rules run and it is cut to
-        // what the report reads (`rules::keep_for_report`).
-        let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.par_iter().map(reads).collect();
         let opts = self.opts;
+        // Each pipeline's rules run as it is built, where that is sound
+        // (`frontend::build_visiting`, as `check` does), and it is cut to
+        // what the report reads (`rules::keep_for_report`): the properties
+        // of every pipeline are never held together. What it reads is
+        // noted before it is cut.
+        let visit = |ws: &Workspace, p: &mut Pipeline| {
+            let read = reads(p);
+            let ctx = Ctx::new(ws, opts.facts, opts.profile, &opts.selection);
+            (read, rules::pipeline_findings_for_report(&ctx, p))
+        };
+        let (mut graph, visited) = frontend::build_visiting(&mut ws, &visit, None);
+        ws.drop_reusable();
+        // What each pipeline not visited reads, before its rules run.
+        let (pipeline_reads, early): (Vec<Vec<FileId>>, Vec<Option<Vec<Diagnostic>>>) = graph
+            .pipelines
+            .par_iter()
+            .zip(visited)
+            .map(|(p, v)| match v {
+                Some((read, found)) => (read, Some(found)),
+                None => (reads(p), None),
+            })
+            .unzip();
         let ctx = Ctx::new(&ws, opts.facts, opts.profile, &opts.selection);
-        let early = graph.pipelines.iter().map(|_| None).collect();
         let found = Findings::of_dropping_properties(&ctx, &mut graph, early, Vec::new());
         let suppressions = Suppressions::of(&ws);
         let diagnostics = report::Inputs {
@@ -447,6 +469,7 @@ impl Checked {
                 taken_back,
                 merged_report: false,
                 builds_taken_back: 0,
+                visited: 0,
             });
         }
         let changed: Vec<FileId> = std::mem::take(&mut self.stale).into_iter().collect();
@@ -463,6 +486,7 @@ impl Checked {
         // Pipelines whose rules ran as they were built (`rebuild`) are
         // not checked again.
         let unchecked: &[usize] = if checked { &[] } else { &pipelines };
+        let visited = pipelines.len() - unchecked.len();
         named.extend(
             self.found
                 .recheck(&ctx, &self.graph, &changed, &reparsed, unchecked, &elements),
@@ -506,6 +530,7 @@ impl Checked {
             taken_back,
             merged_report,
             builds_taken_back,
+            visited,
         })
     }
 
