@@ -155,7 +155,7 @@ fn build_with<R: Send>(
     ws: &mut Workspace,
     ahead: bool,
     visit: Option<&Visit<R>>,
-    mut chunks: Option<&mut dyn Chunks>,
+    chunks: Option<&mut dyn Chunks>,
 ) -> (Graph, Vec<Option<R>>) {
     let roots: Vec<FileId> = (0..ws.files.len())
         .filter(|&i| {
@@ -209,7 +209,7 @@ fn build_with<R: Send>(
             })
             .collect()
     };
-    let ahead: Vec<(Option<Ahead>, Option<R>)> = match chunks.as_deref_mut() {
+    let ahead: Vec<(Option<Ahead>, Option<R>)> = match chunks {
         Some(chunks) if may_visit => {
             let mut all = Vec::with_capacity(roots.len());
             let mut dropping = true;
