@@ -156,11 +156,13 @@ pub fn check_with(ws: &mut Workspace, facts: Option<&Facts>, profile: Profile, s
 /// together at the end of the building, are never held at once.
 ///
 /// Unless `parses_after` (the caller reads the documents' groups after:
-/// SARIF's logical locations), each document's parse is dropped once every
-/// rule has run, before the findings are joined: the report and the output
-/// read texts and positions only, and the parses were a third of what is
-/// held when the findings are joined and sorted, where a check's memory
-/// peaks.
+/// SARIF's logical locations), each document's parse is dropped as soon
+/// as no rule still to run reads it: during the building, once every app
+/// config whose pipeline may read it is checked ([`EarlyDrops`]), else
+/// once every rule has run, before the findings are joined. The report
+/// and the output read texts and positions only, and the parses, alive
+/// beside the findings to the end of the rules, were where a check's
+/// memory peaked.
 pub fn check_for_report(
     ws: &mut Workspace,
     facts: Option<&Facts>,

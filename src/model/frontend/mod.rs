@@ -116,29 +116,28 @@ pub trait Chunks {
     fn undo(&mut self, ws: &mut Workspace);
 }
 
-/// The files a file names by the keys the front ends follow
-/// ([`REFERENCE_KEYS`], also spelled with `_`) that are loaded, resolved as
-/// the front ends and rules resolve them (`Workspace::resolve`): what a
-/// build reading the file may read next. A caller that drops parses by it
-/// still learns of a file it missed (`Workspace::touched_gone`).
+/// The files a file names as configs an element loads (the keys of
+/// [`app::CONFIG_PATH_KEYS`], also spelled with `_`) that are loaded,
+/// resolved as the front ends and rules resolve them
+/// (`Workspace::resolve`): what a build reading the file may read next.
+/// (A model, label or library file is no config a build reads.) A caller
+/// that drops parses by it still learns of a file it missed
+/// (`Workspace::touched_gone`).
 pub fn named_files(ws: &Workspace, id: FileId) -> Vec<FileId> {
     let follows = |key: &str| {
-        REFERENCE_KEYS.iter().any(|(_, keys)| {
-            keys.iter().any(|k| {
-                k.len() == key.len()
-                    && k.bytes()
-                        .zip(key.bytes())
-                        .all(|(a, b)| a == b || (a == b'-' && b == b'_'))
-            })
+        app::CONFIG_PATH_KEYS.iter().any(|k| {
+            k.len() == key.len()
+                && k.bytes()
+                    .zip(key.bytes())
+                    .all(|(a, b)| a == b || (a == b'-' && b == b'_'))
         })
     };
     let mut out = Vec::new();
     for g in &ws.files[id].doc.groups {
         for e in &g.entries {
-            let Some(value) = e.value.as_deref() else { continue };
-            if !follows(&e.key) {
+            let Some(value) = e.value.as_deref().filter(|_| follows(&e.key)) else {
                 continue;
-            }
+            };
             if let Some(crate::model::workspace::Target::Exists(p)) = ws.resolve(id, value) {
                 if let Some(f) = ws.get(&p).filter(|&f| f != id && !out.contains(&f)) {
                     out.push(f);
