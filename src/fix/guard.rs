@@ -72,6 +72,10 @@ pub struct PassFix {
     pub line: usize,
     /// The files it edits (canonical).
     pub edits: Vec<PathBuf>,
+    /// The pass that applied it (from 0).
+    pub pass: usize,
+    /// Its finding's file, then the files it edits, by id.
+    pub at: Vec<FileId>,
 }
 
 /// How many times a fix run starts over without the fixes it blamed.
@@ -138,5 +142,55 @@ impl std::fmt::Display for DroppedFix {
             self.title,
             self.introduced.join(", ")
         )
+    }
+}
+
+/// Which files can bear on one another's findings, as far as a fix run's
+/// checks have shown: two files are linked when one list of findings reads
+/// or names both (a pipeline's files and what its findings name, a file's
+/// own findings, a standalone element's). Every list is joined after every
+/// check, so a group (a connected set) holds every file whose findings or
+/// texts a change in the group could move, in any state the run has seen.
+/// The guard's narrow restart (`engine`) runs again only the groups of the
+/// fixes it drops.
+#[derive(Default)]
+pub struct Links {
+    parent: Vec<usize>,
+}
+
+impl Links {
+    fn root(&mut self, mut f: usize) -> usize {
+        if f >= self.parent.len() {
+            return f;
+        }
+        while self.parent[f] != f {
+            self.parent[f] = self.parent[self.parent[f]];
+            f = self.parent[f];
+        }
+        f
+    }
+
+    /// Put `a` and `b` in one group.
+    pub fn join(&mut self, a: FileId, b: FileId) {
+        if a == b {
+            return;
+        }
+        let most = a.max(b);
+        if most >= self.parent.len() {
+            let len = self.parent.len();
+            self.parent.extend(len..=most);
+        }
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            // The lower root stays: a group is named by its first file.
+            let (keep, under) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[under] = keep;
+        }
+    }
+
+    /// The files of `files` in the groups of `seeds`, marked.
+    pub fn groups_of(&mut self, seeds: impl IntoIterator<Item = FileId>, files: usize) -> Vec<bool> {
+        let roots: HashSet<usize> = seeds.into_iter().map(|f| self.root(f)).collect();
+        (0..files).map(|f| roots.contains(&self.root(f))).collect()
     }
 }
