@@ -293,9 +293,9 @@ struct Run {
     /// Each pass's wanted fixes before the engine names waited
     /// (`Wanted`).
     wanted: Vec<Wanted>,
-    /// Whether the loop can be narrowed from (`narrow`): made in one
-    /// workspace (no full load after the first), no file put back, fewer
-    /// than `MAX_PASSES` passes.
+    /// Whether the loop can be narrowed from (`narrow`): every check gave
+    /// the files the ids the first gave them (`Checker::same_ids`), no
+    /// file put back, fewer than `MAX_PASSES` passes.
     exact: bool,
 }
 
@@ -643,7 +643,7 @@ fn run_once(
         after,
         applied,
         wanted: wanted_by_pass,
-        exact: exact && checker.counts().full == 1,
+        exact: exact && checker.same_ids(),
     })
 }
 
@@ -672,7 +672,7 @@ fn narrow(
     seeds: &[FileId],
 ) -> Option<Run> {
     let last = checker.last()?;
-    if checker.counts().full != 1 || !last.report_is_local(opts) {
+    if !checker.same_ids() || !last.report_is_local(opts) {
         return None;
     }
     let files = last.ws.files.len();
@@ -705,7 +705,7 @@ fn narrow(
     }
     let mut before = Some(before);
     let run = run_once(checker, opts, from, banned, &mut before, links, Some(&region))?;
-    if checker.counts().full != 1 || links.groups_of(seeds.iter().copied(), files) != region.files {
+    if !checker.same_ids() || links.groups_of(seeds.iter().copied(), files) != region.files {
         return None;
     }
     // Each pass's fixes, the other files' and the region's, in report

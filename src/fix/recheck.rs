@@ -111,6 +111,9 @@ pub struct Checker<'a> {
     context: Option<Context>,
     last: Option<Checked>,
     counts: Checks,
+    /// A full load after the first gave files other ids (other paths, or
+    /// in another order) than the load before it.
+    renumbered: bool,
 }
 
 /// How the checks of a fix run were made.
@@ -230,6 +233,7 @@ impl<'a> Checker<'a> {
             context: None,
             last: None,
             counts: Checks::default(),
+            renumbered: false,
         }
     }
 
@@ -253,6 +257,12 @@ impl<'a> Checker<'a> {
             }
         };
         self.last.insert(next)
+    }
+
+    /// Whether every check so far gave each file the id the first gave it
+    /// (the engine keeps ids across checks: `guard::Links`).
+    pub fn same_ids(&self) -> bool {
+        !self.renumbered
     }
 
     /// How the checks so far were made.
@@ -285,6 +295,9 @@ impl<'a> Checker<'a> {
         self.counts.full += 1;
         let (paths, root) = (self.paths, self.root.clone());
         let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.clone(), t.clone())).collect();
+        let had: Option<Vec<PathBuf>> = previous
+            .as_ref()
+            .map(|prev| prev.files.iter().map(|f| f.path.clone()).collect());
         let mut ws = match previous {
             Some(prev) => Workspace::load_reusing(paths, root, texts, prev),
             None => Workspace::load_in(paths, root, texts),
@@ -293,6 +306,9 @@ impl<'a> Checker<'a> {
         let loaded_kinds = ws.files.iter().map(|f| f.kind).collect();
         let mut graph = frontend::build(&mut ws);
         ws.drop_reusable();
+        if had.is_some_and(|had| !had.iter().eq(ws.files.iter().map(|f| &f.path))) {
+            self.renumbered = true;
+        }
         // What each pipeline reads, before its rules run and it is cut to
         // what the report reads (`rules::keep_for_report`).
         let pipeline_reads: Vec<Vec<FileId>> = graph.pipelines.par_iter().map(reads).collect();
