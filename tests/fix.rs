@@ -699,3 +699,94 @@ fn fix_incremental_equals_full() {
         "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}, builds taken back {builds}, visited {visited}"
     );
 }
+
+/// The guard's narrow restart (only the groups of files of the fixes it
+/// drops run again) gives what running the whole loop again gives: every
+/// rule case, the examples and the corpus where the guard restarts, with
+/// and without unsafe fixes (the full restart is made only for those).
+#[test]
+fn narrow_restart_equals_full_restart() {
+    let mut dirs = rule_cases();
+    dirs.push(PathBuf::from("testdata/examples"));
+    dirs.extend(corpus());
+    let (mut restarted, mut narrowed) = (0, 0);
+    for dir in &dirs {
+        for unsafe_fixes in [false, true] {
+            let narrow = fix_case_with(dir, unsafe_fixes, engine::run);
+            if narrow.dropped.is_empty() {
+                assert_eq!(narrow.narrowed_restarts, 0);
+                continue;
+            }
+            let full = fix_case_with(dir, unsafe_fixes, engine::run_restarting_fully);
+            assert_eq!(full.narrowed_restarts, 0);
+            assert_eq!(
+                render_outcome(&narrow),
+                render_outcome(&full),
+                "{} (unsafe fixes: {unsafe_fixes})",
+                dir.display()
+            );
+            restarted += 1;
+            narrowed += narrow.narrowed_restarts;
+        }
+    }
+    assert!(
+        restarted > 0 && narrowed > 0,
+        "restarted {restarted}, narrowed {narrowed}"
+    );
+}
+
+/// A tree above the guard's trial size (no suspect tried alone: one
+/// restart, narrowed) where the guard drops fixes in one project (DS403's
+/// preset that does not exist, as in `a_fix_that_creates_a_finding_is_dropped`)
+/// among the rule cases' projects: the narrow restart runs only that
+/// project's group again, and the outcome is the full restart's.
+#[test]
+fn narrow_restart_on_a_large_tree_equals_full_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("dslint.toml"), "").unwrap();
+    let guard = tmp.path().join("zz-guard");
+    copy_tree(Path::new("testdata/rules/DS403/fires"), &guard);
+    let app = guard.join("app.txt");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(
+        &app,
+        text.replace("\nbatched-push-timeout=33333\n", "\nbatched-push-timeout=4000000\n"),
+    )
+    .unwrap();
+    // Rule cases of the nvinfer, streammux and app families, each in its
+    // own folder, until the tree is well above the trial size.
+    let mut files = files_under(tmp.path()).len();
+    for dir in rule_cases() {
+        let code = dir.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
+        if !["DS1", "DS2", "DS3", "DS6"].iter().any(|p| code.starts_with(p)) || dir.join("dslint.toml").exists() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        copy_tree(&dir, &tmp.path().join(format!("{code}-{name}")));
+        files = files_under(tmp.path()).len();
+    }
+    assert!(files > 300, "{files} files");
+    let opts = FixOptions {
+        facts: None,
+        profile: dslint::rules::context::Profile::Display,
+        unsafe_fixes: true,
+        selection: Default::default(),
+        root: None,
+        fix_related: false,
+    };
+    let paths = [tmp.path().to_path_buf()];
+    let narrow = engine::run(&paths, &opts);
+    let full = engine::run_restarting_fully(&paths, &opts);
+    assert_eq!(narrow.narrowed_restarts, 1);
+    assert_eq!(full.narrowed_restarts, 0);
+    assert!(
+        narrow
+            .dropped
+            .iter()
+            .any(|d| d.code == "DS403" && d.file.ends_with("zz-guard/app.txt")),
+        "{:?}",
+        narrow.dropped
+    );
+    assert_eq!(render_outcome(&narrow), render_outcome(&full));
+    assert!(narrow.log.len() > 10, "{} fixes", narrow.log.len());
+}

@@ -14,7 +14,7 @@ use crate::base::rule::Rule;
 use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
 use crate::fix::apply;
-use crate::fix::guard::{self, DroppedFix, FixKey, PassFix};
+use crate::fix::guard::{self, DroppedFix, FixKey, Links, PassFix};
 use crate::fix::recheck::{Checked, Checker, Checks, Kept, Recheck};
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
@@ -74,6 +74,9 @@ pub struct FixOutcome {
     pub checks: Checks,
     /// The rest of what the run built (`recheck::Kept`).
     pub kept: Kept,
+    /// The guard's restarts that ran again only the groups of the fixes
+    /// they dropped (`engine::narrow`).
+    pub narrowed_restarts: usize,
 }
 
 /// A fix left because it edits files that were not named: where its
@@ -150,7 +153,13 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 /// `run` with every check a load and check of the whole tree: what the
 /// incremental checks are tested against.
 pub fn run_checking_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
-    run_in(paths, opts, HashMap::new(), Recheck::All)
+    run_in(paths, opts, HashMap::new(), Recheck::All, true)
+}
+
+/// `run` with every restart of the guard a whole fix loop from the
+/// starting texts: what the narrow restart is tested against.
+pub fn run_restarting_fully(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
+    run_in(paths, opts, HashMap::new(), Recheck::Touched, false)
 }
 
 /// Fix starting from texts already edited in memory (by canonical path);
@@ -167,10 +176,18 @@ pub fn run_checking_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 /// findings are left for the user, with the file named in `conflicting`,
 /// instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
-    run_in(paths, opts, start, Recheck::Touched)
+    run_in(paths, opts, start, Recheck::Touched, true)
 }
 
-fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>, recheck: Recheck) -> FixOutcome {
+/// `narrowing`: whether the guard's restart may run again only the groups
+/// of the fixes it drops (`narrow`).
+fn run_in(
+    paths: &[PathBuf],
+    opts: &FixOptions,
+    start: HashMap<PathBuf, String>,
+    recheck: Recheck,
+    narrowing: bool,
+) -> FixOutcome {
     let mut checker = Checker::new(paths, opts, recheck);
     let mut banned: HashSet<FixKey> = HashSet::new();
     let mut dropped: Vec<DroppedFix> = Vec::new();
@@ -178,8 +195,23 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
     // The findings before any fix: every loop starts from the same texts,
     // so the first loop's count is each loop's.
     let mut before: Option<Rc<guard::Counts>> = None;
+    let mut links = Links::default();
+    // The loop the restart may narrow, and the files of the fixes dropped.
+    let mut narrowable: Option<(Run, Vec<FileId>)> = None;
+    let mut narrowed_restarts = 0;
+    let starting = || -> PathMap<String> { start.iter().map(|(k, t)| (k.clone(), t.clone())).collect() };
     loop {
-        let run = run_once(&mut checker, opts, start.clone(), &banned, &mut before);
+        let narrowed = narrowable
+            .take()
+            .and_then(|(reference, seeds)| narrow(&mut checker, opts, &start, &banned, &mut links, reference, &seeds));
+        let run = match narrowed {
+            Some(run) => {
+                narrowed_restarts += 1;
+                run
+            }
+            None => run_once(&mut checker, opts, starting(), &banned, &mut before, &mut links, None)
+                .expect("a whole loop always ends"),
+        };
         let new = run.introduced();
         // A restart goes back to the starting texts and a trial is a whole
         // fix loop, each checking again only what its edits touch; on a
@@ -197,6 +229,7 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             };
             out.dropped = dropped;
             out.checks = checker.counts();
+            out.narrowed_restarts = narrowed_restarts;
             // What is left is the last check's report, moved out.
             (out.final_ws, out.remaining, out.kept) = checker.into_ws_and_report();
             return out;
@@ -218,11 +251,12 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
             }
             let mut without = banned.clone();
             without.insert(suspect.clone());
-            run_once(&mut checker, opts, start.clone(), &without, &mut before)
-                .introduced()
-                .is_empty()
+            run_once(&mut checker, opts, starting(), &without, &mut before, &mut links, None)
+                .is_some_and(|run| run.introduced().is_empty())
         };
+        let mut seeds: Vec<FileId> = Vec::new();
         for f in guard::blame(&run.applied, &new, clears) {
+            seeds.extend(&f.at);
             banned.insert(f.key.clone());
             dropped.push(DroppedFix {
                 file: f.file.clone(),
@@ -231,6 +265,10 @@ fn run_in(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>,
                 title: f.key.2.clone(),
                 introduced: shown.clone(),
             });
+        }
+        // Only the first restart is narrowed, from the whole loop before it.
+        if narrowing && restarts == 1 && run.exact {
+            narrowable = Some((run, seeds));
         }
     }
 }
@@ -252,6 +290,22 @@ struct Run {
     after: guard::Counts,
     /// Every fix applied, in order.
     applied: Vec<PassFix>,
+    /// Each pass's wanted fixes before the engine names waited
+    /// (`Wanted`).
+    wanted: Vec<Wanted>,
+    /// Whether the loop can be narrowed from (`narrow`): every check gave
+    /// the files the ids the first gave them (`Checker::same_ids`), no
+    /// file put back, fewer than `MAX_PASSES` passes.
+    exact: bool,
+}
+
+/// A pass's wanted fixes, as the guard's narrow restart needs them: each
+/// one's finding's file and whether it renames an engine (DS207), and
+/// whether the renames waited (another fix was wanted).
+#[derive(Default)]
+struct Wanted {
+    fixes: Vec<(FileId, bool)>,
+    renames_wait: bool,
 }
 
 impl Run {
@@ -340,29 +394,56 @@ impl Run {
     }
 }
 
+/// What a narrowed loop keeps of the loop it narrows (`narrow`): the
+/// files it runs again (by id), and the other files' wanted fixes, pass by
+/// pass, with whether the renames waited then.
+struct Region {
+    files: Vec<bool>,
+    reference: Vec<Wanted>,
+}
+
+/// One fix loop, the fixes in `banned` left out. With `region`, the loop
+/// starts from `start` (the overlay given) and fixes only the region's
+/// files (`narrow`); `None` where the region's loop cannot be shown to be
+/// the whole loop's (it wants a fix elsewhere, its renames would wait
+/// otherwise than the other files' did, a file cycles, `MAX_PASSES`).
 fn run_once(
     checker: &mut Checker,
     opts: &FixOptions,
-    start: HashMap<PathBuf, String>,
+    start: PathMap<String>,
     banned: &HashSet<FixKey>,
     before: &mut Option<Rc<guard::Counts>>,
-) -> Run {
+    links: &mut Links,
+    region: Option<&Region>,
+) -> Option<Run> {
     let mut applied: Vec<PassFix> = Vec::new();
     // Every fix applied with the files it edits, kept in the log at the end
     // only if those files hold it.
     let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
     let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
-    let mut overlay: PathMap<String> = start.into_iter().collect();
+    let mut overlay = start;
     // By hash: a path compares component by component, and a pass adds
     // thousands of files (`changed` is sorted by path in `finish`).
     let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
     let mut passes = 0;
     let mut returns = Returns::default();
     let mut frozen: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut wanted_by_pass: Vec<Wanted> = Vec::new();
+    let mut exact = true;
+    // A narrowed loop's pass that fixed nothing in the region (the other
+    // files' fixes stood for it): the texts are the same, so is the check.
+    let mut same_texts = false;
     // Findings at warning or above before any fix (Precision 10): counted
     // by the first loop's first check, the same in every loop.
     let after = loop {
-        let checked = checker.check(&overlay);
+        let checked = if same_texts {
+            checker.last()?
+        } else {
+            let checked = checker.check(&overlay);
+            checked.link(links);
+            checked
+        };
+        same_texts = false;
         let ws = &checked.ws;
         let key = |file: FileId| checked.key(file).clone();
         let diagnostics: &[Diagnostic] = &checked.diagnostics;
@@ -394,10 +475,15 @@ fn run_once(
                 .is_some_and(|f| applicable(f) && in_scope(f) && changes(f))
                 && allowed(d)
         };
+        let is_rename = |d: &Diagnostic| d.rule() == Rule::EngineNameMismatch;
         // A file put back this pass: the findings must be read again from
         // the texts that will be written.
         let mut reverted = false;
         let pass = if passes >= MAX_PASSES {
+            if region.is_some() {
+                return None;
+            }
+            exact = false;
             None
         } else {
             loop {
@@ -413,10 +499,36 @@ fn run_once(
                 // An engine name (DS207) follows the batch, GPU and precision
                 // other fixes may be changing in this pass: rename it only
                 // once they are done, against the values they leave.
-                if fixable.iter().any(|d| d.rule() != Rule::EngineNameMismatch) {
-                    fixable.retain(|d| d.rule() != Rule::EngineNameMismatch);
+                let mut renames_wait = fixable.iter().any(|d| !is_rename(d));
+                // The other files' fixes in this pass of the loop narrowed
+                // (the same in this one): the renames wait where any fix
+                // but a rename is wanted, here or there.
+                let mut others = false;
+                if let Some(r) = region {
+                    if fixable.iter().any(|d| !r.files[d.file]) {
+                        return None;
+                    }
+                    let there = r.reference.get(passes);
+                    let elsewhere = there.map_or(&[][..], |w| &w.fixes[..]);
+                    let mut elsewhere = elsewhere.iter().filter(|(f, _)| !r.files[*f]).peekable();
+                    let any_there = elsewhere.peek().is_some();
+                    renames_wait |= elsewhere.clone().any(|(_, rename)| !rename);
+                    if any_there && there.is_some_and(|w| w.renames_wait != renames_wait) {
+                        return None;
+                    }
+                    others = elsewhere.any(|(_, rename)| !renames_wait || !rename);
+                }
+                let wanted_here = Wanted {
+                    fixes: fixable.iter().map(|d| (d.file, is_rename(d))).collect(),
+                    renames_wait,
+                };
+                if renames_wait {
+                    fixable.retain(|d| !is_rename(d));
                 }
                 if fixable.is_empty() {
+                    if others {
+                        break Some(None);
+                    }
                     break None;
                 }
                 let (taken, _deferred) = apply::select(fixable.iter().filter_map(|d| d.fix.as_deref()));
@@ -440,18 +552,30 @@ fn run_once(
                         .map(|(&file, (was, now))| (key(file), was, now)),
                 );
                 if cycling.is_empty() {
-                    break Some((fixable, taken, texts));
+                    break Some(Some((fixable, taken, texts, wanted_here)));
                 }
+                if region.is_some() {
+                    return None;
+                }
+                exact = false;
                 reverted |= freeze(cycling, &originals, &mut overlay, &mut frozen);
             }
         };
-        let Some((fixable, taken, texts)) = pass else {
+        let Some(pass) = pass else {
             if reverted {
                 continue;
             }
             break guard::warned(diagnostics, |f| checked.key(f));
         };
+        // A narrowed loop's pass with fixes elsewhere only.
+        let Some((fixable, taken, texts, wanted_here)) = pass else {
+            passes += 1;
+            same_texts = true;
+            continue;
+        };
+        let pass_at = passes;
         passes += 1;
+        wanted_by_pass.push(wanted_here);
         // By address: a scan of `taken` per fixable finding was quadratic
         // (18k fixes in a pass of a 10k-file tree: a third of a second).
         let taken_at: HashSet<usize> = taken.iter().map(|&t| t as *const Fix as usize).collect();
@@ -485,6 +609,8 @@ fn run_once(
                     file: file.path.clone(),
                     line,
                     edits,
+                    pass: pass_at,
+                    at: std::iter::once(d.file).chain(f.edits.iter().map(|e| e.file)).collect(),
                 };
                 Some((logged, applied))
             })
@@ -503,7 +629,7 @@ fn run_once(
             overlay.insert(k, text);
         }
     };
-    Run {
+    Some(Run {
         passes,
         overlay,
         originals,
@@ -512,7 +638,119 @@ fn run_once(
         before: before.clone().unwrap_or_default(),
         after,
         applied,
+        wanted: wanted_by_pass,
+        exact: exact && checker.same_ids(),
+    })
+}
+
+/// The guard's restart, narrowed: the loop without the fixes dropped is
+/// the loop `reference` made, but in the groups of files (`guard::Links`)
+/// of the fixes dropped (`seeds`). The other files' findings read and name
+/// only files of their own groups, in every check either loop makes, so
+/// they are what they were pass by pass, and so are their fixes, their
+/// lines and their passes; the region's loop is run again alone (from the
+/// starting texts, the other files at the texts the loop left them), and
+/// the two are merged: each pass's fixes in report order (by file: no file
+/// has fixes from both), the other files' texts and originals kept.
+///
+/// `None` where that cannot be shown (then the whole loop is run again):
+/// a full load (the files' ids would differ), a report that moves findings
+/// across files, a pass where the region's renames would wait otherwise
+/// than the other files' did, a group that grew while the region ran, a
+/// file that cycles, `MAX_PASSES`.
+fn narrow(
+    checker: &mut Checker,
+    opts: &FixOptions,
+    start: &HashMap<PathBuf, String>,
+    banned: &HashSet<FixKey>,
+    links: &mut Links,
+    reference: Run,
+    seeds: &[FileId],
+) -> Option<Run> {
+    let last = checker.last()?;
+    if !checker.same_ids() || !last.report_is_local(opts) {
+        return None;
     }
+    let files = last.ws.files.len();
+    let region = Region {
+        files: links.groups_of(seeds.iter().copied(), files),
+        reference: Vec::new(),
+    };
+    let region_keys: PathSet = (0..files)
+        .filter(|&f| region.files[f])
+        .map(|f| last.key(f).clone())
+        .collect();
+    let Run {
+        overlay,
+        originals,
+        logged,
+        applied,
+        wanted,
+        before,
+        ..
+    } = reference;
+    let region = Region {
+        reference: wanted,
+        ..region
+    };
+    // The other files as the loop left them, the region's as it started.
+    let mut from: PathMap<String> = overlay;
+    from.retain(|k, _| !region_keys.contains(k));
+    for (k, text) in start.iter().filter(|(k, _)| region_keys.contains(*k)) {
+        from.insert(k.clone(), text.clone());
+    }
+    let mut before = Some(before);
+    let run = run_once(checker, opts, from, banned, &mut before, links, Some(&region))?;
+    if !checker.same_ids() || links.groups_of(seeds.iter().copied(), files) != region.files {
+        return None;
+    }
+    // Each pass's fixes, the other files' and the region's, in report
+    // order: by pass, then by file (a file's come from one side, in order).
+    let kept: Vec<((AppliedFix, Vec<PathBuf>), PassFix)> = logged
+        .into_iter()
+        .zip(applied)
+        .filter(|(_, a)| !region.files[a.at[0]])
+        .collect();
+    let Run {
+        passes,
+        overlay,
+        originals: region_originals,
+        logged: region_logged,
+        applied: region_applied,
+        before,
+        after,
+        ..
+    } = run;
+    let mut merged_logged = Vec::with_capacity(kept.len() + region_logged.len());
+    let mut merged_applied = Vec::with_capacity(kept.len() + region_applied.len());
+    let mut kept = kept.into_iter().peekable();
+    let mut ran = region_logged.into_iter().zip(region_applied).peekable();
+    loop {
+        let first = match (kept.peek(), ran.peek()) {
+            (Some((_, a)), Some((_, b))) => (a.pass, &a.file) <= (b.pass, &b.file),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let (l, a) = if first { kept.next() } else { ran.next() }?;
+        merged_logged.push(l);
+        merged_applied.push(a);
+    }
+    let mut originals = originals;
+    originals.retain(|k, _| !region_keys.contains(k));
+    originals.extend(region_originals);
+    Some(Run {
+        passes,
+        overlay,
+        originals,
+        logged: merged_logged,
+        frozen: BTreeSet::new(),
+        before,
+        after,
+        applied: merged_applied,
+        wanted: Vec::new(),
+        exact: false,
+    })
 }
 
 /// Leave the files of a cycle unfixed (`run_once`): each put back as it

@@ -11,6 +11,14 @@
 //! fixes (DS006 moves a comment above its key), values change (that is the
 //! point of fixing), so the count of findings per (file, code) at warning
 //! or above is compared with the count before the first pass.
+//!
+//! The restart need not run the whole loop again (`engine::narrow`): the
+//! files are split in groups that no list of findings crosses in any check
+//! the run made (`Links`); outside the groups of the fixes dropped, the
+//! loop without them is the loop with them, pass by pass, so only those
+//! groups run again and the rest is kept. `narrow_restart_equals_full_restart`
+//! and `narrow_restart_on_a_large_tree_equals_full_restart` (tests/fix.rs)
+//! compare it with the whole loop run again.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -72,6 +80,10 @@ pub struct PassFix {
     pub line: usize,
     /// The files it edits (canonical).
     pub edits: Vec<PathBuf>,
+    /// The pass that applied it (from 0).
+    pub pass: usize,
+    /// Its finding's file, then the files it edits, by id.
+    pub at: Vec<FileId>,
 }
 
 /// How many times a fix run starts over without the fixes it blamed.
@@ -138,5 +150,81 @@ impl std::fmt::Display for DroppedFix {
             self.title,
             self.introduced.join(", ")
         )
+    }
+}
+
+/// Which files can bear on one another's findings, as far as a fix run's
+/// checks have shown: two files are linked when one list of findings reads
+/// or names both (a pipeline's files and what its findings name, a file's
+/// own findings, a standalone element's). Every list is joined after every
+/// check, so a group (a connected set) holds every file whose findings or
+/// texts a change in the group could move, in any state the run has seen.
+/// The guard's narrow restart (`engine`) runs again only the groups of the
+/// fixes it drops.
+#[derive(Default)]
+pub struct Links {
+    parent: Vec<usize>,
+}
+
+impl Links {
+    fn root(&mut self, mut f: usize) -> usize {
+        if f >= self.parent.len() {
+            return f;
+        }
+        while self.parent[f] != f {
+            self.parent[f] = self.parent[self.parent[f]];
+            f = self.parent[f];
+        }
+        f
+    }
+
+    /// Put `a` and `b` in one group.
+    pub fn join(&mut self, a: FileId, b: FileId) {
+        if a == b {
+            return;
+        }
+        let most = a.max(b);
+        if most >= self.parent.len() {
+            let len = self.parent.len();
+            self.parent.extend(len..=most);
+        }
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            // The lower root stays: a group is named by its first file.
+            let (keep, under) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[under] = keep;
+        }
+    }
+
+    /// The files of `files` in the groups of `seeds`, marked.
+    pub fn groups_of(&mut self, seeds: impl IntoIterator<Item = FileId>, files: usize) -> Vec<bool> {
+        let roots: HashSet<usize> = seeds.into_iter().map(|f| self.root(f)).collect();
+        (0..files).map(|f| roots.contains(&self.root(f))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Groups are what joins chain, whatever the order; a file never
+    /// joined is a group of its own.
+    #[test]
+    fn links_group_what_joins_chain() {
+        let mut links = Links::default();
+        links.join(5, 2);
+        links.join(7, 9);
+        links.join(2, 9);
+        links.join(3, 3);
+        let marked = |links: &mut Links, seeds: &[FileId]| -> Vec<FileId> {
+            let m = links.groups_of(seeds.iter().copied(), 11);
+            (0..11).filter(|&f| m[f]).collect()
+        };
+        assert_eq!(marked(&mut links, &[9]), vec![2, 5, 7, 9]);
+        assert_eq!(marked(&mut links, &[3]), vec![3]);
+        assert_eq!(marked(&mut links, &[10, 0]), vec![0, 10]);
+        assert_eq!(marked(&mut links, &[]), Vec::<FileId>::new());
+        links.join(10, 5);
+        assert_eq!(marked(&mut links, &[0, 7]), vec![0, 2, 5, 7, 9, 10]);
     }
 }

@@ -39,6 +39,7 @@ use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
+use crate::fix::guard::Links;
 use crate::fix::report::{self, Order};
 use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Print, Shelf, Versions};
 use crate::model::detect::Kind;
@@ -110,6 +111,9 @@ pub struct Checker<'a> {
     context: Option<Context>,
     last: Option<Checked>,
     counts: Checks,
+    /// A full load after the first gave files other ids (other paths, or
+    /// in another order) than the load before it.
+    renumbered: bool,
 }
 
 /// How the checks of a fix run were made.
@@ -234,6 +238,7 @@ impl<'a> Checker<'a> {
             context: None,
             last: None,
             counts: Checks::default(),
+            renumbered: false,
         }
     }
 
@@ -258,6 +263,12 @@ impl<'a> Checker<'a> {
             }
         };
         self.last.insert(next)
+    }
+
+    /// Whether every check so far gave each file the id the first gave it
+    /// (the engine keeps ids across checks: `guard::Links`).
+    pub fn same_ids(&self) -> bool {
+        !self.renumbered
     }
 
     /// How the checks so far were made.
@@ -290,6 +301,9 @@ impl<'a> Checker<'a> {
         self.counts.full += 1;
         let (paths, root) = (self.paths, self.root.clone());
         let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.clone(), t.clone())).collect();
+        let had: Option<Vec<PathBuf>> = previous
+            .as_ref()
+            .map(|prev| prev.files.iter().map(|f| f.path.clone()).collect());
         let mut ws = match previous {
             Some(prev) => Workspace::load_reusing(paths, root, texts, prev),
             None => Workspace::load_in(paths, root, texts),
@@ -309,6 +323,9 @@ impl<'a> Checker<'a> {
         };
         let (mut graph, visited) = frontend::build_visiting(&mut ws, &visit, None);
         ws.drop_reusable();
+        if had.is_some_and(|had| !had.iter().eq(ws.files.iter().map(|f| &f.path))) {
+            self.renumbered = true;
+        }
         // What each pipeline not visited reads, before its rules run.
         let (pipeline_reads, early): (Vec<Vec<FileId>>, Vec<Option<Vec<Diagnostic>>>) = graph
             .pipelines
@@ -367,6 +384,66 @@ impl<'a> Checker<'a> {
 }
 
 impl Checked {
+    /// Join in `links` the files each list of findings reads or names
+    /// (`guard::Links`): each pipeline's files (`pipeline_files`: what it
+    /// reads and what its findings name), each file's own findings with
+    /// it, each standalone element's reads with its findings, each
+    /// nvdsanalytics config's findings together (its stream count comes
+    /// from the pipelines that read it).
+    pub fn link(&self, links: &mut Links) {
+        for files in &self.pipeline_files {
+            if let Some((&first, rest)) = files.split_first() {
+                for &f in rest {
+                    links.join(first, f);
+                }
+            }
+        }
+        let (files, pipelines) = (self.ws.files.len(), self.graph.pipelines.len());
+        let mut reads = Vec::new();
+        for (at, list) in self.found.lists().enumerate() {
+            let anchor = if at < files {
+                at
+            } else if at < files + pipelines {
+                continue;
+            } else if let Some(e) = self.graph.standalone.get(at - files - pipelines) {
+                reads.clear();
+                element_reads(e, &mut reads);
+                match reads.split_first() {
+                    Some((&first, rest)) => {
+                        for &f in rest {
+                            links.join(first, f);
+                        }
+                        first
+                    }
+                    None => match list.first() {
+                        Some(d) => d.file,
+                        None => continue,
+                    },
+                }
+            } else {
+                match list.first() {
+                    Some(d) => d.file,
+                    None => continue,
+                }
+            };
+            for d in list {
+                links.join(anchor, d.file);
+                for (f, _) in &d.related {
+                    links.join(anchor, *f);
+                }
+                for e in d.fix.iter().flat_map(|f| &f.edits) {
+                    links.join(anchor, e.file);
+                }
+            }
+        }
+    }
+
+    /// Whether each file's part of the report is its findings' alone
+    /// (`report::local`).
+    pub fn report_is_local(&self, opts: &super::engine::FixOptions) -> bool {
+        report::local(&self.ws, &self.order, &opts.selection)
+    }
+
     /// A file's key: its canonical path.
     pub fn key(&self, file: FileId) -> &PathBuf {
         self.keys[file].get_or_init(|| canonical(&self.ws.files[file].path))

@@ -93,8 +93,7 @@ pub fn merged(
         sel,
         suppressions,
     } = *of;
-    let outside = ws.follow_outside() || ws.files.iter().any(|f| f.outside);
-    if !order.distinct || outside || sel.scope(ws).is_narrowed() || order.rank.len() != ws.files.len() {
+    if !local(ws, order, sel) {
         return None;
     }
     let touched = closure(ws.files.len(), found, seeds);
@@ -129,6 +128,15 @@ pub fn merged(
         "the merged report differs from the whole one"
     );
     Some(out)
+}
+
+/// Whether each file's part of the report is made from the findings that
+/// name it alone (what `merged` rests on): not where the report may move
+/// or rewrite findings across files (files named on the command line,
+/// files outside the root) or two files share a path.
+pub fn local(ws: &Workspace, order: &Order, sel: &Settings) -> bool {
+    let outside = ws.follow_outside() || ws.files.iter().any(|f| f.outside);
+    order.distinct && !outside && !sel.scope(ws).is_narrowed() && order.rank.len() == ws.files.len()
 }
 
 /// The touched files: `seeds`, and every file named by a finding that
