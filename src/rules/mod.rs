@@ -213,7 +213,7 @@ fn check_reporting(
     early: Option<Dropping>,
 ) -> Option<CheckResult> {
     let visit = |ws: &Workspace, p: &mut Pipeline| pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p);
-    let mut drops = early.map(|how| EarlyDrops::new(ws, facts, profile, sel, how));
+    let mut drops = early.and_then(|how| EarlyDrops::new(ws, facts, profile, sel, how));
     let (mut graph, visited) =
         frontend::build_visiting(ws, &visit, drops.as_mut().map(|d| d as &mut dyn frontend::Chunks));
     let files = drops.map(|d| d.found).unwrap_or_default();
@@ -271,6 +271,14 @@ struct EarlyDrops<'c> {
     how: Dropping,
 }
 
+/// The app configs' reaches held together ([`EarlyDrops`]) are at most this
+/// many files a file of the tree, plus [`REACH_SLACK`]: a real tree's app
+/// config reaches a few configs (its inference and tracker configs).
+const REACH_PER_FILE: usize = 16;
+
+/// See [`REACH_PER_FILE`].
+const REACH_SLACK: usize = 1 << 16;
+
 /// Chunks of at least this many app configs ([`EarlyDrops`]).
 const MIN_CHUNK: usize = 64;
 
@@ -286,7 +294,7 @@ impl<'c> EarlyDrops<'c> {
         profile: Profile,
         sel: &'c Settings,
         how: Dropping,
-    ) -> EarlyDrops<'c> {
+    ) -> Option<EarlyDrops<'c>> {
         let n = ws.files.len();
         let named: Vec<Vec<FileId>> = (0..n).into_par_iter().map(|id| frontend::named_files(ws, id)).collect();
         let is_root = |id: FileId| {
@@ -306,6 +314,14 @@ impl<'c> EarlyDrops<'c> {
                 stack.extend(&named[f]);
             }
         }
+        // Every app config's reach, all together bounded: a hostile tree
+        // (many app configs naming one config that names every file) would
+        // hold app configs × files; past the bound nothing is dropped early
+        // (the parses stay to the end, as for SARIF), and the check is the
+        // same.
+        let budget = REACH_PER_FILE * n + REACH_SLACK;
+        let total = std::sync::atomic::AtomicUsize::new(0);
+        let over = || total.load(std::sync::atomic::Ordering::Relaxed) > budget;
         let reach: Vec<Vec<FileId>> = (0..n)
             .into_par_iter()
             .map(|id| {
@@ -313,24 +329,31 @@ impl<'c> EarlyDrops<'c> {
                     return Vec::new();
                 }
                 let mut seen = vec![id];
+                let mut set: HashSet<FileId, foldhash::fast::RandomState> = HashSet::default();
+                set.insert(id);
                 let mut at = 0;
-                while at < seen.len() {
+                while at < seen.len() && !over() {
+                    let grown = seen.len();
                     for &f in &named[seen[at]] {
-                        if !seen.contains(&f) {
+                        if set.insert(f) {
                             seen.push(f);
                         }
                     }
+                    total.fetch_add(seen.len() - grown, std::sync::atomic::Ordering::Relaxed);
                     at += 1;
                 }
                 seen.shrink_to_fit();
                 seen
             })
             .collect();
+        if over() {
+            return None;
+        }
         let mut pending = vec![0u32; n];
         for &f in reach.iter().flatten() {
             pending[f] += 1;
         }
-        EarlyDrops {
+        Some(EarlyDrops {
             facts,
             profile,
             sel,
@@ -340,7 +363,7 @@ impl<'c> EarlyDrops<'c> {
             done: vec![false; n],
             found: Vec::new(),
             how,
-        }
+        })
     }
 }
 
@@ -1458,6 +1481,46 @@ mod tests {
             assert_eq!(gone, want, "{files:?}");
             assert_eq!(UNDONE.with(|n| n.get()), undone);
         }
+    }
+
+    /// Many app configs naming one config that names many files (what a
+    /// hostile tree writes cheaply) would hold app configs × files of
+    /// reach: past [`REACH_PER_FILE`] a file nothing is dropped early, and
+    /// the check finds what it finds keeping every parse.
+    #[test]
+    fn reaches_past_their_bound_drop_nothing_early() {
+        let (apps, infers) = (200, 400);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dslint.toml"), "").unwrap();
+        let mut hub = String::from("[property]\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\n");
+        for i in 0..infers {
+            hub.push_str(&format!("[secondary-gie{i}]\nconfig-file=i{i}.txt\n"));
+            let infer = "[property]\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\nnetwork-mode=0\ngie-unique-id=2\n";
+            std::fs::write(dir.path().join(format!("i{i}.txt")), infer).unwrap();
+        }
+        std::fs::write(dir.path().join("hub.txt"), hub).unwrap();
+        for a in 0..apps {
+            let app = "[application]\n[streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nconfig-file=hub.txt\n";
+            std::fs::write(dir.path().join(format!("app{a}.txt")), app).unwrap();
+        }
+        let n = apps + infers + 1;
+        assert!(apps * (infers + 2) > REACH_PER_FILE * n + REACH_SLACK);
+        let load = || Workspace::load(&[dir.path().to_path_buf()]);
+        let sel = Settings::default();
+        let ws = load();
+        assert_eq!(ws.files.len(), n);
+        assert!(EarlyDrops::new(&ws, None, Profile::Display, &sel, Dropping::Done).is_none());
+        let whole = check_with(&mut load(), None, Profile::Display, &sel);
+        let mut ws = load();
+        let lean = check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Done)).unwrap();
+        assert!(!whole.diagnostics.is_empty());
+        assert_eq!(format!("{:?}", whole.diagnostics), format!("{:?}", lean.diagnostics));
+        assert!(!ws.parse_dropped_early());
+        // A tree of a few app configs is under the bound.
+        for a in 3..apps {
+            std::fs::remove_file(dir.path().join(format!("app{a}.txt"))).unwrap();
+        }
+        assert!(EarlyDrops::new(&load(), None, Profile::Display, &sel, Dropping::Done).is_some());
     }
 
     /// A check that drops every parse its app configs' pipelines may read

@@ -133,13 +133,16 @@ pub fn named_files(ws: &Workspace, id: FileId) -> Vec<FileId> {
         })
     };
     let mut out = Vec::new();
+    // A set beside the list: a file of many such keys naming many files
+    // would make a scan of the list quadratic.
+    let mut seen: std::collections::HashSet<FileId, foldhash::fast::RandomState> = Default::default();
     for g in &ws.files[id].doc.groups {
         for e in &g.entries {
             let Some(value) = e.value.as_deref().filter(|_| follows(&e.key)) else {
                 continue;
             };
             if let Some(crate::model::workspace::Target::Exists(p)) = ws.resolve(id, value) {
-                if let Some(f) = ws.get(&p).filter(|&f| f != id && !out.contains(&f)) {
+                if let Some(f) = ws.get(&p).filter(|&f| f != id && seen.insert(f)) {
                     out.push(f);
                 }
             }
