@@ -581,9 +581,13 @@ impl Workspace {
         }
         // Where the path lands in the tree, from the file's real folder.
         let lands = (!path.is_absolute()).then(|| normalize(&dir_of(&key).join(path)));
-        c.binds.iter().any(|b| {
-            (b.sources.iter())
-                .any(|s| key.starts_with(s) && (b.nested || lands.as_ref().is_none_or(|l| !l.starts_with(s))))
+        // A mount's host side holds the file when it is one of the file's
+        // folders (a path's ancestors are the paths it starts with): looked
+        // up by each, not a scan of every mount for every missing path.
+        key.ancestors().any(|s| {
+            c.binds
+                .get(s)
+                .is_some_and(|&nested| nested || lands.as_ref().is_none_or(|l| !l.starts_with(s)))
         })
     }
 
@@ -1346,8 +1350,10 @@ fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::
 struct Containers {
     /// The real paths copied into an image.
     copies: HashSet<PathBuf>,
-    /// The host paths bind-mounted into a container.
-    binds: Vec<Bind>,
+    /// The host paths bind-mounted into a container, each with whether
+    /// another mount may land inside the target of one of its mounts
+    /// ([`Bind`]).
+    binds: HashMap<PathBuf, bool>,
 }
 
 impl Containers {
@@ -1355,7 +1361,7 @@ impl Containers {
     fn everything(root: &ProjectRoot) -> Containers {
         Containers {
             copies: HashSet::from([root.path().to_path_buf()]),
-            binds: Vec::new(),
+            binds: HashMap::new(),
         }
     }
 }
@@ -1404,9 +1410,15 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
             });
         }
     }
+    let mut by_source: HashMap<PathBuf, bool> = HashMap::new();
+    for b in binds(root, mounts) {
+        for s in b.sources {
+            *by_source.entry(s).or_default() |= b.nested;
+        }
+    }
     Containers {
         copies,
-        binds: binds(root, mounts),
+        binds: by_source,
     }
 }
 
