@@ -128,6 +128,12 @@ pub struct Workspace {
     /// image, and its scripts and Compose files bind-mount into a container
     /// (`unknown_in_container`), found the first time a path is missing.
     container_copies: std::sync::OnceLock<Containers>,
+    /// What the containers are given of each file, by id, found the first
+    /// time one of its paths is missing (`unknown_in_container`): a file
+    /// names many paths, and most files are in no container. Sized to the
+    /// files there are at the first ask; a file loaded later is judged
+    /// each time. Not carried to a rebuilt workspace (ids change).
+    in_container: std::sync::OnceLock<Box<[std::sync::OnceLock<InContainer>]>>,
     /// A folder whose walk its ignore files stopped (over their bounds:
     /// `files::walk::over_notice`), the first one: the run checked less
     /// than it was asked to, which fails it (`walk_stopped`).
@@ -575,20 +581,31 @@ impl Workspace {
         if c.copies.is_empty() && c.binds.is_empty() {
             return false;
         }
-        let key = self.identify(&self.files[from].path).0;
-        if key.ancestors().any(|a| c.copies.contains(a)) {
-            return true;
+        let judge = || c.judge(&self.identify(&self.files[from].path).0);
+        let cached;
+        let verdict = match self
+            .in_container
+            .get_or_init(|| (0..self.files.len()).map(|_| Default::default()).collect())
+            .get(from)
+        {
+            Some(once) => once.get_or_init(judge),
+            None => {
+                cached = judge();
+                &cached
+            }
+        };
+        match verdict {
+            InContainer::Copied => true,
+            InContainer::Neither => false,
+            InContainer::Mounted { dir, sources } => {
+                // Where the path lands in the tree, from the file's real
+                // folder.
+                let lands = (!path.is_absolute()).then(|| normalize(&dir.join(path)));
+                sources
+                    .iter()
+                    .any(|(s, nested)| *nested || lands.as_ref().is_none_or(|l| !l.starts_with(s)))
+            }
         }
-        // Where the path lands in the tree, from the file's real folder.
-        let lands = (!path.is_absolute()).then(|| normalize(&dir_of(&key).join(path)));
-        // A mount's host side holds the file when it is one of the file's
-        // folders (a path's ancestors are the paths it starts with): looked
-        // up by each, not a scan of every mount for every missing path.
-        key.ancestors().any(|s| {
-            c.binds
-                .get(s)
-                .is_some_and(|&nested| nested || lands.as_ref().is_none_or(|l| !l.starts_with(s)))
-        })
     }
 
     /// The files under the whole root that `wanted` picks, each with what
@@ -1356,7 +1373,45 @@ struct Containers {
     binds: HashMap<PathBuf, bool>,
 }
 
+/// What the containers are given of one file (`Workspace::unknown_in_container`).
+#[derive(Debug)]
+enum InContainer {
+    /// Copied into an image, or in a folder that is.
+    Copied,
+    /// In bind-mounted folders: the file's real folder, and each mount's
+    /// host side that holds it with whether another mount may land inside
+    /// its target.
+    Mounted {
+        dir: PathBuf,
+        sources: Box<[(PathBuf, bool)]>,
+    },
+    /// In no container the project shows.
+    Neither,
+}
+
 impl Containers {
+    /// What the containers are given of the file at the real path `key`:
+    /// a mount's host side holds the file when it is one of the file's
+    /// folders (a path's ancestors are the paths it starts with), looked
+    /// up by each, not a scan of every mount.
+    fn judge(&self, key: &Path) -> InContainer {
+        if key.ancestors().any(|a| self.copies.contains(a)) {
+            return InContainer::Copied;
+        }
+        let sources: Box<[(PathBuf, bool)]> = key
+            .ancestors()
+            .filter_map(|s| self.binds.get(s).map(|&nested| (s.to_path_buf(), nested)))
+            .collect();
+        if sources.is_empty() {
+            InContainer::Neither
+        } else {
+            InContainer::Mounted {
+                dir: dir_of(key).to_path_buf(),
+                sources,
+            }
+        }
+    }
+
     /// Every file of the root counted as copied (its walk was stopped).
     fn everything(root: &ProjectRoot) -> Containers {
         Containers {
