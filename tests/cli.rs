@@ -618,8 +618,15 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
         "other/app.txt",
         "scripts/local/app.txt",
     ];
-    let cases: [(&str, &str, &[&str]); 9] = [
+    // More mounts than are read (1,000): the ones not read may mount any
+    // folder anywhere, so every missing path is unknown.
+    let many = format!(
+        "services:\n  ds:\n    volumes:\n{}      - ./other:/app\n",
+        "      - /data/a:/data/a\n".repeat(1_000)
+    );
+    let cases: [(&str, &str, &[&str]); 10] = [
         ("scripts/run.sh", "#!/bin/sh\necho no container\n", &all),
+        ("compose.yml", &many, &[]),
         // Nothing of the project: X11's socket, a named volume, a volume
         // `--mount`, an anonymous volume, a commented-out line.
         (

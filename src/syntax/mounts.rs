@@ -32,8 +32,24 @@
 use std::path::Path;
 
 /// The most mounts one file gives (a hostile file stays bounded; a real
-/// one has tens).
+/// one has tens). A file with more gives [`over_bound`].
 const MAX_MOUNTS: usize = 1_000;
+
+/// What a file with more than [`MAX_MOUNTS`] mounts gives: the mounts not
+/// read may bind any folder anywhere, so the file counts as mounting the
+/// project root (from its own folder and each above it) at an unknown
+/// target, inside which any other may land: every missing path of the
+/// project is then unknown (silence, never a wrong finding, as when a walk
+/// is stopped).
+fn over_bound() -> Vec<Mount> {
+    vec![Mount {
+        source: Some(HostPath {
+            base: Base::Unknown,
+            path: String::new(),
+        }),
+        target: None,
+    }]
+}
 
 /// Where a mounted host path is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,9 +142,8 @@ pub fn script_mounts(text: &str) -> Vec<Mount> {
             };
             out.extend(volume.and_then(|v| volume_mount(v, Base::Unknown)));
             out.extend(mount.and_then(flag_mount));
-            if out.len() >= MAX_MOUNTS {
-                out.truncate(MAX_MOUNTS);
-                return out;
+            if out.len() > MAX_MOUNTS {
+                return over_bound();
             }
         }
     }
@@ -212,9 +227,8 @@ pub fn compose_mounts(text: &str) -> Vec<Mount> {
                     f.end(&mut out);
                 }
             }
-            if out.len() >= MAX_MOUNTS {
-                out.truncate(MAX_MOUNTS);
-                return out;
+            if out.len() > MAX_MOUNTS {
+                return over_bound();
             }
         }
     }
@@ -681,8 +695,11 @@ configs:
     #[test]
     fn bounded() {
         let text = format!("docker run {} img\n", "-v ./a:/a ".repeat(MAX_MOUNTS + 5));
-        assert_eq!(script_mounts(&text).len(), MAX_MOUNTS);
+        assert_eq!(script_mounts(&text), over_bound());
         let text = "- ./a:/a\n".repeat(MAX_MOUNTS + 5);
+        assert_eq!(compose_mounts(&text), over_bound());
+        // At the bound, every mount as written.
+        let text = "- ./a:/a\n".repeat(MAX_MOUNTS);
         assert_eq!(compose_mounts(&text).len(), MAX_MOUNTS);
     }
 }
