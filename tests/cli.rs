@@ -624,9 +624,15 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
         "services:\n  ds:\n    volumes:\n{}      - ./other:/app\n",
         "      - /data/a:/data/a\n".repeat(1_000)
     );
-    let cases: [(&str, &str, &[&str]); 10] = [
+    // So with a Dockerfile's copies.
+    let copies = format!(
+        "FROM nvcr.io/nvidia/deepstream:9.1-triton-multiarch\nCOPY {}/app/\n",
+        "a ".repeat(1_001)
+    );
+    let cases: [(&str, &str, &[&str]); 11] = [
         ("scripts/run.sh", "#!/bin/sh\necho no container\n", &all),
         ("compose.yml", &many, &[]),
+        ("Dockerfile", &copies, &[]),
         // Nothing of the project: X11's socket, a named volume, a volume
         // `--mount`, an anonymous volume, a commented-out line.
         (
@@ -712,6 +718,7 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
             "deploy/docker-compose.yml",
             "deploy/compose.yaml",
             "compose.yml",
+            "Dockerfile",
         ] {
             let _ = std::fs::remove_file(d.join(old));
         }

@@ -735,10 +735,12 @@ impl Workspace {
                         Loaded::Skipped(..) if key.starts_with(root.path()) => {
                             match crate::files::read::read_regular(key, MAX_FILE_BYTES) {
                                 Ok(bytes) => scan_container_text(path, &String::from_utf8_lossy(&bytes)),
-                                Err(_) => continue,
+                                Err(_) => ContainerScan::Unknown,
                             }
                         }
-                        _ => continue,
+                        // Not read (outside the root, too large,
+                        // unreadable): what it gives is unknown.
+                        _ => ContainerScan::Unknown,
                     };
                     sources.push((path.clone(), scan));
                 }
@@ -1446,6 +1448,10 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
         };
         let sources = match scan {
             ContainerScan::Copies(sources) => sources,
+            ContainerScan::Unknown => {
+                copies.insert(root.path().to_path_buf());
+                continue;
+            }
             ContainerScan::Mounts(m, compose) => {
                 mounts.push((dir, m, compose));
                 continue;
@@ -1539,7 +1545,7 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
 fn scan_containerfile(l: crate::files::walk::Listed) -> ContainerScan {
     match read_walked(&l) {
         Ok(bytes) => scan_container_text(l.path, &String::from_utf8_lossy(&bytes)),
-        Err(_) => ContainerScan::Copies(Vec::new()),
+        Err(_) => ContainerScan::Unknown,
     }
 }
 
@@ -1549,7 +1555,7 @@ fn scan_containerfile(l: crate::files::walk::Listed) -> ContainerScan {
 fn scan_container_text(path: &Path, text: &str) -> ContainerScan {
     use crate::syntax::mounts;
     if crate::syntax::dockerfile::is_containerfile(path) {
-        ContainerScan::Copies(crate::syntax::dockerfile::copied_sources(text))
+        crate::syntax::dockerfile::copied_sources(text).map_or(ContainerScan::Unknown, ContainerScan::Copies)
     } else if mounts::is_compose_file(path) {
         ContainerScan::Mounts(mounts::compose_mounts(text), true)
     } else {
@@ -1572,6 +1578,10 @@ enum ContainerScan {
     /// A script's or Compose file's bind-mounted host paths, and whether
     /// it is a Compose file.
     Mounts(Vec<Mount>, bool),
+    /// What it gives is unknown (a Dockerfile with more sources than are
+    /// read, a file that cannot be read): any file of the project may be
+    /// in the container, as when the walk is stopped.
+    Unknown,
 }
 
 impl Default for ContainerScan {

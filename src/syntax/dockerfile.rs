@@ -21,7 +21,7 @@
 use std::path::Path;
 
 /// The most sources one file gives (a hostile file stays bounded; a real
-/// one has tens).
+/// one has tens); a file with more may copy anything (`copied_sources`).
 const MAX_SOURCES: usize = 1_000;
 
 /// Whether a file of this name is a Dockerfile or a Containerfile
@@ -43,8 +43,9 @@ pub fn is_containerfile(path: &Path) -> bool {
 /// The build-context paths the file's `COPY` and `ADD` instructions copy,
 /// relative to the context, normalized (`""` is the context itself), in
 /// the order written, each cut at its first component with a wildcard or
-/// a variable.
-pub fn copied_sources(text: &str) -> Vec<String> {
+/// a variable. `None` for a file with more than [`MAX_SOURCES`] sources:
+/// what the ones not read copy is unknown.
+pub fn copied_sources(text: &str) -> Option<Vec<String>> {
     let escape = escape_char(text);
     let mut out = Vec::new();
     let mut lines = text.lines();
@@ -93,12 +94,12 @@ pub fn copied_sources(text: &str) -> Vec<String> {
         }
         for source in sources(words.next().unwrap_or(""), add) {
             if out.len() == MAX_SOURCES {
-                return out;
+                return None;
             }
             out.push(source);
         }
     }
-    out
+    Some(out)
 }
 
 /// The escape character a `# escape=` parser directive at the top of the
@@ -241,7 +242,7 @@ EOF
 COPY last /dst
 ";
         assert_eq!(
-            copied_sources(text),
+            copied_sources(text).unwrap(),
             [
                 "",
                 "configs/app.txt",
@@ -261,12 +262,14 @@ COPY last /dst
     #[test]
     fn escape_directive() {
         let text = "# escape=`\nFROM x\nCOPY a `\n  b C:\\dst\\\nCOPY c\\ /d\n";
-        assert_eq!(copied_sources(text), ["a", "b", "c\\"]);
+        assert_eq!(copied_sources(text).unwrap(), ["a", "b", "c\\"]);
     }
 
     #[test]
     fn bounded() {
         let text = format!("COPY {} /d\n", "a ".repeat(MAX_SOURCES + 5));
-        assert_eq!(copied_sources(&text).len(), MAX_SOURCES);
+        assert_eq!(copied_sources(&text), None);
+        let text = format!("COPY {} /d\n", "a ".repeat(MAX_SOURCES));
+        assert_eq!(copied_sources(&text).unwrap().len(), MAX_SOURCES);
     }
 }
