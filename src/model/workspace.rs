@@ -114,7 +114,7 @@ pub struct Workspace {
     pub root: Option<ProjectRoot>,
     /// Paths already placed in this run (references are resolved by the
     /// front ends and again by rules): one look at the disk each.
-    placed: std::sync::RwLock<BytesMap<Place>>,
+    placed: std::sync::RwLock<Placements>,
     /// Documents parsed by an earlier load, by key (`load_reusing`); empty
     /// otherwise.
     reuse: std::sync::Mutex<KeyMap<Reusable>>,
@@ -209,8 +209,65 @@ fn key_path(bytes: Vec<u8>) -> PathBuf {
 /// does: ~10 instructions a byte, for every reference resolved).
 type BytesMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
 
-/// At most this many placements are remembered.
+/// At most this many placements of paths no walk listed are remembered,
+/// plus [`PLACED_PER_LISTED`] for each file a walk listed (those are
+/// remembered too, and are not counted): a tree's references name about as
+/// many paths as it has files (models, engines, labels, streams), and past
+/// the bound every further look-up of a path placed no more looks at the
+/// disk again (a 100k-file bench tree went past a fixed 131,072: ~85k more
+/// `lstat`s, each engine placed three times over).
 const MAX_PLACED: usize = 1 << 17;
+
+/// See [`MAX_PLACED`].
+const PLACED_PER_LISTED: usize = 2;
+
+/// The placements remembered (`Workspace::place`), by the bytes of the
+/// path placed ([`BytesMap`]). Most real paths are the path placed, byte
+/// for byte (a walk's absolute path, a reference resolved from it, where
+/// no link is on the way): those are kept as an empty path, which no
+/// placement's path is (they are absolute), instead of a second copy of
+/// the key.
+#[derive(Debug, Default)]
+struct Placements {
+    map: BytesMap<Place>,
+    /// Files the walks listed (each placed from its folder).
+    listed: usize,
+}
+
+impl Placements {
+    fn get(&self, key: &[u8]) -> Option<Place> {
+        let same = || PathBuf::from(std::ffi::OsStr::from_bytes(key));
+        Some(match self.map.get(key)? {
+            Place::Inside(p) if p.as_os_str().is_empty() => Place::Inside(same()),
+            Place::Missing(p) if p.as_os_str().is_empty() => Place::Missing(same()),
+            p => p.clone(),
+        })
+    }
+
+    fn verdict(&self, key: &[u8]) -> Option<Landing> {
+        Some(match self.map.get(key)? {
+            Place::Inside(_) => Landing::Inside,
+            Place::Missing(_) => Landing::Missing,
+            Place::Outside => Landing::Outside,
+        })
+    }
+
+    /// Remember `place` for `key`; a file a walk listed always, any
+    /// other path within the bound ([`MAX_PLACED`]).
+    fn insert(&mut self, key: Vec<u8>, place: Place, listed: bool) {
+        if !listed && self.map.len().saturating_sub(self.listed) >= MAX_PLACED + PLACED_PER_LISTED * self.listed {
+            return;
+        }
+        let place = match place {
+            Place::Inside(p) if p.as_os_str().as_bytes() == key.as_slice() => Place::Inside(PathBuf::new()),
+            Place::Missing(p) if p.as_os_str().as_bytes() == key.as_slice() => Place::Missing(PathBuf::new()),
+            p => p,
+        };
+        if self.map.insert(key, place).is_none() && listed {
+            self.listed += 1;
+        }
+    }
+}
 
 /// A document an earlier load parsed, and whether its text came from the
 /// overlay.
@@ -467,16 +524,11 @@ impl Workspace {
         let Some(root) = &self.root else {
             return Place::Outside;
         };
-        if let Some(p) = self
-            .placed
-            .read()
-            .ok()
-            .and_then(|m| m.get(path.as_os_str().as_bytes()).cloned())
-        {
+        if let Some(p) = self.placed.read().ok().and_then(|m| m.get(path.as_os_str().as_bytes())) {
             return p;
         }
         let place = root.place(path);
-        self.remember_place(path.to_path_buf(), place.clone());
+        self.remember_place(path.to_path_buf(), place.clone(), false);
         place
     }
 
@@ -484,11 +536,6 @@ impl Workspace {
     /// lookup, not a copy of the real path (`resolve` keeps the path it
     /// was given).
     fn place_verdict(&self, path: &Path) -> Landing {
-        let verdict = |p: &Place| match p {
-            Place::Inside(_) => Landing::Inside,
-            Place::Missing(_) => Landing::Missing,
-            Place::Outside => Landing::Outside,
-        };
         if self.root.is_none() {
             return Landing::Outside;
         }
@@ -496,18 +543,22 @@ impl Workspace {
             .placed
             .read()
             .ok()
-            .and_then(|m| m.get(path.as_os_str().as_bytes()).map(verdict))
+            .and_then(|m| m.verdict(path.as_os_str().as_bytes()))
         {
             return v;
         }
-        verdict(&self.place(path))
+        match self.place(path) {
+            Place::Inside(_) => Landing::Inside,
+            Place::Missing(_) => Landing::Missing,
+            Place::Outside => Landing::Outside,
+        }
     }
 
-    fn remember_place(&self, path: PathBuf, place: Place) {
+    /// Remember where `path` landed; `listed`: a file a walk listed
+    /// ([`Placements::insert`]).
+    fn remember_place(&self, path: PathBuf, place: Place, listed: bool) {
         if let Ok(mut m) = self.placed.write() {
-            if m.len() < MAX_PLACED {
-                m.insert(path.into_os_string().into_vec(), place);
-            }
+            m.insert(path.into_os_string().into_vec(), place, listed);
         }
     }
 
@@ -679,7 +730,7 @@ impl Workspace {
                     Place::Inside(real) => {
                         // As a reference will spell it (`resolve` places
                         // normalized paths): its placement is this one.
-                        this.remember_place(normalize(l.path), Place::Inside(real.clone()));
+                        this.remember_place(normalize(l.path), Place::Inside(real.clone()), true);
                         (real.clone(), Place::Inside(real))
                     }
                     _ => this.identify(l.path),
@@ -1917,8 +1968,12 @@ const PYTHON_APPS: &str = "deepstream_python_apps";
 /// missing (`resolve` gives `None`, as for a template's path).
 fn into_install(from: &Path, full: &Path) -> bool {
     // Most files have no such folder above them: their path's bytes do not
-    // hold its name (one scan, not a parse of every ancestor).
-    if memchr::memmem::find(from.as_os_str().as_bytes(), PYTHON_APPS.as_bytes()).is_none() {
+    // hold its name (one scan, not a parse of every ancestor), found with
+    // one searcher built once (`memmem::find` builds one a call for a
+    // path of 64 bytes or more: ~900 instructions, for every missing path).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PYTHON_APPS));
+    if FINDER.find(from.as_os_str().as_bytes()).is_none() {
         return false;
     }
     from.ancestors()
@@ -1949,7 +2004,7 @@ fn dir_of(path: &Path) -> &Path {
 }
 
 /// Where a path lands, without the real path ([`Workspace::place_verdict`]).
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Landing {
     Inside,
     Missing,
@@ -1978,6 +2033,55 @@ fn by_components(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A placement whose real path is the path placed is given back whole
+    /// (kept without a copy of it); one whose real path differs keeps it.
+    /// Each file a walk listed is remembered, and lets
+    /// `PLACED_PER_LISTED` more other paths be remembered, past
+    /// `MAX_PLACED`; past that bound a path is not remembered (placed
+    /// again at each look-up).
+    #[test]
+    fn placements_hold_the_walk_and_twice_as_many_references() {
+        let mut m = Placements::default();
+        m.insert(b"/r/a".to_vec(), Place::Inside(PathBuf::from("/r/a")), true);
+        m.insert(b"/r/l".to_vec(), Place::Inside(PathBuf::from("/r/real")), false);
+        m.insert(b"/r/m".to_vec(), Place::Missing(PathBuf::from("/r/m")), false);
+        m.insert(b"/r/n".to_vec(), Place::Missing(PathBuf::from("/r/x/n")), false);
+        m.insert(b"/o".to_vec(), Place::Outside, false);
+        assert_eq!(m.get(b"/r/a"), Some(Place::Inside(PathBuf::from("/r/a"))));
+        assert_eq!(m.get(b"/r/l"), Some(Place::Inside(PathBuf::from("/r/real"))));
+        assert_eq!(m.get(b"/r/m"), Some(Place::Missing(PathBuf::from("/r/m"))));
+        assert_eq!(m.get(b"/r/n"), Some(Place::Missing(PathBuf::from("/r/x/n"))));
+        assert_eq!(m.get(b"/o"), Some(Place::Outside));
+        assert_eq!(m.get(b"/r/b"), None);
+        assert_eq!(m.verdict(b"/r/a"), Some(Landing::Inside));
+        assert_eq!(m.verdict(b"/r/n"), Some(Landing::Missing));
+        assert_eq!(m.verdict(b"/o"), Some(Landing::Outside));
+        // The same listed file again counts once.
+        m.insert(b"/r/a".to_vec(), Place::Inside(PathBuf::from("/r/a")), true);
+        let listed = 1000;
+        for i in 1..listed {
+            let p = format!("/r/w{i}");
+            m.insert(p.clone().into_bytes(), Place::Inside(PathBuf::from(p)), true);
+        }
+        assert_eq!(m.listed, listed);
+        let others = MAX_PLACED + PLACED_PER_LISTED * listed;
+        let mut i = 0;
+        while m.map.len() < listed + others {
+            m.insert(
+                format!("/r/e{i}").into_bytes(),
+                Place::Missing(PathBuf::from(format!("/r/e{i}"))),
+                false,
+            );
+            i += 1;
+        }
+        assert_eq!(i, others - 4);
+        m.insert(b"/r/past".to_vec(), Place::Missing(PathBuf::from("/r/past")), false);
+        assert_eq!(m.get(b"/r/past"), None);
+        // A listed file past it still is.
+        m.insert(b"/r/last".to_vec(), Place::Inside(PathBuf::from("/r/last")), true);
+        assert_eq!(m.get(b"/r/last"), Some(Place::Inside(PathBuf::from("/r/last"))));
+    }
 
     /// A path taken as normal is the same bytes that normalizing it one
     /// component at a time gives; every other path still goes that way.

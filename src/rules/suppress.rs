@@ -64,8 +64,11 @@ pub fn collect(ws: &Workspace, file: FileId) -> Vec<Suppression> {
     let f = &ws.files[file];
     let text = &f.doc.text;
     // Every directive has the mark: a file without it (nearly all) is
-    // passed over in one memmem scan, not line by line.
-    if memchr::memmem::find(text.as_bytes(), MARK.as_bytes()).is_none() {
+    // passed over in one memmem scan, not line by line (its searcher built
+    // once, not once a file).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    if FINDER.find(text.as_bytes()).is_none() {
         return Vec::new();
     }
     let mut out = Vec::new();
