@@ -387,6 +387,63 @@ fn output_does_not_depend_on_threads() {
     }
 }
 
+/// A walk of the whole root scans its Dockerfiles, scripts and Compose
+/// files on the walk's threads, and works out what the containers are
+/// given of the tree on the pool while the walked files are put in
+/// (`Workspace::walk_and_read`): the verdicts are the same on 1 thread as
+/// on 3 and 8. Forty projects, each config naming a missing config outside
+/// its folder: a Compose file mounting the folder (no DeepStream config:
+/// skipped, then read again for its mounts), a Dockerfile copying it, a
+/// script mounting it from its working folder, or nothing; only the last
+/// ten get DS704.
+#[test]
+fn container_verdicts_do_not_depend_on_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
+        .unwrap()
+        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
+    let mut expected = Vec::new();
+    for i in 0..40 {
+        let p = d.join(format!("p{i:02}"));
+        std::fs::create_dir_all(p.join("configs")).unwrap();
+        std::fs::write(p.join("configs/app.txt"), &app).unwrap();
+        std::fs::write(p.join("configs/video.mp4"), "").unwrap();
+        match i % 4 {
+            0 => std::fs::write(
+                p.join("docker-compose.yml"),
+                "services:\n  ds:\n    image: img\n    volumes:\n      - ./configs:/app\n",
+            ),
+            1 => std::fs::write(p.join("Dockerfile"), "FROM img\nCOPY configs /app/configs\n"),
+            2 => std::fs::write(
+                p.join("run.sh"),
+                "#!/bin/sh\ndocker run -v \"$(pwd)/configs\":/ws img\n",
+            ),
+            _ => {
+                expected.push(format!(
+                    "./p{i:02}/configs/app.txt:25:13: DS704 config-file p{i:02}/elsewhere/pgie.txt does not exist"
+                ));
+                Ok(())
+            }
+        }
+        .unwrap();
+    }
+    let run = |threads: &str| {
+        support::dslint_with(
+            &["check", ".", "--format", "concise"],
+            Some(d),
+            &[("RAYON_NUM_THREADS", threads.into())],
+        )
+    };
+    let one = run("1");
+    let found: Vec<&str> = one.1.lines().filter(|l| l.contains("DS704")).collect();
+    assert_eq!(found, expected, "{}", one.1);
+    for threads in ["3", "8"] {
+        assert_eq!(one, run(threads), "on {threads} threads");
+    }
+}
+
 /// `dslint check | head -1`, `| grep -q`: a reader that goes away before
 /// the output ends is no error. Every command that writes to stdout, run
 /// into a pipe whose read end is already closed (so every write fails with

@@ -105,35 +105,61 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// The findings are counted on all threads, a run of them a task (on
+    /// this thread alone, the 10k bench tree's 55k findings were a read of
+    /// 8 MB at the end of a check, while the pool waited).
     pub fn count(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) -> Totals {
         use crate::base::edit::Applicability;
-        let severities = diags
-            .iter()
-            .map(|d| d.severity())
-            .chain(problems.iter().map(|p| p.severity));
-        let mut t = Totals::default();
-        for s in severities {
+        use rayon::prelude::*;
+        let covered = crate::context::Scope::of(ws).covered(ws);
+        let one = |t: &mut Totals, s: Severity| {
             t.findings += 1;
             match s {
                 Severity::Error => t.errors += 1,
                 Severity::Warning => t.warnings += 1,
                 Severity::Info => t.info += 1,
             }
-        }
-        let covered = crate::context::Scope::of(ws).covered(ws);
-        for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
-            match f.applicability {
-                // What `context::edits_outside` finds, without making the list.
-                _ if f.edits.iter().any(|e| !covered[e.file]) => t.fixable_related += 1,
-                Applicability::Safe => t.fixable_safe += 1,
-                Applicability::Unsafe => t.fixable_unsafe += 1,
-            }
+        };
+        let mut t = diags
+            .par_chunks(1024)
+            .map(|run| {
+                let mut t = Totals::default();
+                for d in run {
+                    one(&mut t, d.severity());
+                    let Some(f) = &d.fix else { continue };
+                    match f.applicability {
+                        // What `context::edits_outside` finds, without making the list.
+                        _ if f.edits.iter().any(|e| !covered[e.file]) => t.fixable_related += 1,
+                        Applicability::Safe => t.fixable_safe += 1,
+                        Applicability::Unsafe => t.fixable_unsafe += 1,
+                    }
+                }
+                t
+            })
+            .reduce(Totals::default, Totals::add_findings);
+        for p in problems {
+            one(&mut t, p.severity);
         }
         let unreadable: std::collections::BTreeSet<&Path> = problems.iter().map(|p| p.path).collect();
         let checked = covered.iter().filter(|&&c| c).count();
         t.files = checked + unreadable.len();
         t.context = ws.files.len() - checked;
         t
+    }
+
+    /// Two runs' counts of findings together (`count`).
+    fn add_findings(a: Totals, b: Totals) -> Totals {
+        Totals {
+            findings: a.findings + b.findings,
+            errors: a.errors + b.errors,
+            warnings: a.warnings + b.warnings,
+            info: a.info + b.info,
+            fixable_safe: a.fixable_safe + b.fixable_safe,
+            fixable_unsafe: a.fixable_unsafe + b.fixable_unsafe,
+            fixable_related: a.fixable_related + b.fixable_related,
+            files: a.files + b.files,
+            context: a.context + b.context,
+        }
     }
 
     /// `2 errors, 7 warnings, 8 info`.
