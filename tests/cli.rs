@@ -784,3 +784,53 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
         assert_eq!(missing(), expected, "{name}: {text}");
     }
 }
+
+/// `docker compose -f compose.yml -f deploy/gpu/compose.gpu.yml` merges
+/// the files, and every relative path in them, the override's included,
+/// resolves from the first file's folder, the project directory
+/// (Compose's "Merge" page: "Paths are evaluated relative to the base
+/// file"). Which file is first is chosen where Compose runs, so an
+/// override's `./configs` may be the root's `configs` (mounted: a path
+/// that leaves it is unknown, no DS704) as well as its own folder's;
+/// before, it was taken from the override's folder alone, and the root's
+/// config got a DS704 for a path that may be in the container. A folder
+/// that holds no Compose file is no project directory (`other`), and a
+/// base file's `..` goes up from the base's folder.
+#[test]
+fn an_override_compose_file_mounts_from_the_base_file_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
+        .unwrap()
+        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
+    let folders = ["configs", "deploy/gpu/configs", "deploy/models", "other/configs"];
+    for folder in folders {
+        std::fs::create_dir_all(d.join(folder)).unwrap();
+        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
+        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
+    }
+    std::fs::write(
+        d.join("compose.yml"),
+        "services:\n  ds:\n    image: nvcr.io/nvidia/deepstream:9.1-triton-multiarch\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("deploy/gpu/compose.gpu.yml"),
+        "services:\n  ds:\n    volumes:\n      - ./configs:/app/configs\n      - ../models:/app/models\n",
+    )
+    .unwrap();
+    let root = std::fs::canonicalize(d).unwrap();
+    let checked = check_dir(d);
+    let mut found: Vec<String> = (checked.diagnostics.iter())
+        .filter(|x| x.code() == "DS704")
+        .map(|x| {
+            let path = std::fs::canonicalize(&checked.ws.files[x.file].path).unwrap();
+            path.strip_prefix(&root).unwrap().display().to_string()
+        })
+        .collect();
+    found.sort();
+    // `../models` from the root leaves the project: `deploy/models` is
+    // mounted only from the override's own folder.
+    assert_eq!(found, ["other/configs/app.txt"]);
+}

@@ -790,3 +790,81 @@ fn narrow_restart_on_a_large_tree_equals_full_restart() {
     assert_eq!(render_outcome(&narrow), render_outcome(&full));
     assert!(narrow.log.len() > 10, "{} fixes", narrow.log.len());
 }
+
+/// A value fix on a line that goes on with a note (`# 0.25 fps` after a
+/// key-file integer, which GLib ignores; a YAML comment) changes only the
+/// number and keeps the note, which may now restate the old value: the
+/// fix is unsafe, safe as it is without the note, and its title says the
+/// note is kept. A note on a line of its own, or none, changes nothing.
+#[test]
+fn a_value_fix_that_keeps_a_note_after_it_is_unsafe() {
+    let told = " (keeps the comment after the value: check that it still holds)";
+    let keyfile = std::fs::read_to_string("testdata/rules/DS205/clean/app.txt").unwrap();
+    assert!(keyfile.contains("\nbatched-push-timeout=33333\n"));
+    let yaml = std::fs::read_to_string("testdata/rules/DS207/fires-yaml/app.yml").unwrap();
+    assert!(yaml.contains("\n  batched-push-timeout: 33333\n"));
+    let cases = [
+        (
+            "DS205/clean",
+            "app.txt",
+            &keyfile,
+            "batched-push-timeout=33333",
+            "batched-push-timeout=4000000 # 0.25 fps",
+        ),
+        (
+            "DS205/clean",
+            "app.txt",
+            &keyfile,
+            "batched-push-timeout=33333",
+            "# 0.25 fps\nbatched-push-timeout=4000000",
+        ),
+        (
+            "DS205/clean",
+            "app.txt",
+            &keyfile,
+            "batched-push-timeout=33333",
+            "batched-push-timeout=4000000",
+        ),
+        (
+            "DS207/fires-yaml",
+            "app.yml",
+            &yaml,
+            "batched-push-timeout: 33333",
+            "batched-push-timeout: 4000000  # 0.25 fps",
+        ),
+    ];
+    for (case, name, text, old, new) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        for f in std::fs::read_dir(Path::new("testdata/rules").join(case)).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(d.join("dslint.toml"), "").unwrap();
+        std::fs::write(d.join(name), text.replace(old, new)).unwrap();
+        let noted = new.contains("4000000 ");
+        let found = check_dir(d);
+        let fix = (found.diagnostics.iter())
+            .find(|x| x.code() == "DS103")
+            .and_then(|x| x.fix.as_deref())
+            .unwrap_or_else(|| panic!("{new}: no DS103 fix"));
+        let (applicability, title) = if noted {
+            (Applicability::Unsafe, format!("set batched-push-timeout=33333{told}"))
+        } else {
+            (Applicability::Safe, "set batched-push-timeout=33333".to_string())
+        };
+        assert_eq!(
+            (fix.applicability, fix.title.as_str()),
+            (applicability, title.as_str()),
+            "{new}"
+        );
+        // Applied (with --unsafe-fixes): the number alone changes.
+        let o = fix_case(d, true);
+        let (_, after) = (o.changed.iter())
+            .find(|(p, _)| p.ends_with(name))
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default();
+        let want = text.replace(old, &new.replace("4000000", "33333"));
+        assert_eq!(after, want, "{new}");
+    }
+}

@@ -304,28 +304,31 @@ pub fn is_candidate(path: &Path) -> bool {
 /// Whether a path (or any value) holds a template placeholder that
 /// something renders before DeepStream reads the file: Jinja's
 /// `{{ name }}`, a `sed` script's `@@NAME@@`, envsubst's (or a shell
-/// heredoc's) `${NAME}`, and a value that is nothing but envsubst's other
-/// form, `$NAME` (`camera-v4l2-dev-node=$VIDEO_DEVICE`, rendered by
-/// `envsubst < app.txt > app_fixed.txt` before deepstream-app reads it; a
-/// `$NAME` inside a longer path, `$MODEL_DIR/detector.onnx`, is left as
-/// written). DeepStream's readers expand none of them
+/// heredoc's) `${NAME}`, and envsubst's other form, `$NAME`, anywhere
+/// (`camera-v4l2-dev-node=$VIDEO_DEVICE`, `$MODEL_DIR/detector.onnx`,
+/// rendered by `envsubst < app.txt > app_fixed.txt` before deepstream-app
+/// reads it: envsubst(1) replaces "references to environment variables of
+/// the form $VARIABLE or ${VARIABLE}" alike). DeepStream's readers expand none of them
 /// (`get_absolute_file_path` only joins a relative path to the config's
 /// folder; GLib's `g_key_file_get_integer` reads the bytes as written), so
 /// the file is a template and what DeepStream will read is unknown.
 pub fn templated(raw: &str) -> bool {
     let word = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    // `$NAME` alone: no value DeepStream reads begins with `$`.
-    if let Some(name) = raw.trim().strip_prefix('$') {
-        if word(name) && !name.starts_with(|c: char| c.is_ascii_digit()) {
-            return true;
-        }
-    }
-    // Every other placeholder holds a `{` or an `@`: both are looked for in
-    // one `memchr2` scan of the bytes (ASCII: a byte equal to one is that
+    // Every placeholder holds a `{`, an `@` or a `$`: all are looked for in
+    // one `memchr3` scan of the bytes (ASCII: a byte equal to one is that
     // char), so a plain path (`Workspace::resolve`'s hot path) costs one
     // scan. (A `[char]` pattern decodes one char at a time.)
-    if memchr::memchr2(b'{', b'@', raw.as_bytes()).is_none() {
+    if memchr::memchr3(b'{', b'@', b'$', raw.as_bytes()).is_none() {
         return false;
+    }
+    // envsubst's `$NAME`, anywhere (`$VIDEO_DEVICE`, `$MODEL_DIR/x.onnx`,
+    // `models/$ARCH/x.engine`): a `$` before a letter or `_`.
+    if raw
+        .split('$')
+        .skip(1)
+        .any(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    {
+        return true;
     }
     let jinja = raw.find("{{").is_some_and(|i| raw[i..].contains("}}"));
     // The pieces between two `@@`: `model-engine-file=@@ENGINE@@`.
@@ -629,7 +632,7 @@ impl Workspace {
                 None => Containers::everything(root),
             }
         });
-        if c.copies.is_empty() && c.binds.is_empty() {
+        if c.copies.is_empty() && c.binds.is_empty() && c.compose.is_empty() {
             return false;
         }
         let judge = || c.judge(&self.identify(&self.files[from].path).0);
@@ -1478,6 +1481,22 @@ struct Containers {
     /// another mount may land inside the target of one of its mounts
     /// ([`Bind`]).
     binds: HashMap<PathBuf, bool>,
+    /// A Compose file's relative host paths (`Base::Project`), by how many
+    /// `..` they begin with, each with whether another mount may land
+    /// inside its target: they resolve from the project directory, which
+    /// is the folder of the first file `docker compose -f a.yml -f
+    /// b.yml` names ("Paths are evaluated relative to the base file",
+    /// Compose's "Merge" page): an override file's from the base file's
+    /// folder, not its own. Which file is the base is chosen where Compose
+    /// runs, so each is taken from every folder that holds a Compose file
+    /// ([`Containers::compose_holds`]): a path more unknown, never a
+    /// false finding. Looked up, not resolved from each folder here (their
+    /// product is unbounded on a hostile tree).
+    compose: HashMap<usize, HashMap<PathBuf, bool>>,
+    /// The folders a Compose file's relative path may start from: each
+    /// Compose file's folder, and the folders as many levels above it as
+    /// a path in `compose` has leading `..`, each with those counts.
+    compose_starts: HashMap<PathBuf, Vec<usize>>,
 }
 
 /// What the containers are given of one file (`Workspace::unknown_in_container`).
@@ -1505,16 +1524,17 @@ impl Containers {
         if key.ancestors().any(|a| self.copies.contains(a)) {
             return InContainer::Copied;
         }
-        let sources: Box<[(PathBuf, bool)]> = key
+        let mut sources: Vec<(PathBuf, bool)> = key
             .ancestors()
             .filter_map(|s| self.binds.get(s).map(|&nested| (s.to_path_buf(), nested)))
             .collect();
+        self.compose_sources(key, &mut sources);
         if sources.is_empty() {
             InContainer::Neither
         } else {
             InContainer::Mounted {
                 dir: dir_of(key).to_path_buf(),
-                sources,
+                sources: sources.into_boxed_slice(),
             }
         }
     }
@@ -1523,17 +1543,45 @@ impl Containers {
     fn everything(root: &ProjectRoot) -> Containers {
         Containers {
             copies: HashSet::from([root.path().to_path_buf()]),
-            binds: HashMap::new(),
+            ..Containers::default()
+        }
+    }
+
+    /// The host sides of the Compose files' relative bind mounts, taken
+    /// from any project directory (`compose`), that are one of `key`'s
+    /// folders, each with whether another mount lands inside the mount's
+    /// target: put in `out`.
+    fn compose_sources(&self, key: &Path, out: &mut Vec<(PathBuf, bool)>) {
+        if self.compose.is_empty() {
+            return;
+        }
+        for start in key.ancestors() {
+            let Some(ups) = self.compose_starts.get(start) else {
+                continue;
+            };
+            // The host sides from `start`: `key`'s folders down from it.
+            let depth = start.as_os_str().len();
+            for s in key.ancestors().take_while(|s| s.as_os_str().len() >= depth) {
+                let rest = s.strip_prefix(start).unwrap_or(s);
+                for k in ups {
+                    if let Some(&nested) = self.compose.get(k).and_then(|paths| paths.get(rest)) {
+                        out.push((s.to_path_buf(), nested));
+                    }
+                }
+            }
         }
     }
 }
 
 /// One bind mount: the real paths its host side may be (one for a path
-/// written from a known folder, several from an unknown one), and whether
-/// another mount may land inside its target.
+/// written from a known folder, several from an unknown one), or a
+/// Compose file's relative path (resolved from any project directory:
+/// [`Containers::compose`]), and whether another mount may land inside its
+/// target.
 #[derive(Debug)]
 struct Bind {
     sources: Vec<PathBuf>,
+    compose: Option<PathBuf>,
     nested: bool,
 }
 
@@ -1547,6 +1595,7 @@ struct Bind {
 fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) -> Containers {
     let mut copies = HashSet::new();
     let mut mounts = Vec::new();
+    let mut compose_dirs = Vec::new();
     for (path, scan) in files {
         let Some(dir) = path.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
             continue;
@@ -1558,6 +1607,9 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
                 continue;
             }
             ContainerScan::Mounts(m, compose) => {
+                if compose {
+                    compose_dirs.push(dir.clone());
+                }
                 mounts.push((dir, m, compose));
                 continue;
             }
@@ -1577,21 +1629,44 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
         }
     }
     let mut by_source: HashMap<PathBuf, bool> = HashMap::new();
+    let mut compose: HashMap<usize, HashMap<PathBuf, bool>> = HashMap::new();
     for b in binds(root, mounts) {
         for s in b.sources {
             *by_source.entry(s).or_default() |= b.nested;
+        }
+        if let Some(rel) = b.compose {
+            // `../../configs`: two folders up from the project directory.
+            let ups = rel.components().take_while(|c| *c == Component::ParentDir).count();
+            let rest: PathBuf = rel.components().skip(ups).collect();
+            *compose.entry(ups).or_default().entry(rest).or_default() |= b.nested;
+        }
+    }
+    let mut compose_starts: HashMap<PathBuf, Vec<usize>> = HashMap::new();
+    compose_dirs.sort();
+    compose_dirs.dedup();
+    for dir in &compose_dirs {
+        for (ups, start) in dir.ancestors().enumerate() {
+            if compose.contains_key(&ups) {
+                let at = compose_starts.entry(start.to_path_buf()).or_default();
+                if !at.contains(&ups) {
+                    at.push(ups);
+                }
+            }
         }
     }
     Containers {
         copies,
         binds: by_source,
+        compose,
+        compose_starts,
     }
 }
 
 /// The bind mounts of the scripts and Compose files (by their folder),
 /// each written once: the real paths of its host side (an absolute path
-/// as written; a Compose file's relative path from the project directory,
-/// the Compose file's folder; a path from an unknown folder, a script's
+/// as written; none for a Compose file's relative path, which is kept
+/// as written, to be resolved from any project directory
+/// ([`Containers::compose`]); a path from an unknown folder, a script's
 /// working folder, `$(pwd)`, a variable, from the file's folder and from
 /// each folder above it up to the root), and whether another mount, a
 /// volume's included, lands at or inside its target, or any target is
@@ -1613,7 +1688,8 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
                     let p = Path::new(&h.path);
                     sources.push(std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)));
                 }
-                Base::Project => sources.push(normalize(&dir.join(&h.path))),
+                // From any project directory (`Containers::compose`).
+                Base::Project => {}
                 Base::Unknown => sources.extend(
                     (dir.ancestors())
                         .take_while(|a| a.starts_with(root.path()))
@@ -1635,11 +1711,16 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
         nested[i] |= next || before;
     }
     (mounts.into_iter().zip(nested))
-        .filter(|((m, _), _)| m.source.is_some())
-        .map(|((_, mut sources), nested)| {
+        .filter_map(|((m, mut sources), nested)| {
+            let h = m.source.as_ref()?;
             sources.sort();
             sources.dedup();
-            Bind { sources, nested }
+            let compose = (h.base == Base::Project).then(|| normalize(Path::new(&h.path)));
+            Some(Bind {
+                sources,
+                compose,
+                nested,
+            })
         })
         .collect()
 }
@@ -2039,26 +2120,59 @@ pub fn canonical(path: &Path) -> PathBuf {
 /// `../../../../samples/models/Primary_Detector/…`).
 const PYTHON_APPS: &str = "deepstream_python_apps";
 
+/// The DeepStream SDK's own sample apps in an install:
+/// `<install>/sources/apps/sample_apps/…` (and `audio_apps`; the old
+/// `sources/objectDetector_Yolo/…`), whose configs name the install's
+/// files from there (DS 4–6's `deepstream-test5/configs/test5_*.txt`:
+/// `../../../../../samples/configs/deepstream-app/config_infer_primary.txt`).
+/// A repository that carries a copy of that folder without the rest of the
+/// install names the install's files the same way.
+const SDK_SOURCES: &str = "sources/";
+
 /// Whether `full`, missing from the tree, is named from a file of a
-/// vendored deepstream_python_apps copy and leaves that copy: in the
-/// install the copy is cloned into, it points into the install's own
+/// vendored deepstream_python_apps copy, or of a copy of the SDK's
+/// `sources/` sample apps ([`SDK_SOURCES`]), and leaves that copy: in the
+/// install the copy is cloned into (or comes from), it points into the install's own
 /// tree (`samples/`, `lib/`), which a repository does not carry. Whether
 /// it exists where the app runs is unknown, so no rule may say it is
 /// missing (`resolve` gives `None`, as for a template's path).
 fn into_install(from: &Path, full: &Path) -> bool {
     // Most files have no such folder above them: their path's bytes do not
     // hold its name (one scan, not a parse of every ancestor), found with
-    // one searcher built once (`memmem::find` builds one a call for a
-    // path of 64 bytes or more: ~900 instructions, for every missing path).
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    // searchers built once (`memmem::find` builds one a call for a path
+    // of 64 bytes or more: ~900 instructions, for every missing path).
+    static PYTHON: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PYTHON_APPS));
-    if FINDER.find(from.as_os_str().as_bytes()).is_none() {
+    static SDK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(SDK_SOURCES));
+    let bytes = from.as_os_str().as_bytes();
+    let python = PYTHON.find(bytes).is_some();
+    let sdk = SDK.find(bytes).is_some();
+    if !python && !sdk {
         return false;
     }
-    from.ancestors()
+    let leaves = |copy: &Path| !full.starts_with(normalize(copy));
+    let python_copy = from
+        .ancestors()
         .skip(1)
-        .find(|a| a.file_name().is_some_and(|n| n == PYTHON_APPS))
-        .is_some_and(|copy| !full.starts_with(normalize(copy)))
+        .find(|a| a.file_name().is_some_and(|n| n == PYTHON_APPS));
+    if python && python_copy.is_some_and(leaves) {
+        return true;
+    }
+    // The SDK's `sources/` folder: the one whose own sample apps (or old
+    // sample detectors) hold the file.
+    let sdk_copy = from.ancestors().skip(1).find(|a| {
+        a.file_name().is_some_and(|n| n == "sources")
+            && from.strip_prefix(a).is_ok_and(|inside| {
+                let mut parts = inside.components().map(|c| c.as_os_str().as_bytes());
+                match (parts.next(), parts.next()) {
+                    (Some(b"apps"), Some(b"sample_apps" | b"audio_apps")) => true,
+                    (Some(first), Some(_)) => first.starts_with(b"objectDetector_"),
+                    _ => false,
+                }
+            })
+    });
+    sdk && sdk_copy.is_some_and(leaves)
 }
 
 /// Lexically drop `.` and fold `dir/..`, keeping the path relative when it is.
@@ -2160,6 +2274,50 @@ mod tests {
         // A listed file past it still is.
         m.insert(b"/r/last".to_vec(), Place::Inside(PathBuf::from("/r/last")), true);
         assert_eq!(m.get(b"/r/last"), Some(Place::Inside(PathBuf::from("/r/last"))));
+    }
+
+    /// A missing path that leaves a vendored copy of NVIDIA's sample apps
+    /// (deepstream_python_apps, or the SDK's `sources/apps/sample_apps`,
+    /// `audio_apps`, `objectDetector_*`) points into the install the copy
+    /// belongs in; one inside the copy, or from any other `sources/`
+    /// folder, is the project's own.
+    #[test]
+    fn paths_leaving_a_vendored_copy_point_into_the_install() {
+        let cases = [
+            (
+                "r/vendor/deepstream_python_apps/apps/t1/pgie.txt",
+                "r/samples/m.onnx",
+                true,
+            ),
+            (
+                "r/vendor/deepstream_python_apps/apps/t1/pgie.txt",
+                "r/vendor/deepstream_python_apps/x",
+                false,
+            ),
+            (
+                "r/sources/apps/sample_apps/test5/configs/a.txt",
+                "r/samples/configs/pgie.txt",
+                true,
+            ),
+            (
+                "r/ds-6.0/sources/apps/audio_apps/a/a.txt",
+                "r/ds-6.0/samples/s.wav",
+                true,
+            ),
+            ("r/sources/objectDetector_Yolo/a.txt", "r/samples/streams/s.mp4", true),
+            (
+                "r/sources/apps/sample_apps/test5/configs/a.txt",
+                "r/sources/apps/x.txt",
+                false,
+            ),
+            ("r/sources/myapp/configs/a.txt", "r/models/m.onnx", false),
+            ("r/sources/apps/my_apps/a.txt", "r/models/m.onnx", false),
+            ("r/sources/objectDetector_Yolo", "r/models/m.onnx", false),
+            ("r/configs/a.txt", "r/samples/m.onnx", false),
+        ];
+        for (from, full, want) in cases {
+            assert_eq!(into_install(Path::new(from), Path::new(full)), want, "{from} -> {full}");
+        }
     }
 
     /// A path taken as normal is the same bytes that normalizing it one
@@ -2274,6 +2432,11 @@ mod template_tests {
             "${LABEL_DIR:-/labels}/classes.txt",
             "$VIDEO_DEVICE",
             " $ENGINE_PATH ",
+            "$MODEL_DIR/detector.onnx",
+            "models/$ARCH/detector.engine",
+            "/opt/$APP/labels.txt",
+            "model_$VER.onnx",
+            "$VIDEO-DEVICE",
         ] {
             assert!(templated(t), "{t}");
         }
@@ -2282,10 +2445,11 @@ mod template_tests {
             "model@2x.engine",
             "a@@b.engine",
             "@@/x@@",
-            "$MODEL_DIR/detector.onnx",
             "$",
             "$1",
-            "$VIDEO-DEVICE",
+            "$1/x.onnx",
+            "price$/x.onnx",
+            "a$.onnx",
             "${}/x",
             "{{ unclosed",
         ] {

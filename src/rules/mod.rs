@@ -1044,6 +1044,9 @@ pub fn report_distinct(
                 {
                     d.fix = None;
                 }
+                if let Some(f) = d.fix.as_deref_mut() {
+                    keep_notes_unsafe(ws, f);
+                }
             }
             // Files named on the command line: their findings, and those of
             // their pipelines that involve them (moved to their side).
@@ -1053,6 +1056,50 @@ pub fn report_distinct(
     sort_by_place(&mut out, &rank);
     withhold_outside(ws, pipelines, &mut out);
     out
+}
+
+/// A fix that rewrites a value on a line that goes on with a note keeps
+/// the note (surgical: only the value's bytes change), but cannot tell
+/// whether the note describes the old value (`batched-push-timeout=40000
+/// # 25 fps`, `interval: 0  # every frame`) or stays true (`# 0=FP32,
+/// 1=INT8, 2=FP16`, `# 1000000/max fps`): kept, a note of the first kind
+/// would have the file claim what it no longer holds; dropped, one of the
+/// second kind is lost (ruff counts a fix that deletes a comment unsafe).
+/// So the fix keeps the note and is unsafe, and its title says why: `dslint
+/// fix` never leaves such a line without a person's look. A note is what
+/// follows the value on its line: a key-file's text after an integer
+/// (GLib's `g_key_file_get_integer` ignores it after a space), a `#` on
+/// the rest of a YAML, protobuf, Python or shell value's line.
+fn keep_notes_unsafe(ws: &Workspace, fix: &mut crate::base::edit::Fix) {
+    use crate::base::edit::Applicability;
+    const TOLD: &str = " (keeps the comment after the value: check that it still holds)";
+    if fix.title.ends_with(TOLD) || !fix.edits.iter().any(|e| note_after(ws, e)) {
+        return;
+    }
+    fix.applicability = Applicability::Unsafe;
+    fix.title.push_str(TOLD);
+}
+
+/// Whether edit `e` replaces bytes (not an insertion) that a note follows
+/// on their line ([`keep_notes_unsafe`]).
+fn note_after(ws: &Workspace, e: &crate::base::edit::Edit) -> bool {
+    let file = &ws.files[e.file];
+    let text = &file.doc.text;
+    if e.range.is_empty() || text.get(e.range.clone()) == Some(e.text.as_str()) {
+        return false;
+    }
+    let Some(rest) = text.get(e.range.end..) else {
+        return false;
+    };
+    let line = &rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())];
+    match file.doc.format {
+        // After a space: what `g_key_file_parse_value_as_integer` passes
+        // over (a `;` goes on a list).
+        crate::syntax::Format::KeyFile => line.starts_with([' ', '\t']) && !line.trim().is_empty(),
+        // Any `#` on the rest of the line (one inside a later string makes
+        // a fix unsafe for nothing: never a stale claim).
+        _ => line.contains('#'),
+    }
 }
 
 /// Each file's rank by path: the sort of findings compares numbers, not
