@@ -383,6 +383,12 @@ static DEEPSTREAM_ELEMENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLo
     .expect("a valid pattern")
 });
 
+/// Whether `text` (a file, or an element's factory) names one of
+/// DeepStream's own elements.
+pub fn names_deepstream_element(text: &str) -> bool {
+    DEEPSTREAM_ELEMENT.is_match(text)
+}
+
 /// What a script or module is, from its bytes: linted only when it names a
 /// DeepStream element and builds pipelines the way a front end reads.
 fn code_verdict(doc: &Document) -> Verdict {
@@ -915,18 +921,34 @@ pub fn looks_like_protobuf(text: &str) -> bool {
 }
 
 /// For a YAML file the parser rejects: does it still look like one of ours
-/// (so the error is worth reporting)? A line-level look at top-level keys.
+/// (so the error is worth reporting)? A line-level look at top-level keys:
+/// at least one is a DeepStream group and no more of them are not. One
+/// group name among others' keys is another tool's file: a conda recipe
+/// (`{% set … %}` Jinja, which no YAML parser takes, then `package:`,
+/// `source:`, `build:`, `requirements:`, `about:`) borrows `source:`, and
+/// a file that parsed with such keys would be skipped as no config of ours
+/// (`yaml_verdict`), not linted.
 pub fn yaml_looks_like_ours(text: &str) -> bool {
-    text.lines().any(|l| {
+    let (mut ours, mut others) = (0usize, 0usize);
+    for l in text.lines() {
+        if l.starts_with([' ', '\t', '#', '-']) {
+            continue;
+        }
         let Some(key) = l.strip_suffix(':').or_else(|| l.split_once(": ").map(|(k, _)| k)) else {
-            return false;
+            continue;
         };
-        !l.starts_with([' ', '\t', '#', '-'])
-            && (app_group(Format::Yaml, key)
-                || in_list(TEST_APP_GROUPS, key)
-                || TRACKER_LL_SECTIONS.contains(&key)
-                || key == "property")
-    })
+        if app_group(Format::Yaml, key)
+            || in_list(TEST_APP_GROUPS, key)
+            || TRACKER_LL_SECTIONS.contains(&key)
+            || key == "property"
+            || key.starts_with("class-attrs-")
+        {
+            ours += 1;
+        } else {
+            others += 1;
+        }
+    }
+    ours > 0 && ours >= others
 }
 
 #[cfg(test)]
@@ -985,6 +1007,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_refused_yaml_is_ours_when_most_of_its_top_level_keys_are() {
+        // A conda recipe: Jinja no YAML parser takes, one borrowed `source:`.
+        let recipe = "{% set v = \"1.0\" %}\npackage:\n  name: t\nsource:\n  path: ..\nrequirements:\n  host:\n    - python\nabout:\n  license: MIT\n";
+        assert!(!yaml_looks_like_ours(recipe));
+        assert!(yaml_looks_like_ours(
+            "streammux:\n  batch-size: [2\nprimary-gie:\n  config-file-path: p.yml\n"
+        ));
+        assert!(yaml_looks_like_ours(
+            "property:\n  batch-size: [2\nclass-attrs-all:\n  topk: 20\n"
+        ));
+        assert!(yaml_looks_like_ours("source:\n  uri: [a\nversion: 2\n"));
+        assert!(!yaml_looks_like_ours("on: push\njobs: [a\n"));
     }
 
     #[test]

@@ -649,6 +649,14 @@ fn unknown_app_group(ws: &Workspace, group: &str) -> bool {
         && !ws.reader_keys().contains(group)
 }
 
+/// A key deepstream-app's parser for `group` has no branch for, in a group
+/// whose keys the table lists (DS002's "unknown key"); not one the
+/// project's own reader reads (`reader_keys`, walked only for such a key).
+fn unknown_app_key(ws: &Workspace, group: &str, key: &str) -> bool {
+    let rows = crate::model::keys::GroupRows::of(crate::model::keys::Schema::App, group);
+    rows.has_key_table() && rows.lookup(key).is_none() && !ws.reader_keys().contains(key)
+}
+
 /// Every path-valued key of a file, resolved (for DS704). `app`: the file
 /// is an app config of that kind, whose disabled groups load nothing (their
 /// paths are placeholders as often as not: `<path to msgconv config>`).
@@ -693,6 +701,14 @@ pub(super) fn collect_path_references(ws: &Workspace, file: FileId, app: Option<
                     || (e.key == "cfg-file-path" && app == Some(Kind::ParallelApp));
                 let is_data = DATA_PATH_KEYS.contains(&e.key.as_str()) || (e.key == "uri" && v.starts_with("file://"));
                 if !(is_config || is_data) || v.trim().is_empty() {
+                    continue;
+                }
+                // deepstream-app's group parsers pass over a key they have no
+                // branch for ("Unknown key", DS002's warning: a `config-file`
+                // pasted into [application], a `uri` in [tests]), so the file
+                // it names is never opened. A key an older release read, or
+                // the project's own reader reads, is still a reference.
+                if app == Some(Kind::App) && unknown_app_key(ws, &g.name, &e.key) {
                     continue;
                 }
                 if let Some(target) = ws.resolve(file, v) {

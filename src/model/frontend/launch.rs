@@ -19,7 +19,7 @@ use crate::model::workspace::Workspace;
 use crate::syntax::launch::{self, End, Mapped, PLACEHOLDER};
 
 /// The pipeline one description builds; `None` when GStreamer would refuse
-/// it or it names no element. `source` is the file's text: the caller's
+/// it or it names no DeepStream element. `source` is the file's text: the caller's
 /// copy, made once for all the file's descriptions (a copy each made a
 /// script of 80k `gst-launch-1.0` lines quadratic: 8 MiB in over 60 s).
 pub fn build(ws: &mut Workspace, file: FileId, source: &str, mapped: &Mapped) -> Option<Pipeline> {
@@ -36,6 +36,17 @@ pub fn build_parsed(
     d: launch::Description,
 ) -> Option<Pipeline> {
     if !d.errors.is_empty() || d.elements.is_empty() {
+        return None;
+    }
+    // A description that names none of DeepStream's elements is no
+    // DeepStream pipeline (a plain viewer in a script whose only DeepStream
+    // line is commented out, a camera check beside the real pipeline): no
+    // rule has a claim to make about it.
+    if !d
+        .elements
+        .iter()
+        .any(|e| crate::model::detect::names_deepstream_element(&e.factory))
+    {
         return None;
     }
     let mut counters: HashMap<&str, usize> = HashMap::new();
