@@ -663,6 +663,7 @@ fn fix_incremental_equals_full() {
     dirs.push(PathBuf::from("testdata/fix/merged-report"));
     dirs.extend(corpus());
     let (mut touched, mut as_loaded, mut taken_back, mut merged, mut builds, mut visited) = (0, 0, 0, 0, 0, 0);
+    let mut patched = 0;
     for dir in &dirs {
         for unsafe_fixes in [false, true] {
             let incremental = fix_case_with(dir, unsafe_fixes, engine::run);
@@ -681,6 +682,7 @@ fn fix_incremental_equals_full() {
             merged += incremental.checks.merged_reports;
             builds += incremental.checks.builds_taken_back;
             visited += incremental.checks.visited;
+            patched += incremental.checks.patched;
             if dir.ends_with("merged-report") {
                 // After the first pass and after the second.
                 assert_eq!(incremental.checks.merged_reports, 2, "{:?}", incremental.checks);
@@ -692,12 +694,51 @@ fn fix_incremental_equals_full() {
     // reported, documents taken back instead of parsed again, pipelines'
     // builds and findings taken back (the guard's trials and second loop
     // give the files the texts the first loop gave them) instead of built
-    // and checked again, and pipelines built again checked as each was
-    // built (`recheck::rebuild`).
+    // and checked again, pipelines built again checked as each was
+    // built (`recheck::rebuild`), and key-files whose values alone changed
+    // patched instead of parsed again (`fix::patch`; the ci profile
+    // compares each patch with a parse of its text).
     assert!(
-        as_loaded > 0 && taken_back > 0 && merged > 0 && builds > 0 && visited > 0,
-        "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}, builds taken back {builds}, visited {visited}"
+        as_loaded > 0 && taken_back > 0 && merged > 0 && builds > 0 && visited > 0 && patched > 0,
+        "as loaded {as_loaded}, taken back {taken_back}, merged reports {merged}, builds taken back {builds}, visited {visited}, patched {patched}"
     );
+}
+
+/// The incremental checks give what loading and checking the whole tree
+/// each time gives on a generated tree (bench/gen_tree.py: apps sharing
+/// primaries across folders, key-file and YAML, mistakes of many codes),
+/// most of whose edited files are key-files whose values alone changed
+/// (patched, not parsed again: `fix::patch`), with and without unsafe
+/// fixes.
+#[test]
+fn fix_incremental_equals_full_on_a_generated_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().join("tree");
+    let made = std::process::Command::new("python3")
+        .args(["bench/gen_tree.py", top.to_str().unwrap(), "400", "7"])
+        .output()
+        .expect("python3 runs bench/gen_tree.py");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    for unsafe_fixes in [false, true] {
+        let opts = FixOptions {
+            facts: None,
+            profile: dslint::rules::context::Profile::Display,
+            unsafe_fixes,
+            selection: Default::default(),
+            root: None,
+            fix_related: false,
+        };
+        let paths = [top.clone()];
+        let incremental = engine::run(&paths, &opts);
+        let full = engine::run_checking_all(&paths, &opts);
+        assert_eq!(
+            render_outcome(&incremental),
+            render_outcome(&full),
+            "unsafe fixes: {unsafe_fixes}"
+        );
+        assert!(incremental.log.len() > 100, "{} fixes", incremental.log.len());
+        assert!(incremental.checks.patched > 50, "{:?}", incremental.checks);
+    }
 }
 
 /// The guard's narrow restart (only the groups of files of the fixes it

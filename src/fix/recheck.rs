@@ -40,12 +40,13 @@ use crate::base::diagnostic::Diagnostic;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
 use crate::fix::guard::Links;
+use crate::fix::patch;
 use crate::fix::report::{self, Order};
 use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Print, Shelf, Versions};
 use crate::model::detect::Kind;
 use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
-use crate::model::workspace::{Workspace, canonical};
+use crate::model::workspace::{NewText, Workspace, canonical};
 use crate::rules::context::Ctx;
 use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
@@ -128,6 +129,9 @@ pub struct Checks {
     pub as_loaded: usize,
     /// Documents taken back (`shelf`) instead of parsed again.
     pub taken_back: usize,
+    /// Documents patched where only values changed (`fix::patch`)
+    /// instead of parsed again.
+    pub patched: usize,
     /// Of the checks again, those whose report was merged around what
     /// changed (`fix::report`) instead of made whole.
     pub merged_reports: usize,
@@ -145,6 +149,8 @@ struct Updated {
     as_loaded: bool,
     /// Documents taken back instead of parsed.
     taken_back: usize,
+    /// Documents patched instead of parsed.
+    patched: usize,
     /// The report merged around what changed (`fix::report`).
     merged_report: bool,
     /// Pipelines' builds taken back instead of made.
@@ -253,6 +259,7 @@ impl<'a> Checker<'a> {
                     self.counts.touched += 1;
                     self.counts.as_loaded += usize::from(u.as_loaded);
                     self.counts.taken_back += u.taken_back;
+                    self.counts.patched += u.patched;
                     self.counts.merged_reports += usize::from(u.merged_report);
                     self.counts.builds_taken_back += u.builds_taken_back;
                     self.counts.visited += u.visited;
@@ -468,6 +475,17 @@ impl Checked {
                 None => parse.push((id, text)),
             }
         }
+        // A text that differs from the file's only inside values is read
+        // as its document with those values (`fix::patch`), not parsed.
+        let ws = &self.ws;
+        let parse: Vec<(FileId, NewText)> = parse
+            .into_par_iter()
+            .map(|(id, text)| match patch::patched(&ws.files[id].doc, &text) {
+                Some((doc, lines)) => (id, NewText::Parsed(doc, lines)),
+                None => (id, NewText::Text(text)),
+            })
+            .collect();
+        let patched = parse.iter().filter(|(_, t)| matches!(t, NewText::Parsed(..))).count();
         let replaced = self.ws.replace_texts(parse, &self.loaded_kinds)?;
         let taken_back = back.len();
         // The files the report may change around (`fix::report`).
@@ -544,6 +562,7 @@ impl Checked {
             return Some(Updated {
                 as_loaded: true,
                 taken_back,
+                patched,
                 merged_report: false,
                 builds_taken_back: 0,
                 visited: 0,
@@ -605,6 +624,7 @@ impl Checked {
         Some(Updated {
             as_loaded: false,
             taken_back,
+            patched,
             merged_report,
             builds_taken_back,
             visited,

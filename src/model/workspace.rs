@@ -19,6 +19,13 @@ use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
 pub use crate::files::read::MAX_FILE_BYTES;
 
+/// A file's new text for [`Workspace::replace_texts`]: to be parsed, or
+/// parsed already (its document and line index).
+pub enum NewText {
+    Text(String),
+    Parsed(Document, LineIndex),
+}
+
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path as shown to the user (relative when given relative).
@@ -419,9 +426,13 @@ impl Workspace {
     /// it, or the file is one a load treats apart (outside the root, read
     /// lossily, refused, a deepstream-parallel-infer config, whose
     /// fragments its text names). Then only a new load says what it is.
+    ///
+    /// A new text may come already parsed (`NewText::Parsed`: `fix`
+    /// patched the values of the document it had, `fix::patch`): it is
+    /// classified as a parse of it would be.
     pub fn replace_texts(
         &mut self,
-        edits: Vec<(FileId, String)>,
+        edits: Vec<(FileId, NewText)>,
         loaded_kinds: &[Option<Kind>],
     ) -> Option<Vec<(FileId, Document, LineIndex)>> {
         use rayon::prelude::*;
@@ -433,7 +444,17 @@ impl Workspace {
                 if f.outside || f.lossy || f.refused || f.kind == Some(Kind::ParallelApp) {
                     return None;
                 }
-                let Loaded::File(new) = parse_text(&f.path, text, f.walked, None) else {
+                let loaded = match text {
+                    NewText::Text(text) => parse_text(&f.path, text, f.walked, None),
+                    // As `parse_text`, the format detected from the text.
+                    NewText::Parsed(doc, lines) => {
+                        if detect::format_for(&f.path, &doc.text) != Some(doc.format) {
+                            return None;
+                        }
+                        classify_parsed(&f.path, doc, Some(lines), f.walked, None)
+                    }
+                };
+                let Loaded::File(new) = loaded else {
                     return None;
                 };
                 let same = !new.refused && Some(&new.kind) == loaded_kinds.get(id) && new.doc.format == f.doc.format;
