@@ -20,10 +20,11 @@ use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 pub use crate::files::read::MAX_FILE_BYTES;
 
 /// A file's new text for [`Workspace::replace_texts`]: to be parsed, or
-/// parsed already (its document and line index).
+/// parsed already (its document and line index; boxed: a text is moved
+/// far more often than a parse).
 pub enum NewText {
     Text(String),
-    Parsed(Document, LineIndex),
+    Parsed(Box<(Document, LineIndex)>),
 }
 
 #[derive(Debug)]
@@ -447,7 +448,8 @@ impl Workspace {
                 let loaded = match text {
                     NewText::Text(text) => parse_text(&f.path, text, f.walked, None),
                     // As `parse_text`, the format detected from the text.
-                    NewText::Parsed(doc, lines) => {
+                    NewText::Parsed(parsed) => {
+                        let (doc, lines) = *parsed;
                         if detect::format_for(&f.path, &doc.text) != Some(doc.format) {
                             return None;
                         }
