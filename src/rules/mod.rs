@@ -568,7 +568,8 @@ impl Findings {
     }
 
     /// `of`, each pipeline's element properties dropped once its rules
-    /// have run ([`check_for_report`]). The pipelines' rules run first, so
+    /// have run (`fix`'s first check; [`check_for_report`] does the same
+    /// into a [`Store`]). The pipelines' rules run first, so
     /// that the files' checks and the rest reuse the memory they free;
     /// each list still lands in its place.
     ///
