@@ -1778,6 +1778,28 @@ mod tests {
     /// `permute` gives what gathering `from`'s positions in order gives,
     /// for every permutation of five items (fixed points, 2-cycles, one
     /// long cycle, and mixes of them).
+    /// The store gives back the lists it was given, in the order asked,
+    /// whatever order they were put in; the lists not asked for (a
+    /// building's visits taken back) are dropped.
+    #[test]
+    fn the_store_joins_the_lists_asked_for_in_their_order() {
+        let list = |name: &str, n: usize| -> Vec<Diagnostic> {
+            (0..n)
+                .map(|i| Diagnostic::new(Rule::DuplicateKey, 0, i..i + 1, format!("{name}{i}")))
+                .collect()
+        };
+        let store = Store::with_room(1);
+        let b = store.put(list("b", 3));
+        let gone = store.put(list("x", 2));
+        let empty = store.put(Vec::new());
+        let a = store.put(list("a", 2));
+        let c = store.put(list("c", 1));
+        assert_eq!((b.clone(), gone, empty.clone()), (0..3, 3..5, 0..0));
+        let joined = store.joined(vec![a, empty, b, c]);
+        let messages: Vec<&str> = joined.iter().map(|d| &*d.message).collect();
+        assert_eq!(messages, ["a0", "a1", "b0", "b1", "b2", "c0"]);
+    }
+
     #[test]
     fn permute_gathers_in_place() {
         fn all(rest: Vec<usize>, done: Vec<usize>, out: &mut Vec<Vec<usize>>) {
