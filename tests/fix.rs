@@ -330,7 +330,7 @@ fn two_apps_sharing_a_primary_get_one_batch_finding_and_no_fix() {
             .map(|d| {
                 (
                     ws.files[d.file].path.clone(),
-                    d.message.clone(),
+                    d.message.to_string(),
                     d.expected.as_deref().map(str::to_string),
                     d.why.as_deref().map(str::to_string),
                     d.fix.is_some(),
@@ -414,7 +414,7 @@ fn an_app_with_an_unread_batch_keeps_a_shared_primary_unfixed() {
             .map(|d| {
                 (
                     d.code(),
-                    d.message.clone(),
+                    d.message.to_string(),
                     d.expected.as_deref().map(str::to_string),
                     d.why.as_deref().map(str::to_string),
                     d.fix.is_some(),

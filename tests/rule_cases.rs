@@ -196,14 +196,7 @@ fn a_large_group_is_checked_as_one_pass() {
         .diagnostics
         .iter()
         .filter(|d| matches!(d.code(), "DS002" | "DS004"))
-        .map(|d| {
-            (
-                d.code(),
-                f.position(d.span.start).0,
-                d.message.as_str(),
-                d.expected.as_deref(),
-            )
-        })
+        .map(|d| (d.code(), f.position(d.span.start).0, &*d.message, d.expected.as_deref()))
         .collect();
     assert_eq!(
         found,

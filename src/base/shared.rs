@@ -61,6 +61,28 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// The text of a `&'static str` (a fixed text in the program: a
+    /// finding's `why`), made once on this thread and shared by every call
+    /// with the same `&'static str` after: found by its address, not its
+    /// text. The fixed texts are finitely many, so the table is bounded.
+    pub fn of_static(s: &'static str) -> Shared {
+        STATICS.with_borrow_mut(|table| {
+            table
+                .entry((s.as_ptr() as usize, s.len()))
+                .or_insert_with(|| Shared::new(s))
+                .clone()
+        })
+    }
+}
+
+thread_local! {
+    /// [`Shared::of_static`]'s table: a fixed text's address and length to
+    /// its `Shared`.
+    static STATICS: RefCell<std::collections::HashMap<(usize, usize), Shared, foldhash::fast::RandomState>> =
+        RefCell::default();
+}
+
 /// A text's hash in the table: its bytes in one write (hashing a `str`
 /// writes a terminator byte after them, a second round of the hasher).
 fn text_hash(hasher: &foldhash::fast::RandomState, s: &str) -> u64 {

@@ -102,12 +102,14 @@ impl Scope {
                     return Some(d);
                 }
                 let i = d.related.iter().position(|(f, _)| covered[*f])?;
-                let (file, span) = d.related.remove(i);
+                let mut related = std::mem::take(&mut d.related).into_vec();
+                let (file, span) = related.remove(i);
                 let was = (d.file, std::mem::replace(&mut d.span, span));
                 d.file = file;
-                d.related.insert(0, was);
+                related.insert(0, was);
+                d.related = related.into_boxed_slice();
                 if let Some(m) = d.message_at_related.take().filter(|_| i == 0) {
-                    d.message = m.into();
+                    d.message = m.as_str().into();
                 }
                 Some(d)
             })

@@ -225,7 +225,7 @@ mod tests {
         let d = &s.diags[s.diags.len() - 1];
         assert_eq!(last["code"], d.code());
         assert_eq!(last["file"], s.ws.files[d.file].path.to_str().unwrap());
-        assert_eq!(last["message"], d.message.as_str());
+        assert_eq!(last["message"], &*d.message);
         // Nothing, and problems alone, framed as the serializer frames them.
         assert_eq!(super::render(&s.ws, &[], &[]), "[]\n");
         let alone = serde_json::to_string_pretty(&super::items(&s.ws, &[], &problems)).unwrap() + "\n";

@@ -49,7 +49,7 @@ pub fn github(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
     }
     for d in diags {
         let l = locate(ws, d);
-        let mut msg = d.message.clone();
+        let mut msg = d.message.to_string();
         if let Some(e) = &d.expected {
             msg.push_str(&format!(" (expected: {e})"));
         }
@@ -93,7 +93,7 @@ pub fn rdjson(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         let (sl, sc) = byte_pos(ws, d.file, d.span.start);
         let (el, ec) = byte_pos(ws, d.file, d.span.end);
         let mut item = json!({
-            "message": match &d.expected { Some(e) => format!("{} (expected: {e})", d.message), None => d.message.clone() },
+            "message": match &d.expected { Some(e) => format!("{} (expected: {e})", d.message), None => d.message.to_string() },
             "location": { "path": uri(&ws.files[d.file].path), "range": { "start": { "line": sl, "column": sc }, "end": { "line": el, "column": ec } } },
             "severity": sev(d.severity()),
             "source": { "name": "dslint" },

@@ -231,8 +231,8 @@ fn result<'a>(ws: &'a Workspace, d: &'a Diagnostic, file: &'a FileShared) -> Res
     let l = locate(ws, d);
     let text = match &d.expected {
         // (Joined, not `format!`ed: most results have one.)
-        Some(e) => Cow::Owned([d.message.as_str(), " (expected: ", e, ")"].concat()),
-        None => Cow::Borrowed(d.message.as_str()),
+        Some(e) => Cow::Owned([&*d.message, " (expected: ", e, ")"].concat()),
+        None => Cow::Borrowed(&*d.message),
     };
     // The group/key the finding is about (else its message), hashed as
     // the one part `group/key` without being made.
@@ -539,7 +539,7 @@ mod tests {
         let key = LogicalKeys::new(&f.doc)
             .key(d.span.start)
             .map(|(g, k)| k.map_or(g.to_string(), |k| format!("{g}/{k}")))
-            .unwrap_or_else(|| d.message.clone());
+            .unwrap_or_else(|| d.message.to_string());
         assert_eq!(
             last["partialFingerprints"]["dslint/v1"],
             fnv1a(&[d.code(), &uri(&f.path), &key])

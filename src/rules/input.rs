@@ -555,10 +555,8 @@ fn check_syntax(file: FileId, doc: &Document, errors: &[&SyntaxError], out: &mut
             if more == 1 { "" } else { "s" }
         ));
     }
-    let mut d = Diagnostic::new(Rule::SyntaxError, file, first.span.clone(), message);
-    for e in &errors[1..] {
-        d = d.related(file, e.span.clone());
-    }
+    let mut d = Diagnostic::new(Rule::SyntaxError, file, first.span.clone(), message)
+        .related_all(errors[1..].iter().map(|e| (file, e.span.clone())));
     if doc.format == Format::Protobuf {
         d = d.why("nvinferserver reads this file with protobuf's TextFormat parser, which refuses the whole file (gstnvinferserver_impl.cpp, GstNvInferServerImpl::start: \"Configuration file parsing failed\")");
     }

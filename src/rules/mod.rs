@@ -212,25 +212,135 @@ fn check_reporting(
     parses_after: bool,
     early: Option<Dropping>,
 ) -> Option<CheckResult> {
-    let visit = |ws: &Workspace, p: &mut Pipeline| pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p);
-    let mut drops = early.and_then(|how| EarlyDrops::new(ws, facts, profile, sel, how));
+    let store = Store::with_room(ws.files.len());
+    let visit = |ws: &Workspace, p: &mut Pipeline| {
+        store.put(pipeline_findings_for_report(&Ctx::new(ws, facts, profile, sel), p))
+    };
+    let mut drops = early.and_then(|how| EarlyDrops::new(ws, facts, profile, sel, how, &store));
     let (mut graph, visited) =
         frontend::build_visiting(ws, &visit, drops.as_mut().map(|d| d as &mut dyn frontend::Chunks));
     let files = drops.map(|d| d.found).unwrap_or_default();
     let gone_seen = ws.touched_gone();
-    let found = Findings::of_dropping_properties(&Ctx::new(ws, facts, profile, sel), &mut graph, visited, files);
+    let lists = store.put_the_rest(&Ctx::new(ws, facts, profile, sel), &mut graph, visited, files);
     if gone_seen || ws.touched_gone() {
         return None;
     }
     if !parses_after {
         ws.drop_parses();
     }
-    let found = found.joined();
+    let found = store.joined(lists);
     let out = report(ws, &graph.pipelines, found, sel);
     Some(CheckResult {
         pipelines: graph.pipelines,
         diagnostics: out,
     })
+}
+
+/// A check's findings ([`check_reporting`]) in one list, each list of
+/// them (a file's own checks, a pipeline's rules: what [`Findings`] holds)
+/// moved to its end as soon as it is made, by the thread that made it, and
+/// put in [`Findings::joined`]'s order at the end, in place. Joined at the
+/// end instead, every finding was held twice at once (the lists, and the
+/// list they were joined into: a tenth of a 10k-file check's peak), and
+/// the lists' memory, freed by the thread joining them, was not the one
+/// the next lists took. The list's room is reserved for several findings
+/// a file up front: only what is written takes memory, and growing it by
+/// copying it (half of it again, at the end of a large tree's check) is
+/// left for trees of more findings than that.
+struct Store {
+    all: std::sync::Mutex<Vec<Diagnostic>>,
+}
+
+/// Findings a file [`Store`] reserves room for (a 10k-file bench tree has
+/// ~3 a file).
+const STORE_ROOM_PER_FILE: usize = 8;
+
+/// At most this many findings' room is reserved up front ([`Store`]).
+const STORE_ROOM_MAX: usize = 1 << 22;
+
+impl Store {
+    fn with_room(files: usize) -> Store {
+        let room = files.saturating_mul(STORE_ROOM_PER_FILE).min(STORE_ROOM_MAX);
+        Store {
+            all: std::sync::Mutex::new(Vec::with_capacity(room)),
+        }
+    }
+
+    /// Move `found` to the end of the list; where they are.
+    fn put(&self, found: Vec<Diagnostic>) -> std::ops::Range<usize> {
+        if found.is_empty() {
+            return 0..0;
+        }
+        let mut all = self.all.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let start = all.len();
+        all.extend(found);
+        start..all.len()
+    }
+
+    /// [`Findings::of_dropping_properties`] into the store: the lists not
+    /// made yet are made and stored (the pipelines' first, so that the rest
+    /// reuse the memory their properties free); `early`: each pipeline's
+    /// findings where they were stored as it was built, by position;
+    /// `files`: each file's own checks where they were stored before (as
+    /// its parse was dropped: [`EarlyDrops`]), by id; may be shorter.
+    /// Returns where each list is, in [`Findings::joined`]'s order.
+    fn put_the_rest(
+        &self,
+        ctx: &Ctx,
+        graph: &mut Graph,
+        early: Vec<Option<std::ops::Range<usize>>>,
+        mut files: Vec<Option<std::ops::Range<usize>>>,
+    ) -> Vec<std::ops::Range<usize>> {
+        // The stream counts read roles and config files, not properties.
+        let streams = analytics_streams(graph);
+        let per_pipeline: Vec<_> = graph
+            .pipelines
+            .par_iter_mut()
+            .zip(early)
+            .map(|(p, early)| early.unwrap_or_else(|| self.put(pipeline_findings_for_report(ctx, p))))
+            .collect();
+        files.resize_with(ctx.ws.files.len(), || None);
+        let per_file: Vec<_> = files
+            .into_par_iter()
+            .enumerate()
+            .map(|(id, made)| made.unwrap_or_else(|| self.put(file_findings(ctx, id))))
+            .collect();
+        // Configs nothing references are checked on their own.
+        let per_element: Vec<_> = graph
+            .standalone
+            .par_iter()
+            .map(|e| self.put(element_findings(ctx, e)))
+            .collect();
+        let per_analytics: Vec<_> = (0..ctx.ws.files.len())
+            .into_par_iter()
+            .filter(|&id| ctx.ws.files[id].kind == Some(Kind::Analytics))
+            .map(|id| self.put(analytics_findings(ctx, id, streams.get(&id).copied().flatten())))
+            .collect();
+        let mut lists = per_file;
+        lists.extend(per_pipeline);
+        lists.extend(per_element);
+        lists.extend(per_analytics);
+        lists
+    }
+
+    /// The findings of `lists`, in that order; the others (those of a
+    /// building's visits it took back, of files' checks made again) are
+    /// dropped.
+    fn joined(self, lists: Vec<std::ops::Range<usize>>) -> Vec<Diagnostic> {
+        let mut all = self.all.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut listed = vec![false; all.len()];
+        let mut from = Vec::with_capacity(all.len());
+        for at in lists.into_iter().flatten() {
+            listed[at] = true;
+            from.push(at);
+        }
+        let kept = from.len();
+        from.extend((0..all.len()).filter(|&at| !listed[at]));
+        drop(listed);
+        permute(&mut all, from);
+        all.truncate(kept);
+        all
+    }
 }
 
 /// How `check_for_report` drops each document's parse while the graph is
@@ -266,8 +376,10 @@ struct EarlyDrops<'c> {
     /// Files a pipeline built so far referenced, and the app configs
     /// checked.
     done: Vec<bool>,
-    /// The files' own checks, made as their parses were dropped.
-    found: Vec<Option<Vec<Diagnostic>>>,
+    /// Where the files' own checks are in `store`, made as their parses
+    /// were dropped.
+    found: Vec<Option<std::ops::Range<usize>>>,
+    store: &'c Store,
     how: Dropping,
 }
 
@@ -294,6 +406,7 @@ impl<'c> EarlyDrops<'c> {
         profile: Profile,
         sel: &'c Settings,
         how: Dropping,
+        store: &'c Store,
     ) -> Option<EarlyDrops<'c>> {
         let n = ws.files.len();
         let named: Vec<Vec<FileId>> = (0..n).into_par_iter().map(|id| frontend::named_files(ws, id)).collect();
@@ -362,6 +475,7 @@ impl<'c> EarlyDrops<'c> {
             kept,
             done: vec![false; n],
             found: Vec::new(),
+            store,
             how,
         })
     }
@@ -408,7 +522,11 @@ impl frontend::Chunks for EarlyDrops<'_> {
             return;
         }
         let ctx = Ctx::new(ws, self.facts, self.profile, self.sel);
-        let found: Vec<(FileId, Vec<Diagnostic>)> = last.par_iter().map(|&f| (f, file_findings(&ctx, f))).collect();
+        let store = self.store;
+        let found: Vec<(FileId, std::ops::Range<usize>)> = last
+            .par_iter()
+            .map(|&f| (f, store.put(file_findings(&ctx, f))))
+            .collect();
         if self.found.is_empty() {
             self.found.resize_with(ws.files.len(), || None);
         }
@@ -450,7 +568,8 @@ impl Findings {
     }
 
     /// `of`, each pipeline's element properties dropped once its rules
-    /// have run ([`check_for_report`]). The pipelines' rules run first, so
+    /// have run (`fix`'s first check; [`check_for_report`] does the same
+    /// into a [`Store`]). The pipelines' rules run first, so
     /// that the files' checks and the rest reuse the memory they free;
     /// each list still lands in its place.
     ///
@@ -995,7 +1114,7 @@ fn drop_fix_unless_same(kept: &mut Diagnostic, other: &Diagnostic) {
 
 /// What makes two findings one: the same code, place and message.
 fn same_finding(d: &Diagnostic) -> (&'static str, FileId, usize, usize, &str) {
-    (d.code(), d.file, d.span.start, d.span.end, d.message.as_str())
+    (d.code(), d.file, d.span.start, d.span.end, &d.message)
 }
 
 /// `report`'s steps after its first, for findings that are each once
@@ -1129,7 +1248,7 @@ fn rank_by_path(ws: &Workspace) -> Vec<usize> {
 }
 
 /// Sort findings by file rank, offset and code, equal ones in the order
-/// they came (what a stable sort by that key does). A finding is 144
+/// they came (what a stable sort by that key does). A finding is 96
 /// bytes: the keys, with each finding's position last (which makes the
 /// order total, so an unstable sort is stable here), are sorted instead of
 /// the findings (a stable parallel sort of the findings moved each once a
@@ -1262,10 +1381,14 @@ fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
         }
         // Each pipeline's own expectation (DS207: the name for its batch).
         join_expected(kept, other);
-        for r in &other.related {
-            if !kept.related.contains(r) {
-                kept.related.push(r.clone());
-            }
+        let new: Vec<_> = other
+            .related
+            .iter()
+            .filter(|r| !kept.related.contains(r))
+            .cloned()
+            .collect();
+        if !new.is_empty() {
+            crate::base::diagnostic::add_related(&mut kept.related, new);
         }
         drop_fix_unless_same(kept, other);
         folded[i] = true;
@@ -1448,10 +1571,10 @@ fn withhold_outside(ws: &Workspace, pipelines: &[Pipeline], out: &mut Vec<Diagno
             || (mixed.contains(&d.file) && !d.code().starts_with("DS0"));
         if touches {
             let name = d.rule().name();
-            d.message = format!("{name}: involves a file outside the project root; details withheld");
+            d.message = format!("{name}: involves a file outside the project root; details withheld").into();
             d.expected = None;
             d.why = None;
-            d.related.clear();
+            d.related = Box::default();
             d.fix = None;
         }
     }
@@ -1556,7 +1679,7 @@ mod tests {
         let sel = Settings::default();
         let ws = load();
         assert_eq!(ws.files.len(), n);
-        assert!(EarlyDrops::new(&ws, None, Profile::Display, &sel, Dropping::Done).is_none());
+        assert!(EarlyDrops::new(&ws, None, Profile::Display, &sel, Dropping::Done, &Store::with_room(0)).is_none());
         let whole = check_with(&mut load(), None, Profile::Display, &sel);
         let mut ws = load();
         let lean = check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Done)).unwrap();
@@ -1567,7 +1690,17 @@ mod tests {
         for a in 3..apps {
             std::fs::remove_file(dir.path().join(format!("app{a}.txt"))).unwrap();
         }
-        assert!(EarlyDrops::new(&load(), None, Profile::Display, &sel, Dropping::Done).is_some());
+        assert!(
+            EarlyDrops::new(
+                &load(),
+                None,
+                Profile::Display,
+                &sel,
+                Dropping::Done,
+                &Store::with_room(0)
+            )
+            .is_some()
+        );
     }
 
     /// A check that drops every parse its app configs' pipelines may read
@@ -1666,7 +1799,7 @@ mod tests {
             let mut seen: std::collections::HashMap<(&str, FileId, usize, usize, String), usize> =
                 std::collections::HashMap::new();
             for d in &list {
-                let key = (d.code(), d.file, d.span.start, d.span.end, d.message.clone());
+                let key = (d.code(), d.file, d.span.start, d.span.end, d.message.to_string());
                 match seen.entry(key) {
                     std::collections::hash_map::Entry::Occupied(e) => merge_expectation(&mut expected[*e.get()], d),
                     std::collections::hash_map::Entry::Vacant(e) => {
@@ -1692,6 +1825,28 @@ mod tests {
     /// `permute` gives what gathering `from`'s positions in order gives,
     /// for every permutation of five items (fixed points, 2-cycles, one
     /// long cycle, and mixes of them).
+    /// The store gives back the lists it was given, in the order asked,
+    /// whatever order they were put in; the lists not asked for (a
+    /// building's visits taken back) are dropped.
+    #[test]
+    fn the_store_joins_the_lists_asked_for_in_their_order() {
+        let list = |name: &str, n: usize| -> Vec<Diagnostic> {
+            (0..n)
+                .map(|i| Diagnostic::new(Rule::DuplicateKey, 0, i..i + 1, format!("{name}{i}")))
+                .collect()
+        };
+        let store = Store::with_room(1);
+        let b = store.put(list("b", 3));
+        let gone = store.put(list("x", 2));
+        let empty = store.put(Vec::new());
+        let a = store.put(list("a", 2));
+        let c = store.put(list("c", 1));
+        assert_eq!((b.clone(), gone, empty.clone()), (0..3, 3..5, 0..0));
+        let joined = store.joined(vec![a, empty, b, c]);
+        let messages: Vec<&str> = joined.iter().map(|d| &*d.message).collect();
+        assert_eq!(messages, ["a0", "a1", "b0", "b1", "b2", "c0"]);
+    }
+
     #[test]
     fn permute_gathers_in_place() {
         fn all(rest: Vec<usize>, done: Vec<usize>, out: &mut Vec<Vec<usize>>) {
