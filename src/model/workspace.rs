@@ -575,7 +575,7 @@ impl Workspace {
                 None => Containers::everything(root),
             }
         });
-        if c.copies.is_empty() && c.binds.is_empty() && c.compose.is_empty() {
+        if c.copies.is_empty() && c.binds.is_empty() {
             return false;
         }
         let key = self.identify(&self.files[from].path).0;
@@ -588,9 +588,11 @@ impl Workspace {
         // folders (a path's ancestors are the paths it starts with): looked
         // up by each, not a scan of every mount for every missing path.
         let unknown = |s: &Path, nested: bool| nested || lands.as_ref().is_none_or(|l| !l.starts_with(s));
-        key.ancestors()
-            .any(|s| c.binds.get(s).is_some_and(|&nested| unknown(s, nested)))
-            || c.compose_holds(&key, unknown)
+        key.ancestors().any(|s| {
+            c.binds.get(s).is_some_and(|h| {
+                h.bound.is_some_and(|nested| unknown(s, nested)) || c.compose_holds(s, &h.ups, &key, &unknown)
+            })
+        })
     }
 
     /// The files under the whole root that `wanted` picks, each with what
@@ -1352,10 +1354,9 @@ fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::
 struct Containers {
     /// The real paths copied into an image.
     copies: HashSet<PathBuf>,
-    /// The host paths bind-mounted into a container, each with whether
-    /// another mount may land inside the target of one of its mounts
-    /// ([`Bind`]).
-    binds: HashMap<PathBuf, bool>,
+    /// The host paths bind-mounted into a container, and the folders a
+    /// Compose file's relative path may start from ([`Host`]).
+    binds: HashMap<PathBuf, Host>,
     /// A Compose file's relative host paths (`Base::Project`), by how many
     /// `..` they begin with, each with whether another mount may land
     /// inside its target: they resolve from the project directory, which
@@ -1368,10 +1369,18 @@ struct Containers {
     /// false finding. Looked up, not resolved from each folder here (their
     /// product is unbounded on a hostile tree).
     compose: HashMap<usize, HashMap<PathBuf, bool>>,
-    /// The folders a Compose file's relative path may start from: each
-    /// Compose file's folder, and the folders as many levels above it as
-    /// a path in `compose` has leading `..`, each with those counts.
-    compose_starts: HashMap<PathBuf, Vec<usize>>,
+}
+
+/// A folder of `Containers::binds`: a bind mount's host side, with
+/// whether another mount may land inside the target of one of its mounts
+/// ([`Bind`]); and a folder a Compose file's relative path may start from
+/// (a Compose file's own, or one as many levels above it as a path in
+/// `Containers::compose` has leading `..`), with those counts. One map,
+/// so that a missing path's folders are each looked up once.
+#[derive(Debug, Default)]
+struct Host {
+    bound: Option<bool>,
+    ups: Vec<usize>,
 }
 
 impl Containers {
@@ -1383,25 +1392,21 @@ impl Containers {
         }
     }
 
-    /// Whether a Compose file's relative bind mount, taken from any
-    /// project directory (`compose`), has one of `key`'s folders as its
-    /// host side for which `unknown` holds (given that folder and whether
-    /// another mount lands inside the mount's target).
-    fn compose_holds(&self, key: &Path, unknown: impl Fn(&Path, bool) -> bool) -> bool {
-        if self.compose.is_empty() {
+    /// Whether a Compose file's relative bind mount taken from `start`
+    /// (one of `key`'s folders, where paths with `ups` leading `..` may
+    /// start: [`Host`]) has one of `key`'s folders as its host side for
+    /// which `unknown` holds (given that folder and whether another mount
+    /// lands inside the mount's target).
+    fn compose_holds(&self, start: &Path, ups: &[usize], key: &Path, unknown: &impl Fn(&Path, bool) -> bool) -> bool {
+        if ups.is_empty() {
             return false;
         }
-        key.ancestors().any(|start| {
-            let Some(ups) = self.compose_starts.get(start) else {
-                return false;
-            };
-            // The host sides from `start`: `key`'s folders down from it.
-            let depth = start.as_os_str().len();
-            key.ancestors().take_while(|s| s.as_os_str().len() >= depth).any(|s| {
-                let rest = s.strip_prefix(start).unwrap_or(s);
-                ups.iter().any(|k| {
-                    (self.compose.get(k).and_then(|paths| paths.get(rest))).is_some_and(|&nested| unknown(s, nested))
-                })
+        // The host sides from `start`: `key`'s folders down from it.
+        let depth = start.as_os_str().len();
+        key.ancestors().take_while(|s| s.as_os_str().len() >= depth).any(|s| {
+            let rest = s.strip_prefix(start).unwrap_or(s);
+            ups.iter().any(|k| {
+                (self.compose.get(k).and_then(|paths| paths.get(rest))).is_some_and(|&nested| unknown(s, nested))
             })
         })
     }
@@ -1458,11 +1463,12 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
             });
         }
     }
-    let mut by_source: HashMap<PathBuf, bool> = HashMap::new();
+    let mut by_source: HashMap<PathBuf, Host> = HashMap::new();
     let mut compose: HashMap<usize, HashMap<PathBuf, bool>> = HashMap::new();
     for b in binds(root, mounts) {
         for s in b.sources {
-            *by_source.entry(s).or_default() |= b.nested;
+            let bound = &mut by_source.entry(s).or_default().bound;
+            *bound = Some(bound.unwrap_or(false) | b.nested);
         }
         if let Some(rel) = b.compose {
             // `../../configs`: two folders up from the project directory.
@@ -1471,13 +1477,12 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
             *compose.entry(ups).or_default().entry(rest).or_default() |= b.nested;
         }
     }
-    let mut compose_starts: HashMap<PathBuf, Vec<usize>> = HashMap::new();
     compose_dirs.sort();
     compose_dirs.dedup();
     for dir in &compose_dirs {
         for (ups, start) in dir.ancestors().enumerate() {
             if compose.contains_key(&ups) {
-                let at = compose_starts.entry(start.to_path_buf()).or_default();
+                let at = &mut by_source.entry(start.to_path_buf()).or_default().ups;
                 if !at.contains(&ups) {
                     at.push(ups);
                 }
@@ -1488,7 +1493,6 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
         copies,
         binds: by_source,
         compose,
-        compose_starts,
     }
 }
 
