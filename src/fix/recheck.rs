@@ -481,7 +481,7 @@ impl Checked {
         let parse: Vec<(FileId, NewText)> = parse
             .into_par_iter()
             .map(|(id, text)| match patch::patched(&ws.files[id].doc, &text) {
-                Some((doc, lines)) => (id, NewText::Parsed(doc, lines)),
+                Some((doc, lines)) => (id, NewText::Parsed(Box::new(doc), lines)),
                 None => (id, NewText::Text(text)),
             })
             .collect();

@@ -23,7 +23,8 @@ pub use crate::files::read::MAX_FILE_BYTES;
 /// parsed already (its document and line index).
 pub enum NewText {
     Text(String),
-    Parsed(Document, LineIndex),
+    /// (Boxed: a document is ten times a text's size on the stack.)
+    Parsed(Box<Document>, LineIndex),
 }
 
 #[derive(Debug)]
@@ -385,7 +386,7 @@ impl Workspace {
                         if detect::format_for(&f.path, &doc.text) != Some(doc.format) {
                             return None;
                         }
-                        classify_parsed(&f.path, doc, Some(lines), f.walked, None)
+                        classify_parsed(&f.path, *doc, Some(lines), f.walked, None)
                     }
                 };
                 let Loaded::File(new) = loaded else {
