@@ -72,34 +72,31 @@ pub fn patched(doc: &Document, new: &str) -> Option<(Document, LineIndex)> {
     if !changed || newb.get(at.checked_add_signed(delta)?..)? != old.get(at..)? {
         return None;
     }
-    // An offset at or after an old value's end moves as that value's end
-    // did (the last such value's).
-    let shift = |off: usize| -> usize {
-        match values.partition_point(|&(end, _, _)| end <= off) {
-            0 => off,
-            n => {
-                let (end, _, new_end) = values[n - 1];
-                off - end + new_end
-            }
-        }
-    };
+    // Walked again in file order: an offset moves as the end of the last
+    // value before it did (`delta`), a value's end and what follows on its
+    // line as its own end.
     let mut out = doc.clone();
     out.text = new.to_string();
     let mut spans = values.iter();
+    let mut delta = 0isize;
+    let moved = |off: usize, delta: isize| off.saturating_add_signed(delta);
     for g in &mut out.groups {
-        g.name_span = shift(g.name_span.start)..shift(g.name_span.end);
-        g.insert_at = shift(g.insert_at);
+        g.name_span = moved(g.name_span.start, delta)..moved(g.name_span.end, delta);
         for e in &mut g.entries {
             let (key, line) = (e.spans.key(), e.spans.line());
-            let &(_, vs, ve) = spans.next()?;
-            e.spans.set_key(shift(key.start)..shift(key.end));
-            e.spans.set_line(shift(line.start)..shift(line.end));
+            let &(old_end, vs, ve) = spans.next()?;
+            e.spans.set_key(moved(key.start, delta)..moved(key.end, delta));
+            let line_start = moved(line.start, delta);
+            delta = ve as isize - old_end as isize;
+            e.spans.set_line(line_start..moved(line.end, delta));
             e.spans.set_value(vs..ve);
             let text = &out.text[vs..ve];
             if e.value.as_deref() != Some(text) {
                 e.value = Some(Shared::interned(text));
             }
         }
+        // After the group's last line.
+        g.insert_at = moved(g.insert_at, delta);
     }
     let lines = LineIndex::new(&out.text);
     debug_assert!(
