@@ -398,12 +398,9 @@ fn output_does_not_depend_on_threads() {
 /// ten get DS704.
 #[test]
 fn container_verdicts_do_not_depend_on_threads() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = apps_leaving_their_folder(&[]);
     let d = tmp.path();
-    std::fs::write(d.join("dslint.toml"), "").unwrap();
-    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
-        .unwrap()
-        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
+    let app = app_leaving_its_folder();
     let mut expected = Vec::new();
     for i in 0..40 {
         let p = d.join(format!("p{i:02}"));
@@ -442,6 +439,29 @@ fn container_verdicts_do_not_depend_on_threads() {
     for threads in ["3", "8"] {
         assert_eq!(one, run(threads), "on {threads} threads");
     }
+}
+
+/// The DS704 case's app config naming a missing config outside its own
+/// folder (`../elsewhere/pgie.txt`).
+fn app_leaving_its_folder() -> String {
+    std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
+        .unwrap()
+        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt")
+}
+
+/// A project root (an empty `dslint.toml`) with that app config and its
+/// clip in each of `folders`.
+fn apps_leaving_their_folder(folders: &[&str]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("dslint.toml"), "").unwrap();
+    let app = app_leaving_its_folder();
+    for folder in folders {
+        std::fs::create_dir_all(d.join(folder)).unwrap();
+        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
+        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
+    }
+    tmp
 }
 
 /// `dslint check | head -1`, `| grep -q`: a reader that goes away before
@@ -626,19 +646,10 @@ fn configs_copied_into_an_image_name_paths_that_are_unknown() {
 /// (the root's scripts and Compose files are then walked for).
 #[test]
 fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    std::fs::write(d.join("dslint.toml"), "").unwrap();
     // Each config names a missing config outside its own folder.
-    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
-        .unwrap()
-        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
     let folders = ["configs", "configs/deep", "deploy/configs", "other", "scripts/local"];
-    for folder in folders {
-        std::fs::create_dir_all(d.join(folder)).unwrap();
-        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
-        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
-    }
+    let tmp = apps_leaving_their_folder(&folders);
+    let d = tmp.path();
     // The configs with a DS704, checked as a walk of the root and named
     // one by one.
     let missing = || {
@@ -798,18 +809,8 @@ fn configs_mounted_into_a_container_name_paths_that_are_unknown() {
 /// base file's `..` goes up from the base's folder.
 #[test]
 fn an_override_compose_file_mounts_from_the_base_file_folder() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = apps_leaving_their_folder(&["configs", "deploy/gpu/configs", "deploy/models", "other/configs"]);
     let d = tmp.path();
-    std::fs::write(d.join("dslint.toml"), "").unwrap();
-    let app = std::fs::read_to_string("testdata/rules/DS704/fires/app.txt")
-        .unwrap()
-        .replace("config-file=pgie_missing.txt", "config-file=../elsewhere/pgie.txt");
-    let folders = ["configs", "deploy/gpu/configs", "deploy/models", "other/configs"];
-    for folder in folders {
-        std::fs::create_dir_all(d.join(folder)).unwrap();
-        std::fs::write(d.join(folder).join("app.txt"), &app).unwrap();
-        std::fs::write(d.join(folder).join("video.mp4"), "").unwrap();
-    }
     std::fs::write(
         d.join("compose.yml"),
         "services:\n  ds:\n    image: nvcr.io/nvidia/deepstream:9.1-triton-multiarch\n",
