@@ -674,11 +674,11 @@ impl Workspace {
         match verdict {
             InContainer::Copied => true,
             InContainer::Neither => false,
-            InContainer::Mounted { dir, sources } => {
+            InContainer::Mounted(m) => {
                 // Where the path lands in the tree, from the file's real
                 // folder.
-                let lands = (!path.is_absolute()).then(|| normalize(&dir.join(path)));
-                sources
+                let lands = (!path.is_absolute()).then(|| normalize(&m.dir.join(path)));
+                m.sources
                     .iter()
                     .any(|(s, nested)| *nested || lands.as_ref().is_none_or(|l| !l.starts_with(s)))
             }
@@ -1527,15 +1527,20 @@ struct Containers {
 enum InContainer {
     /// Copied into an image, or in a folder that is.
     Copied,
-    /// In bind-mounted folders: the file's real folder, and each mount's
-    /// host side that holds it with whether another mount may land inside
-    /// its target.
-    Mounted {
-        dir: PathBuf,
-        sources: Box<[(PathBuf, bool)]>,
-    },
+    /// In bind-mounted folders (boxed: one is kept for every file that
+    /// names a missing path, and most are in none).
+    Mounted(Box<Mounted>),
     /// In no container the project shows.
     Neither,
+}
+
+/// A file in bind-mounted folders: its real folder, and each mount's host
+/// side that holds it with whether another mount may land inside its
+/// target.
+#[derive(Debug)]
+struct Mounted {
+    dir: PathBuf,
+    sources: Box<[(PathBuf, bool)]>,
 }
 
 impl Containers {
@@ -1555,10 +1560,10 @@ impl Containers {
         if sources.is_empty() {
             InContainer::Neither
         } else {
-            InContainer::Mounted {
+            InContainer::Mounted(Box::new(Mounted {
                 dir: dir_of(key).to_path_buf(),
                 sources: sources.into_boxed_slice(),
-            }
+            }))
         }
     }
 
