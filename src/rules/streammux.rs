@@ -95,7 +95,8 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS102: width/height = min(source_res, model_dims) per axis, unless
     // another element reads the mux's pixels at a larger size.
     let model = model_dims(ctx, p);
-    let src = ctx.facts.and_then(|f| f.source_res());
+    let facts_res = ctx.facts.and_then(|f| f.source_res());
+    let src = facts_res.or_else(|| camera_frames(p));
     let target = model.and_then(|(mh, mw)| match primary_keeps_aspect(p)? {
         // nvinfer stretches the mux frame to its input: the input's own
         // size gives it the same pixels.
@@ -133,6 +134,9 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                     }
                     (true, None) => {
                         "the mux frame's shape scaled to fit the model input (the primary keeps the aspect ratio: maintain-aspect-ratio=1; source resolution unknown: set workload.source_width/height in facts)"
+                    }
+                    (false, Some(_)) if facts_res.is_none() => {
+                        "min(camera size, model input) per axis (the cameras' camera-width/camera-height)"
                     }
                     (false, Some(_)) => "min(source resolution, model input) per axis",
                     (false, None) => {
@@ -320,6 +324,29 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             ))),
         );
     }
+}
+
+/// The size of the frames the mux takes when every source of the pipeline
+/// is a deepstream-app camera whose size its group sets (`type` 1, V4L2, or
+/// 5, CSI, with `camera-width` and `camera-height` above 0): the camera bin
+/// caps the camera's output at that size (`create_camera_source_bin`,
+/// `deepstream_source_bin.c`; the keys read into `source_width` and
+/// `source_height` by `parse_source`, `deepstream_config_file_parser.c`).
+/// The largest per axis when they differ. `None` for any other source (a
+/// file's or a stream's size is not in the config), a camera without its
+/// own size (`[source-attr-all]`'s is not looked at) or no source.
+fn camera_frames(p: &Pipeline) -> Option<(u32, u32)> {
+    let mut size: Option<(u32, u32)> = None;
+    for s in p.sources() {
+        let app_group = s.factory.is_none() && s.name.starts_with("source");
+        if !app_group || !matches!(s.int("type").map(|e| e.value), Some(1 | 5)) {
+            return None;
+        }
+        let side = |key| s.int(key).and_then(|e| u32::try_from(e.value).ok()).filter(|&v| v > 0);
+        let (w, h) = (side("camera-width")?, side("camera-height")?);
+        size = Some(size.map_or((w, h), |(a, b)| (a.max(w), b.max(h))));
+    }
+    size
 }
 
 /// Whether the primary nvinfer scales the mux frame into its input keeping
