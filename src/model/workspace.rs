@@ -1771,9 +1771,9 @@ fn scan_container_text(path: &Path, text: &str) -> ContainerScan {
     if crate::syntax::dockerfile::is_containerfile(path) {
         crate::syntax::dockerfile::copied_sources(text).map_or(ContainerScan::Unknown, ContainerScan::Copies)
     } else if mounts::is_compose_file(path) {
-        ContainerScan::Mounts(mounts::compose_mounts(text), true)
+        mounts::compose_mounts(text).map_or(ContainerScan::Unknown, |m| ContainerScan::Mounts(m, true))
     } else {
-        ContainerScan::Mounts(mounts::script_mounts(text), false)
+        mounts::script_mounts(text).map_or(ContainerScan::Unknown, |m| ContainerScan::Mounts(m, false))
     }
 }
 
@@ -1792,8 +1792,8 @@ enum ContainerScan {
     /// A script's or Compose file's bind-mounted host paths, and whether
     /// it is a Compose file.
     Mounts(Vec<Mount>, bool),
-    /// What it gives is unknown (a Dockerfile with more sources than are
-    /// read, a file that cannot be read): any file of the project may be
+    /// What it gives is unknown (more sources or mounts than are read,
+    /// a file that cannot be read): any file of the project may be
     /// in the container, as when the walk is stopped.
     Unknown,
 }

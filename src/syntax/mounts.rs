@@ -32,24 +32,9 @@
 use std::path::Path;
 
 /// The most mounts one file gives (a hostile file stays bounded; a real
-/// one has tens). A file with more gives [`over_bound`].
+/// one has tens); a file with more may mount anything anywhere
+/// (`script_mounts` and `compose_mounts` give `None`).
 const MAX_MOUNTS: usize = 1_000;
-
-/// What a file with more than [`MAX_MOUNTS`] mounts gives: the mounts not
-/// read may bind any folder anywhere, so the file counts as mounting the
-/// project root (from its own folder and each above it) at an unknown
-/// target, inside which any other may land: every missing path of the
-/// project is then unknown (silence, never a wrong finding, as when a walk
-/// is stopped).
-fn over_bound() -> Vec<Mount> {
-    vec![Mount {
-        source: Some(HostPath {
-            base: Base::Unknown,
-            path: String::new(),
-        }),
-        target: None,
-    }]
-}
 
 /// Where a mounted host path is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,8 +92,9 @@ pub fn is_script(path: &Path) -> bool {
 }
 
 /// The mounts of a shell script's `docker run` (or `podman run`, `docker
-/// create`, …: any command with these flags).
-pub fn script_mounts(text: &str) -> Vec<Mount> {
+/// create`, …: any command with these flags). `None` past [`MAX_MOUNTS`]:
+/// what the mounts not read bind is unknown.
+pub fn script_mounts(text: &str) -> Option<Vec<Mount>> {
     let mut out = Vec::new();
     let mut command = String::new();
     for line in text.lines() {
@@ -143,19 +129,19 @@ pub fn script_mounts(text: &str) -> Vec<Mount> {
             out.extend(volume.and_then(|v| volume_mount(v, Base::Unknown)));
             out.extend(mount.and_then(flag_mount));
             if out.len() > MAX_MOUNTS {
-                return over_bound();
+                return None;
             }
         }
     }
-    out
+    Some(out)
 }
 
 /// The mounts of a Compose file, read line by line: a list item that is a
 /// `SRC:DST` volume, the long syntax's `source:` with the `target:` of
 /// its item, `device:` and `file:` (their targets unknown), wherever they
 /// stand: what is not a mount (a `devices:` item) adds only paths counted
-/// as mounted.
-pub fn compose_mounts(text: &str) -> Vec<Mount> {
+/// as mounted. `None` past [`MAX_MOUNTS`], as [`script_mounts`].
+pub fn compose_mounts(text: &str) -> Option<Vec<Mount>> {
     let mut out = Vec::new();
     // The list item being read (with its `-`'s column), and the flow
     // mapping (`{type: bind, source: ./a, target: /b}`).
@@ -228,14 +214,14 @@ pub fn compose_mounts(text: &str) -> Vec<Mount> {
                 }
             }
             if out.len() > MAX_MOUNTS {
-                return over_bound();
+                return None;
             }
         }
     }
     for p in [flow, item.map(|(_, p)| p)].into_iter().flatten() {
         p.end(&mut out);
     }
-    out
+    Some(out)
 }
 
 /// A Compose list item or flow mapping being read: the mounts its
@@ -611,7 +597,7 @@ podman run -v ../shared/labels.txt:/labels.txt img; docker run -v${MODELS:-./m}:
 "#;
         let u = Base::Unknown;
         assert_eq!(
-            script_mounts(text),
+            script_mounts(text).unwrap(),
             [
                 bind(Base::Absolute, "/tmp/.X11-unix", Some("/tmp/.X11-unix")),
                 bind(u, "", Some("/opt/nvidia/deepstream/deepstream/sources/app")),
@@ -668,7 +654,7 @@ configs:
 "#;
         let p = Base::Project;
         assert_eq!(
-            compose_mounts(text),
+            compose_mounts(text).unwrap(),
             [
                 bind(Base::Absolute, "/dev/video0", Some("/dev/video0")),
                 bind(
@@ -695,11 +681,11 @@ configs:
     #[test]
     fn bounded() {
         let text = format!("docker run {} img\n", "-v ./a:/a ".repeat(MAX_MOUNTS + 5));
-        assert_eq!(script_mounts(&text), over_bound());
+        assert_eq!(script_mounts(&text), None);
         let text = "- ./a:/a\n".repeat(MAX_MOUNTS + 5);
-        assert_eq!(compose_mounts(&text), over_bound());
+        assert_eq!(compose_mounts(&text), None);
         // At the bound, every mount as written.
         let text = "- ./a:/a\n".repeat(MAX_MOUNTS);
-        assert_eq!(compose_mounts(&text).len(), MAX_MOUNTS);
+        assert_eq!(compose_mounts(&text).unwrap().len(), MAX_MOUNTS);
     }
 }
