@@ -62,6 +62,22 @@ struct DirCache {
 
 const DIR_CACHE_MAX: usize = 1 << 16;
 
+/// Folders found missing, by their absolute (lexical) path, for whoever
+/// holds them: a workspace, for its run, as it holds every placement it
+/// made (`Workspace::place`: where paths land does not change within a
+/// run). The root's own cache keeps present folders only, so a folder
+/// created later is never taken for missing by a write or another reader;
+/// this one spares the placings of a run the `lstat` of a missing folder
+/// once for every file named in it (the 100k bench tree's configs name
+/// ~14k files in folders that are not there, each folder a hundred times
+/// at most). Bounded as the root's cache is.
+#[derive(Debug, Default)]
+pub struct MissingDirs {
+    map: RwLock<HashMap<Vec<u8>, Walked, foldhash::fast::RandomState>>,
+}
+
+const MISSING_DIRS_MAX: usize = 1 << 16;
+
 /// Where a path lands, seen from the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
@@ -121,6 +137,68 @@ impl ProjectRoot {
     /// Place `path` (relative to the current folder when relative).
     pub fn place(&self, path: &Path) -> Place {
         self.place_from(path, true)
+    }
+
+    /// Place `path` as [`place`](Self::place) does, its folder taken from
+    /// `missing` when that holds it, and put there when it is found
+    /// missing: each missing folder is looked at once for as long as
+    /// `missing` is kept.
+    pub fn place_remembering_missing(&self, path: &Path, missing: &MissingDirs) -> Place {
+        let Some(abs) = self.absolute(path) else {
+            return Place::Outside;
+        };
+        let Some((parent, last)) = super::split_name(&abs) else {
+            return self.place(&abs);
+        };
+        let known = missing
+            .map
+            .read()
+            .ok()
+            .and_then(|m| m.get(parent.as_os_str().as_bytes()).cloned());
+        let at = match known {
+            Some(w) => w,
+            None => {
+                let w = self.dir(parent);
+                if let Walked::At { missing: true, .. } = w {
+                    if let Ok(mut m) = missing.map.write() {
+                        if m.len() < MISSING_DIRS_MAX {
+                            m.insert(parent.as_os_str().as_bytes().to_vec(), w.clone());
+                        }
+                    }
+                }
+                w
+            }
+        };
+        self.landing(self.walk(at, Path::new(last)))
+    }
+
+    /// Place a folder: from the folder cache when it holds it (a folder a
+    /// walk listed: no look at the disk), else as [`place`](Self::place)
+    /// places it, remembering it there when present.
+    pub fn place_dir(&self, dir: &Path) -> Place {
+        match self.absolute(dir) {
+            Some(abs) => self.landing(self.dir(&abs)),
+            None => Place::Outside,
+        }
+    }
+
+    /// `path` made absolute against the current folder of the root's
+    /// making (`None` when there was none).
+    fn absolute(&self, path: &Path) -> Option<PathBuf> {
+        if path.is_absolute() {
+            return Some(path.to_path_buf());
+        }
+        self.cwd.as_ref().map(|cwd| super::join(cwd, path))
+    }
+
+    /// Where a walk of a path's components ended, seen from the root.
+    fn landing(&self, end: Walked) -> Place {
+        match end {
+            Walked::Outside => Place::Outside,
+            Walked::At { at, .. } if !self.holds(&at) => Place::Outside,
+            Walked::At { at, missing: true, .. } => Place::Missing(at),
+            Walked::At { at, .. } => Place::Inside(at),
+        }
     }
 
     /// Place `path` looking at every component now (no folder remembered
@@ -222,12 +300,7 @@ impl ProjectRoot {
             Some((parent, last)) if cached => self.walk(self.dir(parent), Path::new(last)),
             _ => self.walk(Walked::start(), &abs),
         };
-        match end {
-            Walked::Outside => Place::Outside,
-            Walked::At { at, .. } if !self.holds(&at) => Place::Outside,
-            Walked::At { at, missing: true, .. } => Place::Missing(at),
-            Walked::At { at, .. } => Place::Inside(at),
-        }
+        self.landing(end)
     }
 
     /// Where the walk stands after all of `dir`'s components: on from the
@@ -515,6 +588,64 @@ mod tests {
             root.join("loop"),
         ] {
             assert_eq!(r.place(&outside), Place::Outside, "{}", outside.display());
+        }
+    }
+
+    /// Placing through a [`MissingDirs`] answers what a walk of every
+    /// component answers, and looks at a missing folder once: a folder
+    /// that appears afterwards stays missing for it (as a workspace's
+    /// placements stay what they were), never for a fresh placing.
+    #[test]
+    fn missing_folders_are_looked_at_once() {
+        let top = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(top.path()).unwrap();
+        let root = top.join("repo");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(top.join("elsewhere")).unwrap();
+        std::fs::write(root.join("a/x.txt"), "x").unwrap();
+        symlink("a", root.join("in")).unwrap();
+        symlink("../elsewhere", root.join("out")).unwrap();
+        let r = ProjectRoot::at(&root).unwrap();
+        let missing = MissingDirs::default();
+        let paths = [
+            root.join("a/x.txt"),
+            root.join("in/x.txt"),
+            root.join("a/y.txt"),
+            root.join("models/m.onnx"),
+            root.join("models/n.onnx"),
+            root.join("in/models/m.onnx"),
+            root.join("no/such/../y"),
+            root.join("no/such/deeper/y"),
+            root.join("out/secret"),
+            root.join("out/models/m.onnx"),
+            root.join("models/.."),
+        ];
+        for p in &paths {
+            assert_eq!(
+                r.place_remembering_missing(p, &missing),
+                r.place_now(p),
+                "{}",
+                p.display()
+            );
+        }
+        // The folders appear: remembered missing here, present to others.
+        std::fs::create_dir_all(root.join("models")).unwrap();
+        std::fs::write(root.join("models/m.onnx"), "m").unwrap();
+        let m = root.join("models/m.onnx");
+        assert_eq!(r.place_remembering_missing(&m, &missing), Place::Missing(m.clone()));
+        assert_eq!(r.place(&m), Place::Inside(m.clone()));
+        assert_eq!(r.place_now(&m), Place::Inside(m.clone()));
+        let fresh = MissingDirs::default();
+        assert_eq!(r.place_remembering_missing(&m, &fresh), Place::Inside(m.clone()));
+        // Folders: from the cache where it holds them, as placed otherwise.
+        for d in [
+            root.join("a"),
+            root.join("in"),
+            root.join("out"),
+            root.join("gone"),
+            root.join("a/.."),
+        ] {
+            assert_eq!(r.place_dir(&d), r.place_now(&d), "{}", d.display());
         }
     }
 
