@@ -163,6 +163,11 @@ pub struct Workspace {
 #[derive(Debug, Default)]
 pub struct ReaderKeys {
     keys: HashSet<String>,
+    /// Names NVIDIA's readers read somewhere, defined by a project source
+    /// for a group of its own choosing (`#define
+    /// CONFIG_GROUP_DSEXAMPLE_CAMERA_ID "camera-id"`): the define's group
+    /// (`syntax::c_keys::group_defines`) by key.
+    grouped: HashMap<String, HashSet<String>>,
     /// The walk for them was stopped (`Workspace::walk_stopped`): any name
     /// may be one.
     unknown: bool,
@@ -172,6 +177,21 @@ impl ReaderKeys {
     /// Whether a reader of the project may read this key or group.
     pub fn contains(&self, name: &str) -> bool {
         self.unknown || self.keys.contains(name)
+    }
+
+    /// Whether a reader of the project reads `key` in `group` by a define
+    /// that names that group (`CONFIG_GROUP_DSEXAMPLE_CAMERA_ID` for
+    /// `camera-id` in `[ds-example]`), though NVIDIA's readers read the
+    /// name elsewhere only. A vendored copy of NVIDIA's parser names each
+    /// key only for the groups NVIDIA reads it in, so it answers no for a
+    /// key in a group that does not read it.
+    pub fn reads_in_group(&self, group: &str, key: &str) -> bool {
+        self.unknown
+            || self.grouped.get(key).is_some_and(|groups| {
+                crate::syntax::c_keys::define_groups_for(group)
+                    .iter()
+                    .any(|g| groups.contains(g))
+            })
     }
 }
 
@@ -605,13 +625,25 @@ impl Workspace {
                 return ReaderKeys::default();
             };
             match self.walk_whole_root(root, &crate::syntax::c_keys::is_source, &scan_reader_source) {
-                Some(files) => ReaderKeys {
-                    keys: files.into_iter().flat_map(|(_, keys)| keys).collect(),
-                    unknown: false,
-                },
+                Some(files) => {
+                    let mut keys = HashSet::new();
+                    let mut grouped: HashMap<String, HashSet<String>> = HashMap::new();
+                    for (_, (new, by_group)) in files {
+                        keys.extend(new);
+                        for (group, key) in by_group {
+                            grouped.entry(key).or_default().insert(group);
+                        }
+                    }
+                    ReaderKeys {
+                        keys,
+                        grouped,
+                        unknown: false,
+                    }
+                }
                 // Not walked: any key may be read (the run fails).
                 None => ReaderKeys {
                     keys: HashSet::new(),
+                    grouped: HashMap::new(),
                     unknown: true,
                 },
             }
@@ -823,9 +855,13 @@ impl Workspace {
         let mut sources = Vec::new();
         if whole_root || containers {
             let mut keys = HashSet::new();
+            let mut grouped: HashMap<String, HashSet<String>> = HashMap::new();
             walked.files.retain_mut(|(path, w)| match &mut w.loaded {
-                Loaded::ReaderKeys(k) => {
+                Loaded::ReaderKeys((k, by_group)) => {
                     keys.extend(std::mem::take(k));
+                    for (group, key) in std::mem::take(by_group) {
+                        grouped.entry(key).or_default().insert(group);
+                    }
                     false
                 }
                 Loaded::ContainerSources(s) => {
@@ -837,7 +873,7 @@ impl Workspace {
             if whole_root {
                 // A stopped walk read none: any may be read (the run fails).
                 let unknown = walked.stopped;
-                let _ = self.reader_keys.set(ReaderKeys { keys, unknown });
+                let _ = self.reader_keys.set(ReaderKeys { keys, grouped, unknown });
             }
             if containers {
                 // After the Dockerfiles (as the walk's files were once
@@ -1474,17 +1510,23 @@ pub struct Walked {
 /// files are (`read_listed`): a link swapped in since, to a file outside
 /// the root, is not followed. Names NVIDIA's readers read come from a
 /// vendored copy of their parser as often as from a fork: only new names
-/// count.
-fn scan_reader_source(l: crate::files::walk::Listed) -> Vec<String> {
+/// count, and, second, a known name a `CONFIG_GROUP_<GROUP>_<KEY>` define
+/// gives to a group (`syntax::c_keys::group_defines`), which DS002 asks
+/// about only for a group NVIDIA's readers do not read it in.
+type SourceKeys = (Vec<String>, Vec<(String, String)>);
+
+fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
     let Ok(bytes) = read_walked(&l) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
-    keys
+    let mut grouped = crate::syntax::c_keys::group_defines(&bytes);
+    grouped.retain(|(_, k)| crate::model::keys::known_name(k));
+    (keys, grouped)
 }
 
 /// A file the walk listed, read under the size cap: a link (to a regular
@@ -1864,7 +1906,7 @@ enum Loaded {
     File(Box<SourceFile>),
     /// A C or C++ source a walk of the whole root took the reader keys of
     /// (`Workspace::reader_keys`): not a file of the workspace.
-    ReaderKeys(Vec<String>),
+    ReaderKeys(SourceKeys),
     /// A Dockerfile or Containerfile a walk of the whole root read the
     /// sources of, or a script or Compose file it read the mounts of
     /// (`Workspace::unknown_in_container`): not a file of the workspace.

@@ -345,7 +345,10 @@ fn check_entries(
         let Some(spec) = spec else {
             // A reader the project ships (a fork of NVIDIA's parser) may
             // read it: its reader decides, not NVIDIA's (unknown, silent).
-            if ctx.ws.reader_keys().contains(e.key.as_str()) {
+            // A name NVIDIA reads elsewhere counts where the fork's define
+            // gives it to this group.
+            let readers = ctx.ws.reader_keys();
+            if readers.contains(e.key.as_str()) || readers.reads_in_group(&group.name, &e.key) {
                 continue;
             }
             let d = Diagnostic::new(

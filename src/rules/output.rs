@@ -139,7 +139,12 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
         Some(f) => f == "fakesink" && want == 1,
         None => ty == Some(want),
     };
-    if !is_fake || sync != Some(0) {
+    // An unset `sync` is off: deepstream-app sets the sink's `sync` from a
+    // zeroed config (`create_render_bin`, `deepstream_sink_bin.c`; the app
+    // context is `g_malloc0`'d), and a Service Maker fakesink keeps its own
+    // default, off (`gst_fake_sink_init`: `DEFAULT_SYNC` FALSE).
+    let syncs = sync.is_some_and(|s| s != 0);
+    if !is_fake || syncs {
         let mut edits = Vec::new();
         if !is_fake && factory.is_none() {
             edits.extend(ctx.set_or_insert(at, "type", &want.to_string()));
@@ -156,8 +161,7 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
                 at.name,
                 ty.map_or("unset".into(), |t| t.to_string())
             ),
-            (true, Some(s)) => format!("[{}] has sync={s}", at.name),
-            (true, None) => format!("[{}] does not set sync=0", at.name),
+            (true, s) => format!("[{}] has sync={}", at.name, s.unwrap_or(1)),
         };
         out.push(
             Diagnostic::new(Rule::SinkNotFakesink, file, span, what)
@@ -197,9 +201,11 @@ fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool) -> Diagno
 }
 
 /// DS603 for a GStreamer sink element (gst-launch, Python): the factory
-/// says what it is; `sync` is GstBaseSink's, on (TRUE) unless set off. The
-/// fix turns `sync` off on a fakesink; another sink is named, not replaced
-/// (its other properties would not fit a fakesink).
+/// says what it is; a fakesink syncs only when `sync` is set on: its own
+/// default is off (`gst_fake_sink_init`: `DEFAULT_SYNC` FALSE, GStreamer's
+/// `gstfakesink.c`), unlike GstBaseSink's TRUE. The fix turns `sync` off on
+/// a fakesink; another sink is named, not replaced (its other properties
+/// would not fit a fakesink).
 fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, out: &mut Vec<Diagnostic>) {
     let bench = ctx.profile == Profile::Bench;
     let Some((home_file, header)) = at.at() else { return };
@@ -228,15 +234,13 @@ fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, out: &mut Vec<Diag
     if at.unknown("sync") {
         return;
     }
-    let sync = at.flag("sync");
-    if sync.as_ref().is_some_and(|s| !s.value) {
+    // Unset, the fakesink's own default (off) runs.
+    let Some(sync) = at.flag("sync") else { return };
+    if !sync.value {
         return;
     }
-    let (file, span) = sync.as_ref().map_or((home_file, header), |s| s.at());
-    let what = match &sync {
-        Some(_) => format!("[{}] syncs to the clock (sync is on)", at.name),
-        None => format!("[{}] does not set sync=0 (a sink syncs by default)", at.name),
-    };
+    let (file, span) = sync.at();
+    let what = format!("[{}] syncs to the clock (sync is on)", at.name);
     let fix = if bench {
         ctx.set_or_insert(at, "sync", "0")
             .map(|e| Fix::safe("set sync=0", vec![e]))

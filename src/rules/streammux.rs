@@ -427,10 +427,17 @@ fn aspect_fit(mux: &Element, (mw, mh): (u32, u32), src: Option<(u32, u32)>) -> O
 ///   them at the mux's size (NVIDIA's imagedata and redaction samples cut
 ///   each object out in the mux frame's coordinates and save it), so a
 ///   smaller mux output costs it pixels. Judged by the name anywhere in the
-///   app's file: a mention is taken as a reader (silent, the safe side).
+///   app's file: a mention is taken as a reader (silent, the safe side);
+/// - an app config whose image saver is on (`[img-save] enable=1`,
+///   `frontend::app::saves_images`): NVIDIA's transfer-learning app saves
+///   whole frames and object crops from the batch surface after the
+///   primary, at the mux's size, as images to retrain the model on.
 fn reads_mux_pixels_beyond_primary(ctx: &Ctx, p: &Pipeline, (w, h): (u32, u32)) -> bool {
     let root = &ctx.ws.files[p.root];
     if root.kind == Some(Kind::PythonApp) && root.doc.text.contains("get_nvds_buf_surface") {
+        return true;
+    }
+    if root.kind == Some(Kind::App) && crate::model::frontend::app::saves_images(&root.doc) {
         return true;
     }
     let other_inference = p.infers().count() > 1;

@@ -22,6 +22,8 @@
 
 /// The longest key name taken.
 const MAX_KEY: usize = 80;
+/// The longest `CONFIG_GROUP_…` macro name whose group is taken.
+const MAX_MACRO: usize = 160;
 /// How far after a call's `(` its arguments are looked for.
 const MAX_ARGS: usize = 400;
 
@@ -89,6 +91,87 @@ pub fn keys(text: &[u8]) -> Vec<String> {
         }
     }
     out.names
+}
+
+/// The `(group, key)` of each `#define CONFIG_GROUP_<GROUP>_<KEY> "key"`
+/// line whose macro ends in the key's own name (upper case, `-` as `_`):
+/// NVIDIA's parsers name a key so after the group that reads it
+/// (`CONFIG_GROUP_SOURCE_CAMERA_ID "camera-id"` for `[sourceN]`,
+/// `CONFIG_GROUP_DSEXAMPLE_…` for `[ds-example]`), and a fork that reads a
+/// name in a group of its own choosing does the same. `GROUP` is kept with
+/// its `_` dropped (`DSEXAMPLE`, `TILEDDISPLAY`), for
+/// [`define_group_is`]. A macro not of that shape names no group: none.
+pub fn group_defines(text: &[u8]) -> Vec<(String, String)> {
+    let mut seen: std::collections::HashSet<(&[u8], &[u8])> = std::collections::HashSet::new();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        let l = trim_start(line);
+        let Some(rest) = l.strip_prefix(b"#") else { continue };
+        let Some(rest) = trim_start(rest).strip_prefix(b"define") else {
+            continue;
+        };
+        let Some(rest) = trim_start(rest).strip_prefix(b"CONFIG_GROUP_") else {
+            continue;
+        };
+        let name_end = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(rest.len());
+        let Some((key, _)) = literal(trim_start(&rest[name_end..])) else {
+            continue;
+        };
+        let macro_name = &rest[..name_end];
+        if macro_name.len() > MAX_MACRO {
+            continue;
+        }
+        let key_name: Vec<u8> = key
+            .iter()
+            .map(|&b| if b == b'-' { b'_' } else { b.to_ascii_uppercase() })
+            .collect();
+        // `<GROUP>_<KEY>`: the key's name ends the macro after a `_`.
+        let Some(group) = macro_name
+            .strip_suffix(key_name.as_slice())
+            .and_then(|g| g.strip_suffix(b"_"))
+        else {
+            continue;
+        };
+        let key_ok = !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if group.is_empty() || !key_ok {
+            continue;
+        }
+        // Each pair once (a file of 10 MiB repeating one define).
+        if !seen.insert((group, key)) {
+            continue;
+        }
+        let group: String = group.iter().filter(|&&b| b != b'_').map(|&b| b as char).collect();
+        out.push((group, String::from_utf8_lossy(key).into_owned()));
+    }
+    out
+}
+
+/// Whether a define's group (see [`group_defines`]) is the config group
+/// `group`: its name without a trailing number and without `-`, upper case
+/// (`ds-example` is `DSEXAMPLE`, `sink0` `SINK`); deepstream-app's GIE
+/// groups are also `GIE`, as NVIDIA's parser names their keys
+/// (`CONFIG_GROUP_GIE_BATCH_SIZE`, read by `parse_gie` for both).
+pub fn define_group_is(define_group: &str, group: &str) -> bool {
+    define_groups_for(group).iter().any(|g| g == define_group)
+}
+
+/// The define groups (see [`group_defines`]) that name the config group
+/// `group`: one or two, looked up whole (no scan of what was found).
+pub fn define_groups_for(group: &str) -> Vec<String> {
+    let base = group.trim_end_matches(|c: char| c.is_ascii_digit());
+    let name: String = base
+        .chars()
+        .filter(|&c| c != '-' && c != '_')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let mut out = vec![name];
+    if base == "primary-gie" || base == "secondary-gie" {
+        out.push("GIE".to_string());
+    }
+    out
 }
 
 /// The names taken so far, each once.
@@ -175,6 +258,30 @@ mod tests {
             printf ("%s", "not read");
         "#;
         assert_eq!(sorted(reader), ["face-landmarks", "landmark-count"]);
+    }
+
+    #[test]
+    fn a_define_names_the_group_that_reads_its_key() {
+        use super::{define_group_is, group_defines};
+        let header = "#define CONFIG_GROUP_DSEXAMPLE_CAMERA_ID \"camera-id\"\n\
+            #define CONFIG_GROUP_TILED_DISPLAY_ROWS \"rows\"\n\
+            #define CONFIG_GROUP_SOURCE_RTX \"do-retransmission\"\n\
+            #define CONFIG_GROUP_CAMERA_ID \"camera-id\"\n\
+            #define CONFIG_GPU_ID \"gpu-id\"\n";
+        assert_eq!(
+            group_defines(header.as_bytes()),
+            [
+                ("DSEXAMPLE".to_string(), "camera-id".to_string()),
+                ("TILEDDISPLAY".to_string(), "rows".to_string())
+            ]
+        );
+        assert!(define_group_is("DSEXAMPLE", "ds-example"));
+        assert!(define_group_is("SINK", "sink0"));
+        assert!(define_group_is("TILEDDISPLAY", "tiled-display"));
+        assert!(define_group_is("GIE", "secondary-gie2"));
+        assert!(!define_group_is("SOURCELIST", "source0"));
+        assert!(!define_group_is("SOURCE", "streammux"));
+        assert!(!define_group_is("GIE", "tracker"));
     }
 
     #[test]

@@ -133,6 +133,19 @@ pub fn group_is_off(doc: &Document, group: &str, kind: Kind) -> bool {
     }
 }
 
+/// Whether an app config switches its image saver on: `[img-save]` or
+/// `img-save:` with an `enable` other than 0 (`parse_image_save`,
+/// `parse_image_save_yaml`; without `enable` it is off). NVIDIA's
+/// transfer-learning app then encodes whole frames and object crops out of
+/// the batch surface after the primary inference
+/// (`after_pgie_image_meta_save`, `save_image`:
+/// `nvds_obj_enc_process`, `deepstream_transfer_learning_app_main.cpp`),
+/// at the mux's size. An `enable` that does not read as an integer counts
+/// as on (the safe side for the rules that ask).
+pub fn saves_images(doc: &Document) -> bool {
+    value(doc, "img-save", "enable").is_some_and(|v| glib::parse_int(v) != Some(0))
+}
+
 /// Whether an app config's reader returns before reading any key of
 /// `group`, so its keys are never judged. Key-file: `parse_gie`,
 /// `parse_source` (not `[source-attr-all]`) and `parse_sink` check `enable`

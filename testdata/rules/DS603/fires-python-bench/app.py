@@ -6,7 +6,7 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst
 
-# The fakesink syncs to the clock (its default).
+# The fakesink is told to sync to the clock (its own default is off).
 MUXER_BATCH_TIMEOUT_USEC = 33333
 
 
@@ -25,6 +25,7 @@ def main(args):
     streammux.set_property("batch-size", 1)
     streammux.set_property("batched-push-timeout", MUXER_BATCH_TIMEOUT_USEC)
     pgie.set_property("batch-size", 1)
+    sink.set_property("sync", True)
     for element in (source, parser, decoder, streammux, pgie, sink):
         pipeline.add(element)
     source.link(parser)
