@@ -43,6 +43,34 @@ fn has_model_source(inf: &Element) -> bool {
     BUILT_IN_SOURCE_KEYS.iter().any(set) || (set(&"custom-lib-path") && LIBRARY_SOURCE_KEYS.iter().any(set))
 }
 
+/// Keys of a Caffe (`model-file`, `proto-file`) or UFF (`uff-file`) model.
+const CAFFE_UFF_KEYS: &[&str] = &["model-file", "proto-file", "uff-file"];
+
+/// What the release that runs the configs does with a Caffe or UFF model
+/// and no custom library (DS205's why), by `[options] deepstream-version`.
+/// DS 6.x ran on TensorRT 8 (NVIDIA's Readme First: 8.0.1 in 6.0, 8.4.1.5
+/// in 6.1.1, 8.5.2.2 in 6.2), whose Caffe and UFF parsers its nvinfer used
+/// (its guide lists `model-file`, `proto-file` and `uff-file` among
+/// nvinfer's model keys): it builds the engine. DS 8.0 on runs TensorRT 10
+/// (8.0's Migration Guide: 10.9), which has neither parser, and DS 9.1's
+/// `TrtModelBuilder::buildNetwork` none of its own ("failed to build
+/// network since there is no model file matched"): it fails to start. 7.x
+/// is not shown either way here, so it reads as unknown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CaffeUff {
+    Built,
+    Fails((u32, u32)),
+    Unknown,
+}
+
+fn caffe_uff(version: Option<(u32, u32)>) -> CaffeUff {
+    match version {
+        Some(v) if v.0 <= 6 => CaffeUff::Built,
+        Some(v) if v.0 >= 8 => CaffeUff::Fails(v),
+        _ => CaffeUff::Unknown,
+    }
+}
+
 /// Whether nvinfer gets its engine from a function rather than its own ONNX
 /// build (`TrtModelBuilder::buildModel`): a custom `engine-create-func-name`,
 /// or a TAO model (`tlt-encoded-model`, built by
@@ -226,16 +254,30 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // With no model nvinfer can build from, a missing engine is not a build
     // at start but a failed start (`NvDsInferContextImpl::buildModel`:
     // "build engine file failed").
-    let no_build = "nvinfer has no model it can build an engine from (DS 9.1 builds ONNX and TAO models; Caffe and UFF only through a custom library's parser, TrtModelBuilder::buildNetwork): without the engine it fails to start";
+    let caffe_or_uff = CAFFE_UFF_KEYS
+        .iter()
+        .any(|k| inf.str(k).is_some_and(|v| !v.value.trim().is_empty()));
+    let release = caffe_uff(ctx.deepstream_version);
+    // A Caffe or UFF model on a release that builds it (DS 6.x) is a model
+    // nvinfer builds the engine from, as ONNX is.
+    let builds = model_source || (caffe_or_uff && release == CaffeUff::Built);
+    let no_build: std::borrow::Cow<'static, str> = match release {
+        _ if !caffe_or_uff => "nvinfer has no model it can build an engine from (DS 9.1 builds ONNX and TAO models; Caffe and UFF only through a custom library's parser, TrtModelBuilder::buildNetwork): without the engine it fails to start".into(),
+        CaffeUff::Fails((major, minor)) => format!(
+            "DeepStream {major}.{minor} runs TensorRT 10 or later, which has no Caffe or UFF parser, and its nvinfer has none of its own (TrtModelBuilder::buildNetwork builds ONNX and TAO models; Caffe and UFF only through a custom library's parser): without the engine it fails to start"
+        )
+        .into(),
+        _ => "on DeepStream 8.0 and later (TensorRT 10, no Caffe or UFF parser; DS 9.1's TrtModelBuilder::buildNetwork has none of its own) nvinfer cannot build an engine from this Caffe or UFF model and fails to start without the engine; DeepStream 6.x builds it at start (set `deepstream-version` under [options] in dslint.toml to say which release runs it)".into(),
+    };
     match &engine {
         None => out.push(
             Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
                 .when(When::BenchProfile, bench)
                 .expected("the path of the serialized TensorRT engine")
-                .why(if model_source {
-                    "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile"
+                .why(if builds {
+                    "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile".into()
                 } else {
-                    no_build
+                    no_build.clone()
                 }),
         ),
         Some((v, loc)) => {
@@ -248,8 +290,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                     Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(&p)))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
-                        .why(if model_source {
-                            "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)"
+                        .why(if builds {
+                            "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)".into()
                         } else {
                             no_build
                         }),

@@ -96,19 +96,28 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // another element reads the mux's pixels at a larger size.
     let model = model_dims(ctx, p);
     let facts_res = ctx.facts.and_then(|f| f.source_res());
-    let src = facts_res.or_else(|| camera_frames(p));
-    let target = model.and_then(|(mh, mw)| match primary_keeps_aspect(p)? {
-        // nvinfer stretches the mux frame to its input: the input's own
-        // size gives it the same pixels.
-        false => Some(match src {
-            Some((sw, sh)) => (sw.min(mw), sh.min(mh)),
-            None => (mw, mh),
-        }),
-        // nvinfer letterboxes the mux frame into its input: only a size of
-        // the mux frame's own shape gives it the same picture.
-        true => aspect_fit(mux, (mw, mh), src),
-    });
-    if let Some((ew, eh)) = target {
+    // A camera whose size is written but not readable here: the source
+    // size is unknown, and so is what the mux should be.
+    let src = match (facts_res, camera_frames(p)) {
+        (Some(res), _) => Some(Some(res)),
+        (None, Cameras::Sized(size)) => Some(Some(size)),
+        (None, Cameras::Unknown) => None,
+        (None, Cameras::Unsized) => Some(None),
+    };
+    let target = src
+        .zip(model)
+        .and_then(|(src, (mh, mw))| match primary_keeps_aspect(p)? {
+            // nvinfer stretches the mux frame to its input: the input's own
+            // size gives it the same pixels.
+            false => Some(match src {
+                Some((sw, sh)) => (sw.min(mw), sh.min(mh)),
+                None => (mw, mh),
+            }),
+            // nvinfer letterboxes the mux frame into its input: only a size of
+            // the mux frame's own shape gives it the same picture.
+            true => aspect_fit(mux, (mw, mh), src),
+        });
+    if let (Some((ew, eh)), Some(src)) = (target, src) {
         let keep_aspect = primary_keeps_aspect(p) == Some(true);
         let keys = if reads_mux_pixels_beyond_primary(ctx, p, (ew, eh)) {
             vec![]
@@ -151,9 +160,25 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         format!("streammux {key} is {have}"),
                     )
                     .expected(want.to_string())
-                    .why(format!(
-                        "{basis}: scaling every frame to a larger size than inference uses costs memory bandwidth"
-                    ))
+                    .why(if have > want as i64 {
+                        format!(
+                            "{basis}: scaling every frame to a larger size than inference uses costs memory bandwidth"
+                        )
+                    } else if src.is_some() {
+                        // Smaller than both the sources and the model input:
+                        // nvinfer scales the mux frame up to its input
+                        // (`get_converted_buffer`, gstnvinfer.cpp).
+                        format!(
+                            "{basis}: the mux frame is smaller, so nvinfer scales it up to its input and the model sees less of the sources' detail than that input holds"
+                        )
+                    } else {
+                        // rules.md's formula (the model input when the
+                        // source size is unknown): whether the sources hold
+                        // more detail than the mux keeps is not known.
+                        format!(
+                            "{basis}: nvinfer scales a smaller mux frame up to its input; if the sources are larger than the mux, a mux at the model input gives the model their detail, and if not, the mux is already at their size"
+                        )
+                    })
                     .fix(Some(fix)),
                 );
             }
@@ -326,27 +351,51 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What the config says of the sources' frame size (`camera_frames`).
+enum Cameras {
+    /// Every source is a camera whose size is written: the largest per axis.
+    Sized((u32, u32)),
+    /// Some source is no camera, or a camera without its own size: the
+    /// size is not in the config (a file's or a stream's never is).
+    Unsized,
+    /// A source's `type`, `camera-width` or `camera-height` is written but
+    /// not readable here (a `$VAR`, a `[source-list]` whose entries differ
+    /// in type or whose `[sourceN]` overrides it for one source): DS102
+    /// cannot tell what the mux should be.
+    Unknown,
+}
+
 /// The size of the frames the mux takes when every source of the pipeline
 /// is a deepstream-app camera whose size its group sets (`type` 1, V4L2, or
 /// 5, CSI, with `camera-width` and `camera-height` above 0): the camera bin
 /// caps the camera's output at that size (`create_camera_source_bin`,
 /// `deepstream_source_bin.c`; the keys read into `source_width` and
 /// `source_height` by `parse_source`, `deepstream_config_file_parser.c`).
-/// The largest per axis when they differ. `None` for any other source (a
-/// file's or a stream's size is not in the config), a camera without its
-/// own size (`[source-attr-all]`'s is not looked at) or no source.
-fn camera_frames(p: &Pipeline) -> Option<(u32, u32)> {
+/// The largest per axis when they differ. A `[source-list]` of `usb:`/`csi:`
+/// entries is such a set of cameras: the graph gives it `[source-attr-all]`'s
+/// keys and the entries' `type` (`set_source_all_configs`, see the app
+/// front end), case `DS102/clean-source-list-camera`. `Unsized` for any
+/// other source, a camera without its own size or no source.
+fn camera_frames(p: &Pipeline) -> Cameras {
     let mut size: Option<(u32, u32)> = None;
     for s in p.sources() {
         let app_group = s.factory.is_none() && s.name.starts_with("source");
+        if app_group && s.unknown("type") {
+            return Cameras::Unknown;
+        }
         if !app_group || !matches!(s.int("type").map(|e| e.value), Some(1 | 5)) {
-            return None;
+            return Cameras::Unsized;
+        }
+        if s.unknown("camera-width") || s.unknown("camera-height") {
+            return Cameras::Unknown;
         }
         let side = |key| s.int(key).and_then(|e| u32::try_from(e.value).ok()).filter(|&v| v > 0);
-        let (w, h) = (side("camera-width")?, side("camera-height")?);
+        let (Some(w), Some(h)) = (side("camera-width"), side("camera-height")) else {
+            return Cameras::Unsized;
+        };
         size = Some(size.map_or((w, h), |(a, b)| (a.max(w), b.max(h))));
     }
-    size
+    size.map_or(Cameras::Unsized, Cameras::Sized)
 }
 
 /// Whether the primary nvinfer scales the mux frame into its input keeping

@@ -8,6 +8,7 @@ use crate::model::detect::Kind;
 use crate::model::graph::{Element, Home};
 use crate::model::workspace::{Target, Workspace};
 use crate::rules::context::{Ctx, site};
+use crate::syntax::Format;
 
 pub const MAX_PERF_PRESET: &str = "config_tracker_NvDCF_max_perf.yml";
 
@@ -156,6 +157,7 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             out.push(d);
         }
     }
+    key_file_handed_to_nvmot(ctx, at, out);
     // DS404: the low-level library exists. deepstream-app and the C test
     // apps make a key-file's or YAML's path absolute against that file's
     // folder (`deepstream_config_file_parser.c` `parse_tracker` and
@@ -185,6 +187,55 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// DS001 on a GLib key-file that nvtracker hands to NvMultiObjectTracker as
+/// its config. nvtracker reads nothing of `ll-config-file` itself: it
+/// passes the path to the low-level library (`NvMOTConfig`'s
+/// `customConfigFilePath`, `NvTrackerProc::initTrackerContext`,
+/// `nvtracker_proc.cpp`), and NvMultiObjectTracker (DeepStream 6.0 on)
+/// reads it as YAML (`NvTrackerParamsBase` reads a `YAML::Node` from the
+/// file: NVIDIA's API reference, `NvMultiObjectTracker.hpp`). A `[tracker]`
+/// key-file, a test app's format, is then no config the library can read
+/// when a YAML parser refuses it (`key=value` lines after a `[group]` flow
+/// sequence are not YAML): none of its settings reaches the tracker. What
+/// the library does then (stop, or run its defaults) is in no source dslint
+/// has, and the finding claims neither. Only for NvMultiObjectTracker by
+/// name: another library (DeepStream 5's IOU library read a key-file, a
+/// custom one reads what it likes) is silent, and so is a key-file that
+/// YAML reads (only comments and a header: the library then finds none of
+/// its sections). Cases `DS001/fires-tracker-key-file-as-ll-config`,
+/// `DS001/clean-tracker-key-file-custom-library`.
+fn key_file_handed_to_nvmot(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
+    let nvmot = at
+        .str("ll-lib-file")
+        .is_some_and(|lib| base_name(lib.value) == "libnvds_nvmultiobjecttracker.so");
+    let Some(id) = low_level(ctx.ws, at).filter(|_| nvmot) else {
+        return;
+    };
+    let f = &ctx.ws.files[id];
+    if f.doc.format != Format::KeyFile {
+        return;
+    }
+    if !crate::syntax::yaml::refuses(&f.doc.text) {
+        return;
+    }
+    let span = f
+        .doc
+        .groups
+        .iter()
+        .find(|g| !g.name.is_empty())
+        .map_or(0..0, |g| g.name_span.clone());
+    out.push(
+        Diagnostic::new(
+            Rule::SyntaxError,
+            id,
+            span,
+            "NvMultiObjectTracker reads this file as YAML, and it is a GLib key-file",
+        )
+        .expected("a YAML low-level config (`%YAML:1.0`, sections such as `BaseConfig:`), as NVIDIA's config_tracker_*.yml")
+        .why("nvtracker hands ll-config-file to its low-level library (customConfigFilePath, nvtracker_proc.cpp), and NvMultiObjectTracker reads it as YAML (NvTrackerParamsBase): a YAML parser refuses this key-file, so none of its settings reaches the tracker"),
+    );
 }
 
 /// NVIDIA's sample low-level configs that run no visual tracker and no ReID

@@ -276,6 +276,22 @@ fn parse_ending(text: String, piece: usize, line_ending: &'static str) -> Docume
     doc
 }
 
+/// Whether a YAML parser refuses `text` anywhere in it, every document
+/// read to the end (a [`parse`] stops at a root that is no map: a key-file's
+/// `[group]` line is a flow sequence, and what follows is never read there).
+/// One pass over the events, bounded as [`parse`]'s (yaml-cpp's depth).
+pub fn refuses(text: &str) -> bool {
+    let masked = mask_opencv_directive(text);
+    let mut events = Events::new(&masked);
+    loop {
+        match next(&mut events) {
+            Ok(Some(_)) => continue,
+            Ok(None) => return false,
+            Err(_) => return true,
+        }
+    }
+}
+
 /// The trees of the kept keys (`KEPT_KEYS`) with their names, in file
 /// order.
 type KeptTrees = Vec<(String, yaml_tree::Node)>;

@@ -53,6 +53,27 @@ pub fn uri_kind(uri: &str) -> SourceKind {
     }
 }
 
+/// The source type deepstream-app gives a `[source-list]` entry
+/// (`set_source_all_configs`: `file://` is `NV_DS_SOURCE_URI`, `rtsp://`
+/// `NV_DS_SOURCE_RTSP`, `csi:N` `NV_DS_SOURCE_CAMERA_CSI`, `usb:N`
+/// `NV_DS_SOURCE_CAMERA_V4L2`, deepstream_sources.h); `None` for an entry it
+/// refuses ("not in proper format").
+fn listed_source_type(uri: &str) -> Option<u8> {
+    if uri.starts_with("file://") {
+        return Some(2);
+    }
+    if uri.starts_with("rtsp://") {
+        return Some(4);
+    }
+    // `g_ascii_strtoull` of what follows the 4-byte prefix, to its end.
+    let id = |rest: &str| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    match (uri.strip_prefix("csi:"), uri.strip_prefix("usb:")) {
+        (Some(rest), _) if id(rest) => Some(5),
+        (_, Some(rest)) if id(rest) => Some(1),
+        _ => None,
+    }
+}
+
 fn split_uris(value: &str) -> Vec<String> {
     glib::split_list(value)
         .unwrap_or_default()
@@ -351,6 +372,80 @@ impl Reader<'_> {
         e
     }
 
+    /// The listed sources' settings, on the `[source-list]` element: the
+    /// keys of `[source-attr-all]`, which deepstream-app reads with
+    /// `parse_source` and copies to every listed source
+    /// (`set_source_all_configs`, called by `parse_config_file`,
+    /// deepstream_app_config_parser.c), nvmultiurisrcbin taking that group's
+    /// settings whole (`create_nvmultiurisrcbin_bin` gets
+    /// `source_attr_all_config`, deepstream_app.c). The list's own keys (a
+    /// different struct) keep their names. Without nvmultiurisrcbin:
+    /// - `type` is each list entry's (`file://` 2, `rtsp://` 4, `usb:N` 1,
+    ///   `csi:N` 5: `set_source_all_configs` overwrites the group's), known
+    ///   when every entry has the same, else unknown;
+    /// - an enabled `[sourceN]` (N below the list's length) overwrites the
+    ///   keys it writes for that one source (`parse_source` on
+    ///   `multi_source_config[N]`): those keys are unknown for the list as a
+    ///   whole. `overrides` are the enabled `[sourceN]` elements.
+    ///
+    /// The YAML reader has no such inheritance (`parse_config_file_yaml`,
+    /// deepstream_app_config_parser_yaml.cpp, reads only `source:`'s CSV),
+    /// and `[source-list]` is not read there at all.
+    fn inherit_source_attr_all(&self, list: &mut Element, overrides: &[Element]) {
+        const ATTR_ALL: &str = "source-attr-all";
+        let doc = &self.ws.files[self.root].doc;
+        if doc.format != Format::KeyFile || !doc.has_group(ATTR_ALL) {
+            return;
+        }
+        for p in group_props(doc, self.root, ATTR_ALL, Layer::Element) {
+            if !list.props.iter().any(|q| q.name == p.name) {
+                list.props.push(p);
+            }
+        }
+        if list.factory.as_deref() == Some("nvmultiurisrcbin") {
+            return;
+        }
+        let Some(entry) = doc.get(&list.name, "list") else {
+            return;
+        };
+        let uris = entry.value.as_deref().map(split_uris).unwrap_or_default();
+        let at = (self.root, entry.spans.key());
+        if !uris.is_empty() {
+            let types: Vec<Option<u8>> = uris.iter().map(|u| listed_source_type(u)).collect();
+            let value = match types[0] {
+                Some(t) if types.iter().all(|x| *x == Some(t)) => Value::Known(t.to_string().into()),
+                _ => Value::Unknown("the [source-list] entries are of different source types".into()),
+            };
+            push_setting(
+                list,
+                "type",
+                Setting {
+                    value,
+                    site: None,
+                    at: at.into(),
+                    layer: Layer::Derived,
+                    derived: Some("[source-list] list: each entry sets its source's type".into()),
+                },
+            );
+        }
+        for o in overrides {
+            let Some(n) = o.name.strip_prefix("source").and_then(|n| n.parse::<usize>().ok()) else {
+                continue;
+            };
+            if n >= uris.len() {
+                continue;
+            }
+            for p in &o.props {
+                let Some(s) = p.effective() else { continue };
+                if p.name == "enable" {
+                    continue;
+                }
+                let why = format!("[{}] sets it for listed source {n} only", o.name);
+                push_setting(list, &p.name, Setting::unknown(s.at.get(), why));
+            }
+        }
+    }
+
     /// What deepstream-app derives from `[source-list]` for the mux's and the
     /// primary nvinfer's `batch-size` (DS 9.1 `deepstream_app_config_parser.c`):
     /// the number of listed sources, or with nvmultiurisrcbin its
@@ -489,7 +584,12 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
     if let Some(name) = tracker {
         let mut t = r.element(Role::Tracker, name);
         t.factory = Some("nvtracker".into());
-        t.config = r.follow(name, &["ll-config-file"], None).map(|c| config_file(&r.ws, c));
+        // nvtracker hands the file to its low-level library, whatever its
+        // content suggests (Precision 1: the reference beats content): not
+        // a test app's `[tracker]` key-file.
+        t.config = r
+            .follow(name, &["ll-config-file"], Some(Kind::TrackerLowLevel))
+            .map(|c| config_file(&r.ws, c));
         found.tracker = Some(t);
     }
     if let Some(name) = analytics {
@@ -513,10 +613,11 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
         p.config = cfg;
         found.preprocess = Some(p);
     }
-    if let Some(list) = found.source_list.take() {
+    if let Some(mut list) = found.source_list.take() {
         // In deepstream-app, `[sourceN]` groups beside `[source-list]` only
         // override settings of listed sources; they add no stream.
         if kind == Kind::App {
+            r.inherit_source_attr_all(&mut list, &found.sources);
             found.sources.clear();
             // Only the key-file reader derives the batches (the YAML
             // reader's copy of that code is commented out,

@@ -229,6 +229,9 @@ pub fn element(ws: &mut Workspace, root: FileId, found: Found, references: &mut 
             props = layered(ws, c.file, props);
         }
     }
+    if factory == "nvtracker" {
+        low_level_config(ws, root, &props);
+    }
     let role = role(&factory, &props);
     let home = match &config {
         Some(c) => c.home.clone().or(found_home.clone()),
@@ -274,6 +277,28 @@ fn follow(
         .load_reference_as(root, raw, Kind::NvInfer)
         .or_else(|| ws.load_reference(root, raw))?;
     (id != root).then(|| config_file(ws, id))
+}
+
+/// The file nvtracker's `ll-config-file` names is its low-level library's
+/// config, whatever its content suggests (Precision 1): nvtracker hands the
+/// path to the library (`NvMOTConfig.customConfigFilePath`,
+/// `nvtracker_proc.cpp`), and a `[tracker]` key-file there is not a test
+/// app's tracker config (DS002 does not judge it against that table, no
+/// tracker rule reads its keys as nvtracker's). Only the file's kind is
+/// set: the tracker rules find it by its path (`rules::tracker`), and the
+/// element loads no config of its own.
+fn low_level_config(ws: &mut Workspace, root: FileId, props: &[Property]) {
+    let raw = props
+        .iter()
+        .find(|p| same_name(&p.name, "ll-config-file"))
+        .and_then(Property::effective)
+        .and_then(|s| match &s.value {
+            Value::Known(raw) => Some(raw.clone()),
+            Value::Unknown(_) => None,
+        });
+    if let Some(raw) = raw {
+        ws.load_reference_as(root, &raw, Kind::TrackerLowLevel);
+    }
 }
 
 /// nvinfer's properties: its config file's `[property]` under what the

@@ -314,7 +314,7 @@ fn slot_elements(
             t.name = slots.trackers[i].0.clone();
             t.factory = Some("nvtracker".into());
             t.config = f
-                .follow("tracker", &["ll-config-file"], None)
+                .follow("tracker", &["ll-config-file"], Some(Kind::TrackerLowLevel))
                 .map(|c| config_file(&f.ws, c));
             out.push(t);
             fragments_read.push(frag);

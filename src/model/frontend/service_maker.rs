@@ -29,6 +29,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::base::FileId;
+use crate::model::detect::Kind;
 use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path_references, uri_kind};
 use crate::model::frontend::config::{config_file, config_props};
 use crate::model::frontend::{SINK_FACTORIES, by_name, factory_role, overlay, setting};
@@ -227,7 +228,12 @@ fn element(
             Value::Known(v) => Some(v.clone()),
             Value::Unknown(_) => None,
         })
-        .and_then(|raw| ws.load_reference(root, &raw))
+        .and_then(|raw| match d.factory.as_str() {
+            // nvtracker's file is its low-level library's, whatever its
+            // content suggests (Precision 1; `gst::low_level_config`).
+            "nvtracker" => ws.load_reference_as(root, &raw, Kind::TrackerLowLevel),
+            _ => ws.load_reference(root, &raw),
+        })
         .filter(|&id| id != root)
         .map(|id| {
             referenced.insert(id);

@@ -359,10 +359,11 @@ fn a_sink_is_a_sink_in_every_front_end() {
 
 /// App configs are built ahead on all threads; the graph must be the one a
 /// build in order makes. Here the first app's `[pre-process]` makes the
-/// walked nvinfer config a preprocess config, and the second app's tracker,
-/// which loads the same file by content, must see that (built ahead, it
-/// read the file as nvinfer's); the third app reads nothing the others
-/// changed.
+/// walked nvinfer config a preprocess config, and the second app's tracker
+/// makes it its low-level library's config (nvtracker hands `ll-config-file`
+/// to the library, whatever the file holds): built ahead, each read the
+/// file as the walk's nvinfer config, and the last kind must be the one
+/// both graphs end with; the third app reads nothing the others changed.
 #[test]
 fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
     let files = [
@@ -401,7 +402,7 @@ fn apps_built_ahead_make_the_graph_a_build_in_order_makes() {
         .unwrap();
     assert_eq!(
         tracker.config.as_ref().map(|c| c.kind),
-        Some(Some(crate::model::detect::Kind::Preprocess))
+        Some(Some(crate::model::detect::Kind::TrackerLowLevel))
     );
 }
 
