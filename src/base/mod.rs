@@ -5,6 +5,7 @@
 
 pub mod diagnostic;
 pub mod edit;
+pub mod key;
 pub mod rule;
 pub mod shared;
 

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
+use crate::base::key::Key;
 use crate::base::rule::Rule;
 use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
@@ -24,11 +25,11 @@ use rayon::prelude::*;
 
 pub const MAX_PASSES: usize = 10;
 
-/// The loop's maps by canonical path, hashed with foldhash: a pass of the
-/// 10k bench tree puts thousands of paths in them, and SipHash over a
-/// path's components was most of their cost.
-pub(super) type PathMap<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
-type PathSet = HashSet<PathBuf, foldhash::fast::RandomState>;
+/// The loop's maps by canonical path (`Key`: hashed as bytes), hashed
+/// with foldhash: a pass of the 10k bench tree puts thousands of paths in
+/// them, and SipHash over a path's components was most of their cost.
+pub(super) type PathMap<V> = HashMap<Key, V, foldhash::fast::RandomState>;
+type PathSet = HashSet<Key, foldhash::fast::RandomState>;
 
 pub struct FixOptions<'a> {
     pub facts: Option<&'a Facts>,
@@ -199,7 +200,7 @@ fn run_in(
     // The loop the restart may narrow, and the files of the fixes dropped.
     let mut narrowable: Option<(Run, Vec<FileId>)> = None;
     let mut narrowed_restarts = 0;
-    let starting = || -> PathMap<String> { start.iter().map(|(k, t)| (k.clone(), t.clone())).collect() };
+    let starting = || -> PathMap<String> { start.iter().map(|(k, t)| (Key::new(k.clone()), t.clone())).collect() };
     loop {
         let narrowed = narrowable
             .take()
@@ -239,7 +240,9 @@ fn run_in(
             Some(c) => new
                 .iter()
                 .map(|(path, code)| {
-                    let at = c.ws.get(path).map_or(path.clone(), |id| c.ws.files[id].path.clone());
+                    let at =
+                        c.ws.get(path)
+                            .map_or(path.to_path_buf(), |id| c.ws.files[id].path.clone());
                     format!("{code} in {}", at.display())
                 })
                 .collect(),
@@ -281,7 +284,7 @@ struct Run {
     overlay: PathMap<String>,
     originals: PathMap<(PathBuf, String)>,
     /// Every fix applied with the files it edits.
-    logged: Vec<(AppliedFix, Vec<PathBuf>)>,
+    logged: Vec<(AppliedFix, Vec<Key>)>,
     /// Files left unfixed (their fixes undid one another).
     frozen: BTreeSet<PathBuf>,
     /// Findings at warning or above before the first pass.
@@ -310,7 +313,7 @@ struct Wanted {
 
 impl Run {
     /// The (file, code) pairs at warning or above that the loop made more of.
-    fn introduced(&self) -> Vec<(PathBuf, &'static str)> {
+    fn introduced(&self) -> Vec<(Key, &'static str)> {
         guard::introduced(&self.before, &self.after)
     }
 
@@ -371,7 +374,7 @@ impl Run {
         for (key, (path, original)) in originals {
             if let Some(new) = overlay.remove(&key) {
                 if new != original {
-                    if !frozen.contains(&key) {
+                    if !frozen.contains(key.as_path()) {
                         differ.insert(key, path.clone());
                     }
                     out.changed.insert(path, (original, new));
@@ -382,7 +385,7 @@ impl Run {
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
-        let kept = |files: &Vec<PathBuf>| files.iter().all(|k| differ.contains_key(k));
+        let kept = |files: &Vec<Key>| files.iter().all(|k| differ.contains_key(k));
         for (mut fix, files) in logged {
             if kept(&files) {
                 *out.applied.entry(fix.code).or_default() += 1;
@@ -419,7 +422,7 @@ fn run_once(
     let mut applied: Vec<PassFix> = Vec::new();
     // Every fix applied with the files it edits, kept in the log at the end
     // only if those files hold it.
-    let mut logged: Vec<(AppliedFix, Vec<PathBuf>)> = Vec::new();
+    let mut logged: Vec<(AppliedFix, Vec<Key>)> = Vec::new();
     let banned_titles: HashSet<&str> = banned.iter().map(|(_, _, title)| title.as_str()).collect();
     let mut overlay = start;
     // By hash: a path compares component by component, and a pass adds
@@ -492,7 +495,7 @@ fn run_once(
                     .filter(wanted)
                     .filter(|d| {
                         d.fix.as_ref().is_some_and(|f| {
-                            frozen.is_empty() || f.edits.iter().all(|e| !frozen.contains(checked.key(e.file)))
+                            frozen.is_empty() || f.edits.iter().all(|e| !frozen.contains(checked.key(e.file).as_path()))
                         })
                     })
                     .collect();
@@ -580,7 +583,7 @@ fn run_once(
         // (18k fixes in a pass of a 10k-file tree: a third of a second).
         let taken_at: HashSet<usize> = taken.iter().map(|&t| t as *const Fix as usize).collect();
         // Where each taken fix's finding is, on all threads, in order.
-        let done: Vec<((AppliedFix, Vec<PathBuf>), PassFix)> = fixable
+        let done: Vec<((AppliedFix, Vec<Key>), PassFix)> = fixable
             .par_iter()
             .filter_map(|d| {
                 let f = d
@@ -593,7 +596,7 @@ fn run_once(
                 let mut files: Vec<FileId> = f.edits.iter().map(|e| e.file).collect();
                 files.sort_unstable();
                 files.dedup();
-                let edits: Vec<PathBuf> = files.into_iter().map(key).collect();
+                let edits: Vec<Key> = files.into_iter().map(key).collect();
                 let logged = (
                     AppliedFix {
                         file: file.path.clone(),
@@ -696,8 +699,8 @@ fn narrow(
     // The other files as the loop left them, the region's as it started.
     let mut from: PathMap<String> = overlay;
     from.retain(|k, _| !region_keys.contains(k));
-    for (k, text) in start.iter().filter(|(k, _)| region_keys.contains(*k)) {
-        from.insert(k.clone(), text.clone());
+    for (k, text) in start.iter().filter(|(k, _)| region_keys.contains(Key::bytes_of(k))) {
+        from.insert(Key::new(k.clone()), text.clone());
     }
     let mut before = Some(before);
     let run = run_once(checker, opts, from, banned, &mut before, links, Some(&region))?;
@@ -706,7 +709,7 @@ fn narrow(
     }
     // Each pass's fixes, the other files' and the region's, in report
     // order: by pass, then by file (a file's come from one side, in order).
-    let kept: Vec<((AppliedFix, Vec<PathBuf>), PassFix)> = logged
+    let kept: Vec<((AppliedFix, Vec<Key>), PassFix)> = logged
         .into_iter()
         .zip(applied)
         .filter(|(_, a)| !region.files[a.at[0]])
@@ -761,7 +764,7 @@ fn narrow(
 /// that will not be written, and the files are checked again before the
 /// loop may end.
 fn freeze(
-    cycling: Vec<PathBuf>,
+    cycling: Vec<Key>,
     originals: &PathMap<(PathBuf, String)>,
     overlay: &mut PathMap<String>,
     frozen: &mut BTreeSet<PathBuf>,
@@ -773,7 +776,7 @@ fn freeze(
             reverted = true;
         }
     }
-    frozen.extend(cycling);
+    frozen.extend(cycling.into_iter().map(Key::into_path_buf));
     reverted
 }
 
@@ -794,7 +797,7 @@ impl Returns {
     /// its new text): the files that would come back a second time (the
     /// pass is then not applied, and what came back a first time in it is
     /// not noted: the pass is made again without the cycling files).
-    fn pass(&mut self, texts: impl Iterator<Item = (PathBuf, u64, u64)>) -> Vec<PathBuf> {
+    fn pass(&mut self, texts: impl Iterator<Item = (Key, u64, u64)>) -> Vec<Key> {
         let (mut cycling, mut returning) = (Vec::new(), Vec::new());
         for (k, now, new) in texts {
             let had = self.seen.entry(k.clone()).or_default();
@@ -846,9 +849,9 @@ mod tests {
     #[test]
     fn a_cycling_file_is_put_back_and_frozen() {
         let (a, b, c) = (
-            PathBuf::from("/a.txt"),
-            PathBuf::from("/b.txt"),
-            PathBuf::from("/c.txt"),
+            Key::new(PathBuf::from("/a.txt")),
+            Key::new(PathBuf::from("/b.txt")),
+            Key::new(PathBuf::from("/c.txt")),
         );
         let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
         originals.insert(a.clone(), (PathBuf::from("a.txt"), "a0".to_string()));
@@ -862,20 +865,20 @@ mod tests {
         assert_eq!(overlay[&b], "b0");
         assert!(freeze(vec![a.clone()], &originals, &mut overlay, &mut frozen));
         assert_eq!((overlay[&a].as_str(), overlay[&c].as_str()), ("a0", "c1"));
-        assert_eq!(frozen, BTreeSet::from([a.clone(), b.clone()]));
+        assert_eq!(frozen, BTreeSet::from([a.to_path_buf(), b.to_path_buf()]));
         // What `finish` then reports: the frozen files, none as changed.
-        assert!(
-            frozen
-                .iter()
-                .all(|k| originals.get(k).is_none_or(|(_, o)| overlay[k] == *o))
-        );
+        assert!(frozen.iter().all(|k| {
+            originals
+                .get(Key::bytes_of(k))
+                .is_none_or(|(_, o)| overlay[Key::bytes_of(k)] == *o)
+        }));
     }
 
     #[test]
     fn a_file_coming_back_twice_is_a_cycle() {
-        let (a, b) = (PathBuf::from("/a.txt"), PathBuf::from("/b.txt"));
+        let (a, b) = (Key::new(PathBuf::from("/a.txt")), Key::new(PathBuf::from("/b.txt")));
         let mut r = Returns::default();
-        let pass = |r: &mut Returns, texts: &[(&PathBuf, u64, u64)]| {
+        let pass = |r: &mut Returns, texts: &[(&Key, u64, u64)]| {
             r.pass(texts.iter().map(|&(k, now, new)| (k.clone(), now, new)))
         };
         // a: 1 -> 2 -> 3, b: 10 -> 11: nothing comes back.

@@ -25,15 +25,16 @@ use std::path::PathBuf;
 
 use crate::base::FileId;
 use crate::base::diagnostic::{Diagnostic, Severity};
+use crate::base::key::Key;
 use rayon::prelude::*;
 
 /// Findings at warning or above, counted by (canonical file, code);
 /// hashed with foldhash (thousands of paths a count on the 10k bench tree).
-pub type Counts = HashMap<(PathBuf, &'static str), usize, foldhash::fast::RandomState>;
+pub type Counts = HashMap<(Key, &'static str), usize, foldhash::fast::RandomState>;
 
 /// (`key`: a file's canonical path, found once a file: each file's is
 /// asked first on all threads.)
-pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBuf + Sync) -> Counts {
+pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k Key + Sync) -> Counts {
     // Counted by file id first: a path is copied (and hashed) once a
     // (file, code) pair, not once a finding.
     let mut by_id: HashMap<(FileId, &'static str), usize, foldhash::fast::RandomState> = HashMap::default();
@@ -56,21 +57,22 @@ pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k PathBu
     counts
 }
 
-/// The (file, code) pairs with more findings than before fixing, sorted.
-pub fn introduced(before: &Counts, now: &Counts) -> Vec<(PathBuf, &'static str)> {
-    let mut new: Vec<(PathBuf, &'static str)> = now
+/// The (file, code) pairs with more findings than before fixing, sorted
+/// (by path, as `Path` orders).
+pub fn introduced(before: &Counts, now: &Counts) -> Vec<(Key, &'static str)> {
+    let mut new: Vec<(Key, &'static str)> = now
         .iter()
         .filter(|(k, n)| **n > before.get(*k).copied().unwrap_or(0))
         .map(|(k, _)| k.clone())
         .collect();
-    new.sort();
+    new.sort_by(|(a, x), (b, y)| (a.as_path(), x).cmp(&(b.as_path(), y)));
     new
 }
 
 /// A fix as the loop knows it across passes: the file of its finding
 /// (canonical), its code and its title. Offsets are not part of it: they
 /// move as other fixes land.
-pub type FixKey = (PathBuf, &'static str, String);
+pub type FixKey = (Key, &'static str, String);
 
 /// One fix the loop applied.
 pub struct PassFix {
@@ -79,7 +81,7 @@ pub struct PassFix {
     pub file: PathBuf,
     pub line: usize,
     /// The files it edits (canonical).
-    pub edits: Vec<PathBuf>,
+    pub edits: Vec<Key>,
     /// The pass that applied it (from 0).
     pub pass: usize,
     /// Its finding's file, then the files it edits, by id.
@@ -105,10 +107,10 @@ const MAX_TRIALS: usize = 8;
 /// the last applied first; all of them when none is enough alone.
 pub fn blame<'a>(
     applied: &'a [PassFix],
-    new: &[(PathBuf, &'static str)],
+    new: &[(Key, &'static str)],
     mut clears: impl FnMut(&FixKey) -> bool,
 ) -> Vec<&'a PassFix> {
-    let files: HashSet<&PathBuf> = new.iter().map(|(p, _)| p).collect();
+    let files: HashSet<&Key> = new.iter().map(|(p, _)| p).collect();
     let touches = |f: &PassFix| files.contains(&f.key.0) || f.edits.iter().any(|p| files.contains(p));
     let mut suspects: Vec<&PassFix> = applied.iter().filter(|f| touches(f)).collect();
     if suspects.is_empty() {

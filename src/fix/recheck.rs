@@ -37,6 +37,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
+use crate::base::key::Key;
 use crate::context::Context;
 use crate::files::root::ProjectRoot;
 use crate::fix::guard::Links;
@@ -75,10 +76,10 @@ impl FileIds {
     /// `get` of each key, those not seen before found on all threads
     /// (`Workspace::get` places a path on the disk: ~3.8k new keys in a
     /// pass of the 10k bench tree).
-    fn get_all<'k>(&mut self, ws: &Workspace, keys: impl Iterator<Item = &'k PathBuf>) -> Vec<Option<FileId>> {
+    fn get_all<'k>(&mut self, ws: &Workspace, keys: impl Iterator<Item = &'k Key>) -> Vec<Option<FileId>> {
         use std::os::unix::ffi::OsStrExt;
-        let keys: Vec<&PathBuf> = keys.collect();
-        let new: Vec<&PathBuf> = keys
+        let keys: Vec<&Key> = keys.collect();
+        let new: Vec<&Key> = keys
             .iter()
             .filter(|k| !self.0.contains_key(k.as_os_str().as_bytes()))
             .copied()
@@ -221,9 +222,9 @@ pub struct Checked {
     loaded_diagnostics: Arc<Vec<Diagnostic>>,
     /// The overlay's keys when loaded: those files' texts were not the
     /// disk's.
-    loaded_overlay: HashSet<PathBuf>,
+    loaded_overlay: HashSet<Key, foldhash::fast::RandomState>,
     /// Each file's canonical path (the fix loop's key), found once.
-    keys: Vec<OnceLock<PathBuf>>,
+    keys: Vec<OnceLock<Key>>,
     /// The file each overlay key names (`Workspace::get`, which places the
     /// path on the disk), found once a key instead of once a pass; by the
     /// key's bytes. The workspace's files stay those of this check.
@@ -250,7 +251,7 @@ impl<'a> Checker<'a> {
 
     /// Check the tree with these texts in place of the disk's (by
     /// canonical path).
-    pub fn check<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>) -> &Checked {
+    pub fn check<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>) -> &Checked {
         let next = match self.last.take() {
             None => self.full(overlay, None),
             Some(last) if self.recheck == Recheck::All => self.full(overlay, Some(last.ws)),
@@ -304,10 +305,10 @@ impl<'a> Checker<'a> {
 
     /// Load the whole tree (the documents of `previous` whose text is the
     /// same reused) and run every rule.
-    fn full<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>, previous: Option<Workspace>) -> Checked {
+    fn full<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>, previous: Option<Workspace>) -> Checked {
         self.counts.full += 1;
         let (paths, root) = (self.paths, self.root.clone());
-        let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.clone(), t.clone())).collect();
+        let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.to_path_buf(), t.clone())).collect();
         let had: Option<Vec<PathBuf>> = previous
             .as_ref()
             .map(|prev| prev.files.iter().map(|f| f.path.clone()).collect());
@@ -452,8 +453,8 @@ impl Checked {
     }
 
     /// A file's key: its canonical path.
-    pub fn key(&self, file: FileId) -> &PathBuf {
-        self.keys[file].get_or_init(|| canonical(&self.ws.files[file].path))
+    pub fn key(&self, file: FileId) -> &Key {
+        self.keys[file].get_or_init(|| Key::new(canonical(&self.ws.files[file].path)))
     }
 
     /// The same tree with `overlay`'s texts (and the loaded text of every
@@ -462,7 +463,7 @@ impl Checked {
     /// workspace's documents are of use: some may have their new text).
     fn update<S: BuildHasher>(
         &mut self,
-        overlay: &HashMap<PathBuf, String, S>,
+        overlay: &HashMap<Key, String, S>,
         opts: &super::engine::FixOptions,
     ) -> Option<Updated> {
         let edits = self.edits(overlay)?;
@@ -532,8 +533,8 @@ impl Checked {
         // The texts compared on all threads.
         self.ws.overlay.retain(|k, _| overlay.contains_key(k));
         let had = &self.ws.overlay;
-        let entries: Vec<(&PathBuf, &String)> = overlay.iter().collect();
-        let differ: Vec<(&PathBuf, &String)> = entries
+        let entries: Vec<(&Key, &String)> = overlay.iter().collect();
+        let differ: Vec<(&Key, &String)> = entries
             .into_par_iter()
             .filter(|&(k, text)| had.get(k) != Some(text))
             .collect();
@@ -672,8 +673,8 @@ impl Checked {
     /// with where the last overlay named it and this one does not. `None`
     /// when that text is not at hand (the load read the last overlay's), or
     /// the overlay changes the text of a file not loaded as a config.
-    fn edits<S: BuildHasher>(&mut self, overlay: &HashMap<PathBuf, String, S>) -> Option<Vec<(FileId, String)>> {
-        let entries: Vec<(&PathBuf, &String)> = overlay.iter().collect();
+    fn edits<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>) -> Option<Vec<(FileId, String)>> {
+        let entries: Vec<(&Key, &String)> = overlay.iter().collect();
         let ids = self.ids.get_all(&self.ws, entries.iter().map(|(k, _)| *k));
         // Compared (and copied) on all threads, in the overlay's order.
         let ws = &self.ws;

@@ -10,6 +10,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::base::FileId;
+use crate::base::key::Key;
 use crate::base::rule::Rule;
 use crate::files::read::{self, ReadError};
 use crate::files::root::{Place, ProjectRoot};
@@ -113,8 +114,9 @@ pub struct Workspace {
     /// The lookups on `skipped` (see [`SkippedIndex`]).
     skipped_index: SkippedIndex,
     /// Texts to use instead of the disk's (the fix loop's later passes),
-    /// keyed by canonical path.
-    pub overlay: HashMap<PathBuf, String>,
+    /// keyed by canonical path (hashed as bytes: the fix loop compares it
+    /// with its own overlay, thousands of paths, each pass).
+    pub overlay: HashMap<Key, String, foldhash::fast::RandomState>,
     /// The paths given on the command line.
     pub roots: Vec<PathBuf>,
     /// The project root; `None` (a workspace built in memory) reads nothing
@@ -414,9 +416,7 @@ impl Workspace {
             .filter_map(|(f, key)| {
                 // A refused file's groups were dropped: it is parsed again.
                 let key = key.filter(|_| !f.refused)?;
-                let had_overlay = previous
-                    .overlay
-                    .contains_key(Path::new(std::ffi::OsStr::from_bytes(&key)));
+                let had_overlay = previous.overlay.contains_key(&key[..]);
                 let r = Reusable {
                     doc: f.doc,
                     lines: f.lines,
@@ -507,7 +507,7 @@ impl Workspace {
     }
 
     fn fill(&mut self, paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) {
-        self.overlay = overlay;
+        self.overlay = overlay.into_iter().map(|(k, t)| (Key::new(k), t)).collect();
         self.roots = paths.to_vec();
         self.root = root;
         let ws = self;
@@ -1079,7 +1079,7 @@ impl Workspace {
                 );
             }
         };
-        let text = self.overlay.get(key);
+        let text = self.overlay.get(Key::bytes_of(key));
         let loaded = match self.take_reusable(key, text) {
             Some(r) => {
                 let mut loaded = classify_parsed(path, r.doc, Some(r.lines), how.walked, referenced_as);
