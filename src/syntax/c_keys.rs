@@ -24,6 +24,9 @@
 const MAX_KEY: usize = 80;
 /// The longest `CONFIG_GROUP_…` macro name whose group is taken.
 const MAX_MACRO: usize = 160;
+/// How far before such a macro its line's `#define` is looked for, and how
+/// much blank may come between the macro and its string.
+const MAX_HEAD: usize = 64;
 /// How far after a call's `(` its arguments are looked for.
 const MAX_ARGS: usize = 400;
 
@@ -104,15 +107,30 @@ pub fn keys(text: &[u8]) -> Vec<String> {
 pub fn group_defines(text: &[u8]) -> Vec<(String, String)> {
     let mut seen: std::collections::HashSet<(&[u8], &[u8])> = std::collections::HashSet::new();
     let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.split(|&b| b == b'\n') {
-        let l = trim_start(line);
-        let Some(rest) = l.strip_prefix(b"#") else { continue };
-        let Some(rest) = trim_start(rest).strip_prefix(b"define") else {
+    // Each `CONFIG_GROUP_` whose line so far is `#define` (far fewer than
+    // the file's lines: the walk reads every C source of the project).
+    const MACRO: &[u8] = b"CONFIG_GROUP_";
+    for at in memchr::memmem::find_iter(text, MACRO) {
+        // The `#define` before it, on its line, within a few bytes: each
+        // look is bounded (a 10 MiB line of macros is no quadratic scan).
+        let from = at.saturating_sub(MAX_HEAD);
+        let Some(line_start) = memchr::memrchr(b'\n', &text[from..at])
+            .map(|i| from + i + 1)
+            .or((from == 0).then_some(0))
+        else {
             continue;
         };
-        let Some(rest) = trim_start(rest).strip_prefix(b"CONFIG_GROUP_") else {
+        let head = trim_start(&text[line_start..at]);
+        let Some(head) = head.strip_prefix(b"#") else { continue };
+        let Some(head) = trim_start(head).strip_prefix(b"define") else {
             continue;
         };
+        if head.is_empty() || !head.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let end = (at + MACRO.len() + MAX_MACRO + MAX_KEY + MAX_HEAD).min(text.len());
+        let line_end = memchr::memchr(b'\n', &text[at..end]).map_or(end, |i| at + i);
+        let rest = &text[at + MACRO.len()..line_end];
         let name_end = rest
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
@@ -275,6 +293,14 @@ mod tests {
                 ("TILEDDISPLAY".to_string(), "rows".to_string())
             ]
         );
+        // Indented, and a define that is no `#define` line.
+        assert_eq!(
+            group_defines(b"  #  define\tCONFIG_GROUP_SINK_SYNC \"sync\"\nx CONFIG_GROUP_SINK_TYPE \"type\"\n"),
+            [("SINK".to_string(), "sync".to_string())]
+        );
+        // One long line of macros: bounded work, nothing taken.
+        let line = "CONFIG_GROUP_A_B \"b\" ".repeat(500_000);
+        assert!(group_defines(line.as_bytes()).is_empty());
         assert!(define_group_is("DSEXAMPLE", "ds-example"));
         assert!(define_group_is("SINK", "sink0"));
         assert!(define_group_is("TILEDDISPLAY", "tiled-display"));
