@@ -1584,7 +1584,7 @@ impl Containers {
     /// target: put in `out`. `false` when they were not all looked up:
     /// the look-ups, each start folder's `..` counts by each of `key`'s
     /// folders below it, are quadratic in `key`'s depth (a hostile tree
-    /// 600 folders deep took ~10 s a file), so they hash at most
+    /// 600 folders deep took ~10 s a file), so they take at most
     /// [`MAX_COMPOSE_LOOKUP_BYTES`] of paths a file.
     fn compose_sources(&self, key: &Path, out: &mut Vec<(PathBuf, bool)>) -> bool {
         if self.compose.is_empty() {
@@ -1600,7 +1600,9 @@ impl Containers {
             for s in key.ancestors().take_while(|s| s.as_os_str().len() >= depth) {
                 let rest = s.strip_prefix(start).unwrap_or(s);
                 for k in ups {
-                    let Some(l) = left.checked_sub(rest.as_os_str().len() + 1) else {
+                    // What a look-up costs: the folder's path taken apart
+                    // and the rest hashed.
+                    let Some(l) = left.checked_sub(s.as_os_str().len() + 1) else {
                         return false;
                     };
                     left = l;
@@ -1723,9 +1725,10 @@ const MAX_CONTEXT_BYTES: usize = 1 << 20;
 /// are a few KB.
 const MAX_BIND_BYTES: usize = 1 << 24;
 
-/// The most bytes of paths one file's Compose look-ups hash
-/// ([`Containers::compose_sources`]; a real project's: under 10 KB).
-const MAX_COMPOSE_LOOKUP_BYTES: usize = 1 << 20;
+/// The most bytes of paths one file's Compose look-ups take apart and hash
+/// ([`Containers::compose_sources`]; a real project's: ~30 KB, a few
+/// hundred look-ups of 100-byte paths).
+const MAX_COMPOSE_LOOKUP_BYTES: usize = 1 << 18;
 
 /// The build context of a Dockerfile in `dir` that names `sources`: the
 /// nearest folder from `dir` up to the root that holds every source
