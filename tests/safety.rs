@@ -949,3 +949,138 @@ fn report_shows_facts_strings_escaped() {
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     assert!(out.contains("NVIDIA \\x1b]0;pwned\\x07\\x1b[2J H200"), "{out}");
 }
+
+/// An app config at `dir` naming a primary config that does not exist: a
+/// finding (DS704) unless a container may hold the path.
+fn app_naming_a_missing_file(dir: &Path, name: &str) {
+    std::fs::write(dir.join(name), app("pgie_missing.txt")).unwrap();
+}
+
+/// A chain of `depth` folders `a/a/…/a` under `top`: the deepest.
+fn deep(top: &Path, depth: usize) -> PathBuf {
+    let d = (0..depth).fold(top.to_path_buf(), |p, _| p.join("a"));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The container verdicts' scans of a deep tree are bounded (hostile7):
+/// each was quadratic or cubic in the folders' depth. A Dockerfile's
+/// build context, sought from its folder up to the root, statted every
+/// source at every folder (1,000 sources 600 folders deep: 600,000 stats
+/// of 1,200-byte paths, ~70 s); a script's mount from an unknown folder
+/// (`$X/p`) was made a path at every folder above the script (1,000 of
+/// them 600 deep: 600,000 paths, ~600 MB); a Compose file's `../`-paths
+/// were looked up from every start folder down to each file (600 deep:
+/// ~10 s a file that names a missing path). Each is now bounded; past a
+/// bound what the container holds is unknown (a missing path is not
+/// reported).
+#[test]
+fn container_scans_of_deep_trees_are_bounded() {
+    let depth = 600;
+    let limit = Duration::from_secs(30);
+    let scans = [
+        ("Dockerfile", format!("FROM x\nCOPY {}zzz /d\n", "a ".repeat(999))),
+        (
+            "run.sh",
+            format!(
+                "docker run {}img\n",
+                (0..1000).map(|j| format!("-v $X/p{j}:/t{j} ")).collect::<String>()
+            ),
+        ),
+        (
+            "c/docker-compose.yml",
+            format!(
+                "services:\n  s:\n    volumes:\n{}",
+                (1..depth)
+                    .map(|j| format!("      - {}x:/t{j}\n", "../".repeat(j)))
+                    .collect::<String>()
+            ),
+        ),
+    ];
+    for (name, text) in scans {
+        let l = layout();
+        let bottom = deep(&l.repo, depth);
+        std::fs::create_dir_all(bottom.join("c")).unwrap();
+        std::fs::write(bottom.join(name), &text).unwrap();
+        for i in 0..10 {
+            app_naming_a_missing_file(&bottom, &format!("app{i}.txt"));
+        }
+        let (rc, _, err) = run_bounded(&l.repo, &["check", "."], &[], limit);
+        assert!(rc == 0 || rc == 1, "{name}: exit {rc}: {err}");
+        let peak = peak_kib(&l.repo, &["check", "."]);
+        assert!(peak < 100 * 1024, "{name}: peak {peak} KiB");
+    }
+}
+
+/// Whether a container holds a file is decided without looking outside
+/// the root (hostile7): a Dockerfile's source through a link leaving the
+/// root, and a script's absolute mount of a link outside that leads back
+/// in, gave a different verdict (a finding, or none) as the file outside
+/// existed or not, telling a pull request whether a path exists on the
+/// machine running dslint.
+#[test]
+fn container_verdicts_do_not_tell_whether_an_outside_path_exists() {
+    let l = layout();
+    std::fs::create_dir_all(l.repo.join("configs")).unwrap();
+    std::fs::create_dir_all(l.repo.join("docker")).unwrap();
+    std::fs::create_dir_all(l.repo.join("mounted")).unwrap();
+    app_naming_a_missing_file(&l.repo.join("configs"), "app.txt");
+    // A path leaving the mounted folder: in the container, unknown.
+    std::fs::write(l.repo.join("mounted/app.txt"), app("../models/pgie_missing.txt")).unwrap();
+    symlink(&l.elsewhere, l.repo.join("out")).unwrap();
+    std::fs::write(
+        l.repo.join("docker/Dockerfile"),
+        "FROM x\nCOPY out/probe.txt configs /d\n",
+    )
+    .unwrap();
+    let link = l.elsewhere.join("link");
+    std::fs::write(
+        l.repo.join("run.sh"),
+        format!("docker run -v {}:/app img\n", link.display()),
+    )
+    .unwrap();
+    let show = |present: bool| {
+        let _ = std::fs::remove_file(l.elsewhere.join("probe.txt"));
+        let _ = std::fs::remove_file(&link);
+        if present {
+            std::fs::write(l.elsewhere.join("probe.txt"), "x").unwrap();
+            symlink(l.repo.join("mounted"), &link).unwrap();
+        }
+        let (rc, out, err) = run(&l.repo, &["check", ".", "--format", "json"]);
+        (rc, out, err)
+    };
+    let (present, absent) = (show(true), show(false));
+    assert_eq!(present, absent);
+}
+
+/// The container scans hold no list of a huge file's words (hostile7): a
+/// 10 MiB Dockerfile of one `COPY` of 5 million sources took ~420 MB, a
+/// `COPY` JSON array of 2 million ~160 MB, 2 million heredocs ~110 MB, a
+/// script's `docker run -v` line of 5 million words ~260 MB. Past their
+/// bounds (`MAX_SOURCES`, `MAX_MOUNTS`, the words of a command) what the
+/// file copies or mounts is unknown, found without holding them all.
+#[test]
+fn container_scans_of_huge_files_hold_no_list_of_their_words() {
+    let mib = 1024 * 1024;
+    let files = [
+        ("Dockerfile", format!("FROM x\nCOPY {} /d\n", "a ".repeat(5 * mib - 20))),
+        (
+            "Dockerfile",
+            format!("FROM x\nCOPY [{}\"/d\"]\n", "\"a\",".repeat(2 * mib)),
+        ),
+        ("Dockerfile", format!("FROM x\nRUN {}\n", "<<a ".repeat(2 * mib))),
+        (
+            "run.sh",
+            format!("docker run -v ./a:/a {} img\n", "x ".repeat(5 * mib - 20)),
+        ),
+    ];
+    for (name, text) in files {
+        let l = layout();
+        std::fs::write(l.repo.join(name), &text).unwrap();
+        app_naming_a_missing_file(&l.repo, "app.txt");
+        let (rc, _, err) = run(&l.repo, &["check", "."]);
+        assert!(rc == 0 || rc == 1, "{name}: exit {rc}: {err}");
+        let peak = peak_kib(&l.repo, &["check", "."]);
+        assert!(peak < 80 * 1024, "{name} of {} bytes: peak {peak} KiB", text.len());
+    }
+}

@@ -1602,7 +1602,10 @@ impl Containers {
             .ancestors()
             .filter_map(|s| self.binds.get(s).map(|&nested| (s.to_path_buf(), nested)))
             .collect();
-        self.compose_sources(key, &mut sources);
+        if !self.compose_sources(key, &mut sources) {
+            // Not all looked up: which mounts hold it is unknown.
+            return InContainer::Copied;
+        }
         if sources.is_empty() {
             InContainer::Neither
         } else {
@@ -1624,11 +1627,16 @@ impl Containers {
     /// The host sides of the Compose files' relative bind mounts, taken
     /// from any project directory (`compose`), that are one of `key`'s
     /// folders, each with whether another mount lands inside the mount's
-    /// target: put in `out`.
-    fn compose_sources(&self, key: &Path, out: &mut Vec<(PathBuf, bool)>) {
+    /// target: put in `out`. `false` when they were not all looked up:
+    /// the look-ups, each start folder's `..` counts by each of `key`'s
+    /// folders below it, are quadratic in `key`'s depth (a hostile tree
+    /// 600 folders deep took ~10 s a file), so they take at most
+    /// [`MAX_COMPOSE_LOOKUP_BYTES`] of paths a file.
+    fn compose_sources(&self, key: &Path, out: &mut Vec<(PathBuf, bool)>) -> bool {
         if self.compose.is_empty() {
-            return;
+            return true;
         }
+        let mut left = MAX_COMPOSE_LOOKUP_BYTES;
         for start in key.ancestors() {
             let Some(ups) = self.compose_starts.get(start) else {
                 continue;
@@ -1638,12 +1646,19 @@ impl Containers {
             for s in key.ancestors().take_while(|s| s.as_os_str().len() >= depth) {
                 let rest = s.strip_prefix(start).unwrap_or(s);
                 for k in ups {
+                    // What a look-up costs: the folder's path taken apart
+                    // and the rest hashed.
+                    let Some(l) = left.checked_sub(s.as_os_str().len() + 1) else {
+                        return false;
+                    };
+                    left = l;
                     if let Some(&nested) = self.compose.get(k).and_then(|paths| paths.get(rest)) {
                         out.push((s.to_path_buf(), nested));
                     }
                 }
             }
         }
+        true
     }
 }
 
@@ -1695,12 +1710,10 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
                 continue;
             }
         };
-        let named: Vec<&String> = sources.iter().filter(|s| !s.is_empty()).collect();
-        let context = dir
-            .ancestors()
-            .take_while(|a| a.starts_with(root.path()))
-            .find(|c| named.iter().all(|s| std::fs::symlink_metadata(c.join(s)).is_ok()))
-            .unwrap_or(&dir);
+        let Some(context) = build_context(root, &dir, &sources) else {
+            copies.insert(root.path().to_path_buf());
+            continue;
+        };
         for s in &sources {
             copies.insert(if s.is_empty() {
                 context.to_path_buf()
@@ -1711,7 +1724,15 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
     }
     let mut by_source: HashMap<PathBuf, bool> = HashMap::new();
     let mut compose: HashMap<usize, HashMap<PathBuf, bool>> = HashMap::new();
-    for b in binds(root, mounts) {
+    let Some(binds) = binds(root, mounts) else {
+        // Not all written out: any file may be mounted anywhere.
+        copies.insert(root.path().to_path_buf());
+        return Containers {
+            copies,
+            ..Containers::default()
+        };
+    };
+    for b in binds {
         for s in b.sources {
             *by_source.entry(s).or_default() |= b.nested;
         }
@@ -1743,6 +1764,65 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
     }
 }
 
+/// The most bytes of paths one Dockerfile's build context is sought with
+/// ([`build_context`]): each source is placed from each folder from the
+/// Dockerfile's up to the root, which is quadratic in the depth (1,000
+/// sources 600 folders deep: 600,000 `lstat`s of 1,200-byte paths, ~70 s).
+/// A real one places tens of sources from a few folders (~10 KB).
+const MAX_CONTEXT_BYTES: usize = 1 << 20;
+
+/// The most bytes of paths the mounts from an unknown folder are written
+/// out as, all files together ([`binds`]): each is a path from each folder
+/// above its file up to the root, quadratic in the depth (1,000 mounts of
+/// a script 600 folders deep: 600,000 paths, ~600 MB). A real project's
+/// are a few KB.
+const MAX_BIND_BYTES: usize = 1 << 24;
+
+/// The most bytes of paths one file's Compose look-ups take apart and hash
+/// ([`Containers::compose_sources`]; a real project's: ~30 KB, a few
+/// hundred look-ups of 100-byte paths).
+const MAX_COMPOSE_LOOKUP_BYTES: usize = 1 << 18;
+
+/// The build context of a Dockerfile in `dir` that names `sources`: the
+/// nearest folder from `dir` up to the root that holds every source
+/// ([`container_copies`]); `dir` when none does. A source is held where
+/// its folder is placed inside the root (`ProjectRoot::place`: nothing
+/// outside is looked at) and holds its name (a link, even dangling, is a
+/// name); one whose folder leads outside the root may be held (whether
+/// it is would tell whether a path outside exists). `None` past
+/// [`MAX_CONTEXT_BYTES`]: the context is unknown.
+fn build_context(root: &ProjectRoot, dir: &Path, sources: &[String]) -> Option<PathBuf> {
+    let mut named: Vec<&str> = sources.iter().map(String::as_str).filter(|s| !s.is_empty()).collect();
+    named.sort_unstable();
+    named.dedup();
+    let mut left = MAX_CONTEXT_BYTES;
+    let holds = |c: &Path, s: &str| {
+        let p = c.join(s);
+        let Some((parent, name)) = p.parent().zip(p.file_name()) else {
+            return true;
+        };
+        match root.place(parent) {
+            Place::Inside(real) => std::fs::symlink_metadata(real.join(name)).is_ok(),
+            Place::Missing(_) => false,
+            Place::Outside => true,
+        }
+    };
+    for c in dir.ancestors().take_while(|a| a.starts_with(root.path())) {
+        let mut all = true;
+        for s in &named {
+            left = left.checked_sub(c.as_os_str().len() + s.len() + 1)?;
+            if !holds(c, s) {
+                all = false;
+                break;
+            }
+        }
+        if all {
+            return Some(c.to_path_buf());
+        }
+    }
+    Some(dir.to_path_buf())
+}
+
 /// The bind mounts of the scripts and Compose files (by their folder),
 /// each written once: the real paths of its host side (an absolute path
 /// as written; none for a Compose file's relative path, which is kept
@@ -1751,11 +1831,14 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
 /// working folder, `$(pwd)`, a variable, from the file's folder and from
 /// each folder above it up to the root), and whether another mount, a
 /// volume's included, lands at or inside its target, or any target is
-/// unknown (any may then land inside it).
-fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bind> {
+/// unknown (any may then land inside it). An absolute host path is placed
+/// against the root (`ProjectRoot::place`): one outside is taken as
+/// written, nothing there looked at. `None` past [`MAX_BIND_BYTES`].
+fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Option<Vec<Bind>> {
     // Each mount once, with every real path its host side may be.
     let mut index: HashMap<&Mount, usize> = HashMap::new();
     let mut mounts: Vec<(&Mount, Vec<PathBuf>)> = Vec::new();
+    let mut left = MAX_BIND_BYTES;
     for (dir, list, _) in &files {
         for m in list {
             let i = *index.entry(m).or_insert_with(|| {
@@ -1767,15 +1850,19 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
             match h.base {
                 Base::Absolute => {
                     let p = Path::new(&h.path);
-                    sources.push(std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p)));
+                    sources.push(match root.place(p) {
+                        Place::Inside(real) | Place::Missing(real) => real,
+                        Place::Outside => normalize(p),
+                    });
                 }
                 // From any project directory (`Containers::compose`).
                 Base::Project => {}
-                Base::Unknown => sources.extend(
-                    (dir.ancestors())
-                        .take_while(|a| a.starts_with(root.path()))
-                        .map(|a| normalize(&a.join(&h.path))),
-                ),
+                Base::Unknown => {
+                    for a in dir.ancestors().take_while(|a| a.starts_with(root.path())) {
+                        left = left.checked_sub(a.as_os_str().len() + h.path.len() + 1)?;
+                        sources.push(normalize(&a.join(&h.path)));
+                    }
+                }
             }
         }
     }
@@ -1791,7 +1878,7 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
         let before = k > 0 && targets[k - 1].0 == t;
         nested[i] |= next || before;
     }
-    (mounts.into_iter().zip(nested))
+    let binds = (mounts.into_iter().zip(nested))
         .filter_map(|((m, mut sources), nested)| {
             let h = m.source.as_ref()?;
             sources.sort();
@@ -1803,7 +1890,8 @@ fn binds(root: &ProjectRoot, files: Vec<(PathBuf, Vec<Mount>, bool)>) -> Vec<Bin
                 nested,
             })
         })
-        .collect()
+        .collect();
+    Some(binds)
 }
 
 /// What a Dockerfile, Containerfile, script or Compose file copies into an

@@ -92,7 +92,7 @@ pub fn copied_sources(text: &str) -> Option<Vec<String>> {
         if !add && !instruction.eq_ignore_ascii_case("copy") {
             continue;
         }
-        for source in sources(words.next().unwrap_or(""), add) {
+        for source in sources(words.next().unwrap_or(""), add)? {
             if out.len() == MAX_SOURCES {
                 return None;
             }
@@ -130,24 +130,24 @@ fn escape_char(text: &str) -> char {
 /// The heredocs an instruction opens: each word that begins with `<<`
 /// (`<<EOF`, `<<-EOF`, `<<"EOF"`; BuildKit's `ParseHeredoc` reads no other,
 /// so `$((1<<2))` opens none), its delimiter and whether its body's lines
-/// lose their leading tabs.
-fn heredocs(instruction: &str) -> Vec<(String, bool)> {
-    instruction
-        .split_whitespace()
-        .filter_map(|w| {
-            let rest = w.strip_prefix("<<")?;
-            let (strip, rest) = match rest.strip_prefix('-') {
-                Some(r) => (true, r),
-                None => (false, rest),
-            };
-            let word = rest.trim_matches(['"', '\'']);
-            (!word.is_empty() && !word.starts_with('<')).then(|| (word.to_string(), strip))
-        })
-        .collect()
+/// lose their leading tabs; found as they are read (none is copied: a
+/// hostile line of 2 million held ~110 MB).
+fn heredocs(instruction: &str) -> impl Iterator<Item = (&str, bool)> {
+    instruction.split_whitespace().filter_map(|w| {
+        let rest = w.strip_prefix("<<")?;
+        let (strip, rest) = match rest.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let word = rest.trim_matches(['"', '\'']);
+        (!word.is_empty() && !word.starts_with('<')).then_some((word, strip))
+    })
 }
 
-/// The sources of one `COPY` / `ADD` (its arguments), normalized.
-fn sources(args: &str, add: bool) -> Vec<String> {
+/// The sources of one `COPY` / `ADD` (its arguments), normalized; `None`
+/// past [`MAX_SOURCES`] arguments, told before they are listed (a hostile
+/// `COPY` of 5 million words held ~420 MB as strings).
+fn sources(args: &str, add: bool) -> Option<Vec<String>> {
     let mut rest = args.trim_start();
     // Flags first: `--chown=…`, `--link`; `--from` copies another stage's
     // or image's files, none of the context's.
@@ -155,27 +155,45 @@ fn sources(args: &str, add: bool) -> Vec<String> {
         let end = flag.find(char::is_whitespace).unwrap_or(flag.len());
         let name = flag[..end].split('=').next().unwrap_or("");
         if name.eq_ignore_ascii_case("from") {
-            return Vec::new();
+            return Some(Vec::new());
         }
         rest = flag[end..].trim_start();
     }
+    // At most the sources and the destination, as whitespace-separated
+    // words.
+    let words = || {
+        let words: Vec<String> = rest
+            .split_whitespace()
+            .take(MAX_SOURCES + 2)
+            .map(str::to_string)
+            .collect();
+        (words.len() <= MAX_SOURCES + 1).then_some(words)
+    };
     let mut paths: Vec<String> = if rest.starts_with('[') {
+        // A JSON array of more has more than twice as many quotes.
+        if memchr::memchr_iter(b'"', rest.as_bytes())
+            .nth(2 * MAX_SOURCES + 2)
+            .is_some()
+        {
+            return None;
+        }
         match serde_json::from_str::<Vec<String>>(rest) {
             Ok(list) => list,
             // Not JSON: Docker then reads the line as whitespace-separated.
-            Err(_) => rest.split_whitespace().map(str::to_string).collect(),
+            Err(_) => words()?,
         }
     } else {
-        rest.split_whitespace().map(str::to_string).collect()
+        words()?
     };
     // The last is the destination.
     paths.pop();
-    paths
+    let sources = paths
         .iter()
         .filter(|p| !p.starts_with("<<"))
         .filter(|p| !(add && (p.contains("://") || p.starts_with("git@"))))
         .map(|p| normalize(p))
-        .collect()
+        .collect();
+    Some(sources)
 }
 
 /// A source relative to the context: `.` dropped, `..` folded (never above
@@ -271,5 +289,13 @@ COPY last /dst
         assert_eq!(copied_sources(&text), None);
         let text = format!("COPY {} /d\n", "a ".repeat(MAX_SOURCES));
         assert_eq!(copied_sources(&text).unwrap().len(), MAX_SOURCES);
+        // As a JSON array, the same.
+        let json = |n: usize| format!("COPY [{}\"/d\"]\n", "\"a\", ".repeat(n));
+        assert_eq!(copied_sources(&json(MAX_SOURCES + 1)), None);
+        assert_eq!(copied_sources(&json(MAX_SOURCES)).unwrap().len(), MAX_SOURCES);
+        // Told before they are listed: what one instruction gives past the
+        // bound is not counted, whatever comes after it.
+        let text = format!("COPY {} /d\nCOPY b /d\n", "a ".repeat(10 * MAX_SOURCES));
+        assert_eq!(copied_sources(&text), None);
     }
 }

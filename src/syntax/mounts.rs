@@ -36,6 +36,12 @@ use std::path::Path;
 /// (`script_mounts` and `compose_mounts` give `None`).
 const MAX_MOUNTS: usize = 1_000;
 
+/// The most words one script command is split into (a `docker run` has
+/// tens): one with more may mount anything (`script_mounts` gives
+/// `None`), told before they are all held (a hostile 10 MiB line of 5
+/// million words held ~260 MB of them).
+const MAX_WORDS: usize = 10 * MAX_MOUNTS;
+
 /// Where a mounted host path is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Base {
@@ -111,7 +117,7 @@ pub fn script_mounts(text: &str) -> Option<Vec<Mount>> {
             command.clear();
             continue;
         }
-        let list = words(&command);
+        let list = words(&command)?;
         command.clear();
         for (i, w) in list.iter().enumerate() {
             let w = w.as_str();
@@ -452,8 +458,9 @@ fn split_top(s: &str, sep: char) -> Vec<&str> {
 /// One shell command's words, quotes removed, substitutions (`$(…)`,
 /// `` `…` ``, `${…}`) kept whole and as written; `;`, `|`, `&` and the
 /// rest of the line after a `#` that begins a word end words. A reading
-/// close enough to find flags and their values, not a shell.
-fn words(line: &str) -> Vec<String> {
+/// close enough to find flags and their values, not a shell. `None` past
+/// [`MAX_WORDS`].
+fn words(line: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut started = false;
@@ -501,6 +508,9 @@ fn words(line: &str) -> Vec<String> {
             '#' if !started => break,
             c if c.is_whitespace() || matches!(c, ';' | '|' | '&') => {
                 if started {
+                    if out.len() == MAX_WORDS {
+                        return None;
+                    }
                     out.push(std::mem::take(&mut word));
                     started = false;
                 }
@@ -512,9 +522,12 @@ fn words(line: &str) -> Vec<String> {
         }
     }
     if started {
+        if out.len() == MAX_WORDS {
+            return None;
+        }
         out.push(word);
     }
-    out
+    Some(out)
 }
 
 /// A `$(…)` or `${…}` (the `$` read, the bracket next), copied whole into
@@ -684,6 +697,11 @@ configs:
         assert_eq!(script_mounts(&text), None);
         let text = "- ./a:/a\n".repeat(MAX_MOUNTS + 5);
         assert_eq!(compose_mounts(&text), None);
+        // A command of more words than are split: unknown, at the bound
+        // read.
+        let command = |n: usize| format!("docker run -v ./a:/a {}img\n", "x ".repeat(n));
+        assert_eq!(script_mounts(&command(MAX_WORDS - 5)).unwrap().len(), 1);
+        assert_eq!(script_mounts(&command(MAX_WORDS - 4)), None);
         // At the bound, every mount as written.
         let text = "- ./a:/a\n".repeat(MAX_MOUNTS);
         assert_eq!(compose_mounts(&text).unwrap().len(), MAX_MOUNTS);

@@ -86,7 +86,14 @@ const PBTXT: Target = Target {
     cases: 3000,
 };
 
-const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT, &LAUNCH];
+const CONTAINERS: Target = Target {
+    name: "containers",
+    document: targets::containers::document,
+    check: targets::containers::check,
+    cases: 3000,
+};
+
+const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT, &LAUNCH, &CONTAINERS];
 
 /// Run a target's generator through its checks; on a failure, save and
 /// print the shrunk input.
@@ -172,6 +179,11 @@ fn launch() {
 #[test]
 fn pbtxt() {
     fuzz(&PBTXT);
+}
+
+#[test]
+fn containers() {
+    fuzz(&CONTAINERS);
 }
 
 /// Every input a fuzz run ever failed on still passes its checks.
