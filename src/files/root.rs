@@ -520,17 +520,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn places_paths_without_looking_outside() {
-        let top = tempfile::tempdir().unwrap();
-        let top = std::fs::canonicalize(top.path()).unwrap();
+    /// `TOP/repo` holding `a/x.txt`, a link `in` to `a` and a link `out`
+    /// to `TOP/elsewhere` (a folder outside the root); the guard keeps TOP.
+    fn repo_with_links() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let guard = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(guard.path()).unwrap();
         let root = top.join("repo");
         std::fs::create_dir_all(root.join("a")).unwrap();
         std::fs::create_dir_all(top.join("elsewhere")).unwrap();
         std::fs::write(root.join("a/x.txt"), "x").unwrap();
-        std::fs::write(top.join("elsewhere/secret"), "s").unwrap();
         symlink("../elsewhere", root.join("out")).unwrap();
         symlink("a", root.join("in")).unwrap();
+        (guard, top, root)
+    }
+
+    #[test]
+    fn places_paths_without_looking_outside() {
+        let (_guard, top, root) = repo_with_links();
+        std::fs::write(top.join("elsewhere/secret"), "s").unwrap();
         symlink(top.join("elsewhere/secret"), root.join("probe-present")).unwrap();
         symlink(top.join("elsewhere/absent"), root.join("probe-absent")).unwrap();
         symlink("loop", root.join("loop")).unwrap();
@@ -597,14 +604,7 @@ mod tests {
     /// placements stay what they were), never for a fresh placing.
     #[test]
     fn missing_folders_are_looked_at_once() {
-        let top = tempfile::tempdir().unwrap();
-        let top = std::fs::canonicalize(top.path()).unwrap();
-        let root = top.join("repo");
-        std::fs::create_dir_all(root.join("a")).unwrap();
-        std::fs::create_dir_all(top.join("elsewhere")).unwrap();
-        std::fs::write(root.join("a/x.txt"), "x").unwrap();
-        symlink("a", root.join("in")).unwrap();
-        symlink("../elsewhere", root.join("out")).unwrap();
+        let (_guard, _top, root) = repo_with_links();
         let r = ProjectRoot::at(&root).unwrap();
         let missing = MissingDirs::default();
         let paths = [
