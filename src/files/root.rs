@@ -283,13 +283,8 @@ impl ProjectRoot {
     }
 
     fn place_from(&self, path: &Path, cached: bool) -> Place {
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            match &self.cwd {
-                Some(cwd) => super::join(cwd, path),
-                None => return Place::Outside,
-            }
+        let Some(abs) = self.absolute(path) else {
+            return Place::Outside;
         };
         // The folder from the cache, then the last component.
         let last = match super::split_name(&abs) {

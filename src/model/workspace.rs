@@ -181,6 +181,14 @@ impl ReaderKeys {
         self.unknown || self.keys.contains(name)
     }
 
+    /// Take in what one source gives (`scan_reader_source`).
+    fn add(&mut self, (keys, by_group): SourceKeys) {
+        self.keys.extend(keys);
+        for (group, key) in by_group {
+            self.grouped.entry(key).or_default().insert(group);
+        }
+    }
+
     /// Whether a reader of the project reads `key` in `group` by a define
     /// that names that group (`CONFIG_GROUP_DSEXAMPLE_CAMERA_ID` for
     /// `camera-id` in `[ds-example]`), though NVIDIA's readers read the
@@ -626,25 +634,16 @@ impl Workspace {
             };
             match self.walk_whole_root(root, &crate::syntax::c_keys::is_source, &scan_reader_source) {
                 Some(files) => {
-                    let mut keys = HashSet::new();
-                    let mut grouped: HashMap<String, HashSet<String>> = HashMap::new();
-                    for (_, (new, by_group)) in files {
-                        keys.extend(new);
-                        for (group, key) in by_group {
-                            grouped.entry(key).or_default().insert(group);
-                        }
+                    let mut readers = ReaderKeys::default();
+                    for (_, source) in files {
+                        readers.add(source);
                     }
-                    ReaderKeys {
-                        keys,
-                        grouped,
-                        unknown: false,
-                    }
+                    readers
                 }
                 // Not walked: any key may be read (the run fails).
                 None => ReaderKeys {
-                    keys: HashSet::new(),
-                    grouped: HashMap::new(),
                     unknown: true,
+                    ..ReaderKeys::default()
                 },
             }
         })
@@ -854,14 +853,10 @@ impl Workspace {
         }
         let mut sources = Vec::new();
         if whole_root || containers {
-            let mut keys = HashSet::new();
-            let mut grouped: HashMap<String, HashSet<String>> = HashMap::new();
+            let mut readers = ReaderKeys::default();
             walked.files.retain_mut(|(path, w)| match &mut w.loaded {
-                Loaded::ReaderKeys((k, by_group)) => {
-                    keys.extend(std::mem::take(k));
-                    for (group, key) in std::mem::take(by_group) {
-                        grouped.entry(key).or_default().insert(group);
-                    }
+                Loaded::ReaderKeys(source) => {
+                    readers.add(std::mem::take(source));
                     false
                 }
                 Loaded::ContainerSources(s) => {
@@ -872,8 +867,8 @@ impl Workspace {
             });
             if whole_root {
                 // A stopped walk read none: any may be read (the run fails).
-                let unknown = walked.stopped;
-                let _ = self.reader_keys.set(ReaderKeys { keys, grouped, unknown });
+                readers.unknown = walked.stopped;
+                let _ = self.reader_keys.set(readers);
             }
             if containers {
                 // After the Dockerfiles (as the walk's files were once

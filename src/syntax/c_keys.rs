@@ -103,7 +103,7 @@ pub fn keys(text: &[u8]) -> Vec<String> {
 /// `CONFIG_GROUP_DSEXAMPLE_…` for `[ds-example]`), and a fork that reads a
 /// name in a group of its own choosing does the same. `GROUP` is kept with
 /// its `_` dropped (`DSEXAMPLE`, `TILEDDISPLAY`), for
-/// [`define_group_is`]. A macro not of that shape names no group: none.
+/// [`define_groups_for`]. A macro not of that shape names no group: none.
 pub fn group_defines(text: &[u8]) -> Vec<(String, String)> {
     let mut seen: std::collections::HashSet<(&[u8], &[u8])> = std::collections::HashSet::new();
     let mut out: Vec<(String, String)> = Vec::new();
@@ -167,17 +167,12 @@ pub fn group_defines(text: &[u8]) -> Vec<(String, String)> {
     out
 }
 
-/// Whether a define's group (see [`group_defines`]) is the config group
+/// The define groups (see [`group_defines`]) that name the config group
 /// `group`: its name without a trailing number and without `-`, upper case
 /// (`ds-example` is `DSEXAMPLE`, `sink0` `SINK`); deepstream-app's GIE
 /// groups are also `GIE`, as NVIDIA's parser names their keys
-/// (`CONFIG_GROUP_GIE_BATCH_SIZE`, read by `parse_gie` for both).
-pub fn define_group_is(define_group: &str, group: &str) -> bool {
-    define_groups_for(group).iter().any(|g| g == define_group)
-}
-
-/// The define groups (see [`group_defines`]) that name the config group
-/// `group`: one or two, looked up whole (no scan of what was found).
+/// (`CONFIG_GROUP_GIE_BATCH_SIZE`, read by `parse_gie` for both). One or
+/// two, looked up whole (no scan of what was found).
 pub fn define_groups_for(group: &str) -> Vec<String> {
     let base = group.trim_end_matches(|c: char| c.is_ascii_digit());
     let name: String = base
@@ -280,7 +275,9 @@ mod tests {
 
     #[test]
     fn a_define_names_the_group_that_reads_its_key() {
-        use super::{define_group_is, group_defines};
+        use super::{define_groups_for, group_defines};
+        let define_group_is =
+            |define_group: &str, group: &str| define_groups_for(group).iter().any(|g| g == define_group);
         let header = "#define CONFIG_GROUP_DSEXAMPLE_CAMERA_ID \"camera-id\"\n\
             #define CONFIG_GROUP_TILED_DISPLAY_ROWS \"rows\"\n\
             #define CONFIG_GROUP_SOURCE_RTX \"do-retransmission\"\n\
