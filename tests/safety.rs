@@ -1084,3 +1084,32 @@ fn container_scans_of_huge_files_hold_no_list_of_their_words() {
         assert!(peak < 80 * 1024, "{name} of {} bytes: peak {peak} KiB", text.len());
     }
 }
+
+/// A `[source-list]` app's `[source-attr-all]` keys are given to the list
+/// element (`set_source_all_configs`); each was once looked for among the
+/// keys given before it, quadratic in the group's keys: 200,000 distinct
+/// keys (a 3.6 MB file) took ~50 s. Half the keys are deepstream-app's, so
+/// the file is checked as an app config, not skipped as a custom app's.
+#[test]
+fn source_attr_all_with_many_keys_finishes() {
+    let l = layout();
+    let n = 200_000;
+    let mut text = String::from(
+        "[application]\nenable-perf-measurement=1\n\n[source-list]\nnum-source-bins=1\nlist=usb:0\n\n\
+         [source-attr-all]\nenable=1\ntype=1\n",
+    );
+    for i in 0..n {
+        text.push_str(&format!("k{i}=1\n"));
+    }
+    text.push_str(&"gpu-id=0\n".repeat(n + 100));
+    text.push_str("\n[streammux]\nbatch-size=1\nwidth=1920\nheight=1080\n");
+    std::fs::write(l.repo.join("app.txt"), text).unwrap();
+    let (rc, out, err) = run_bounded(
+        &l.repo,
+        &["check", "app.txt", "--statistics"],
+        &[],
+        Duration::from_secs(20),
+    );
+    assert_eq!(rc, 1, "{err}");
+    assert!(out.contains(&format!("{n}  DS002  warning")), "{out}");
+}

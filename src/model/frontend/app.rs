@@ -8,11 +8,12 @@
 //! not 0, and its structs start at zero, so a group without `enable` is off;
 //! a test app's sections have no `enable` and are on unless it says 0.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
 use crate::base::FileId;
+use crate::base::shared::Shared;
 use crate::model::detect::{Kind, app_source_group, app_yaml_skips, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, value};
@@ -397,11 +398,31 @@ impl Reader<'_> {
         if doc.format != Format::KeyFile || !doc.has_group(ATTR_ALL) {
             return;
         }
+        // The list's properties by name: a group of many keys is not
+        // scanned once for each (quadratic in a hostile file's keys).
+        let mut named: HashMap<Shared, usize> = list
+            .props
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i))
+            .collect();
         for p in group_props(doc, self.root, ATTR_ALL, Layer::Element) {
-            if !list.props.iter().any(|q| q.name == p.name) {
+            if !named.contains_key(p.name.as_str()) {
+                named.insert(p.name.clone(), list.props.len());
                 list.props.push(p);
             }
         }
+        let mut push = |list: &mut Element, name: &str, s: Setting| match named.get(name) {
+            Some(&i) => list.props[i].settings.push(s),
+            None => {
+                let name = Shared::from(name);
+                named.insert(name.clone(), list.props.len());
+                list.props.push(crate::model::graph::Property {
+                    name,
+                    settings: smallvec::smallvec![s],
+                });
+            }
+        };
         if list.factory.as_deref() == Some("nvmultiurisrcbin") {
             return;
         }
@@ -416,7 +437,7 @@ impl Reader<'_> {
                 Some(t) if types.iter().all(|x| *x == Some(t)) => Value::Known(t.to_string().into()),
                 _ => Value::Unknown("the [source-list] entries are of different source types".into()),
             };
-            push_setting(
+            push(
                 list,
                 "type",
                 Setting {
@@ -441,7 +462,7 @@ impl Reader<'_> {
                     continue;
                 }
                 let why = format!("[{}] sets it for listed source {n} only", o.name);
-                push_setting(list, &p.name, Setting::unknown(s.at.get(), why));
+                push(list, &p.name, Setting::unknown(s.at.get(), why));
             }
         }
     }
