@@ -492,3 +492,186 @@ mod tests {
         }
     }
 }
+
+/// What a walk does with each kind of thing a folder can hold, pinned on
+/// a tree that has them all: the walk (ours, or the `ignore` crate's before
+/// it) must list the same files, with the same link flags, and report the
+/// same problems, in the same order.
+#[cfg(test)]
+mod semantics {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A project under `base/repo` and a folder beside it, `base/out`.
+    fn tree(base: &Path) -> PathBuf {
+        let repo = base.join("repo");
+        let out = base.join("out");
+        write(&out.join("far.txt"), "");
+        write(&out.join("deep/far2.txt"), "");
+        write(&repo.join("a.txt"), "");
+        write(&repo.join("b.yml"), "");
+        write(&repo.join("sub/c.txt"), "");
+        write(&repo.join("sub/deeper/d.txt"), "");
+        // Ignore files from the root down, a whitelist, a folder pattern.
+        write(&repo.join(".gitignore"), "*.log\nbuild/\n!keep.log\n");
+        write(&repo.join("x.log"), "");
+        write(&repo.join("keep.log"), "");
+        write(&repo.join("build/e.txt"), "");
+        write(&repo.join("sub/.ignore"), "deeper/skip.txt\n");
+        write(&repo.join("sub/deeper/skip.txt"), "");
+        write(&repo.join("sub/deeper/.gitignore"), "*.txt\n!d.txt\n");
+        write(&repo.join("sub/deeper/other.txt"), "");
+        // A repository's own excludes, in a folder holding `.git`.
+        write(&repo.join("nested/.git/info/exclude"), "excluded.txt\n");
+        write(&repo.join("nested/excluded.txt"), "");
+        write(&repo.join("nested/kept.txt"), "");
+        write(&repo.join("nested/.git/config.txt"), "");
+        // Skipped folders, and a hidden one that is walked.
+        write(&repo.join("node_modules/m.txt"), "");
+        write(&repo.join(".venv/v.txt"), "");
+        write(&repo.join(".iva/model/h.txt"), "");
+        // Links inside the root: to a file, to a folder.
+        symlink("a.txt", repo.join("link_a.txt")).unwrap();
+        symlink("sub", repo.join("linked_sub")).unwrap();
+        // A link named as a skipped folder, to a folder inside.
+        symlink("sub/deeper", repo.join("venv")).unwrap();
+        // Links out of the root: to a file, to a folder.
+        symlink(out.join("far.txt"), repo.join("far_link.txt")).unwrap();
+        symlink(&out, repo.join("out_link")).unwrap();
+        // Link loops: to a folder above, to the root itself, to `/`.
+        std::fs::create_dir_all(repo.join("loop")).unwrap();
+        symlink("..", repo.join("loop/up")).unwrap();
+        symlink("/", repo.join("loop/slash")).unwrap();
+        // An ignored link loop is still reported (the crate looks first).
+        symlink("..", repo.join("build_loop")).unwrap();
+        write(&repo.join("sub/.gitignore"), "build_loop\n");
+        symlink("..", repo.join("sub/build_loop")).unwrap();
+        // Dangling links: under names no reader takes (silent) and a
+        // config's name (reported), one of them ignored.
+        symlink("/nonexistent/dslint", repo.join("model.engine")).unwrap();
+        symlink("../missing/dir", repo.join("Primary_Detector")).unwrap();
+        symlink("/nonexistent/dslint", repo.join("broken.txt")).unwrap();
+        symlink("/nonexistent/dslint", repo.join("gone.log")).unwrap();
+        // A link to itself.
+        symlink("self.txt", repo.join("self.txt")).unwrap();
+        // A FIFO: neither a file nor a folder.
+        let fifo = std::ffi::CString::new(repo.join("pipe.txt").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        // Folders whose ignore file cannot be read: a link out, a FIFO.
+        write(&repo.join("badlink/f.txt"), "");
+        symlink(out.join("far.txt"), repo.join("badlink/.gitignore")).unwrap();
+        write(&repo.join("badfifo/g.txt"), "");
+        let fifo = std::ffi::CString::new(repo.join("badfifo/.ignore").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        // An ignore file that is a link inside the root: read.
+        write(&repo.join("rules/shared.ignore"), "z.txt\n");
+        std::fs::create_dir_all(repo.join("linked_rules")).unwrap();
+        symlink("../rules/shared.ignore", repo.join("linked_rules/.ignore")).unwrap();
+        write(&repo.join("linked_rules/z.txt"), "");
+        write(&repo.join("linked_rules/y.txt"), "");
+        repo
+    }
+
+    type Seen = (Vec<(String, bool)>, Vec<(String, String)>, bool);
+
+    fn seen(root: &ProjectRoot, top: &Path, shown: &Path) -> Seen {
+        let wanted = |p: &Path| p.extension().is_some_and(|e| e == "txt" || e == "yml" || e == "log");
+        let walked = walk(root, top, 2, &wanted, &|l: Listed| l.link);
+        let rel = |p: &Path| {
+            p.strip_prefix(shown)
+                .map_or_else(|_| p.display().to_string(), |r| r.display().to_string())
+        };
+        (
+            walked.files.iter().map(|(p, link)| (rel(p), *link)).collect(),
+            walked.problems.iter().map(|(p, m)| (rel(p), m.clone())).collect(),
+            walked.stopped,
+        )
+    }
+
+    fn owned(files: &[(&str, bool)], problems: &[(&str, &str)]) -> Seen {
+        (
+            files.iter().map(|(p, l)| (p.to_string(), *l)).collect(),
+            problems.iter().map(|(p, m)| (p.to_string(), m.to_string())).collect(),
+            false,
+        )
+    }
+
+    const LOOP: &str = "directory symlink loop; not followed";
+    const OUT: &str = "is a link that leads outside the project root; not followed";
+
+    #[test]
+    fn every_kind_of_entry_is_walked_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let repo = tree(&base);
+        let root = ProjectRoot::at(&repo).unwrap();
+        let files = [
+            ("a.txt", false),
+            ("b.yml", false),
+            ("keep.log", false),
+            ("link_a.txt", true),
+            ("linked_rules/y.txt", false),
+            ("linked_sub/c.txt", false),
+            ("linked_sub/deeper/d.txt", false),
+            ("nested/kept.txt", false),
+            ("sub/c.txt", false),
+            ("sub/deeper/d.txt", false),
+            (".iva/model/h.txt", false),
+        ];
+        let mut files = files.to_vec();
+        files.sort_by(|a, b| Path::new(a.0).cmp(Path::new(b.0)));
+        let problems = [
+            ("broken.txt", "No such file or directory (os error 2); skipped"),
+            ("build_loop", LOOP),
+            // Ignored, but a link is followed before the rules are asked.
+            ("gone.log", "No such file or directory (os error 2); skipped"),
+            ("linked_sub/build_loop", LOOP),
+            ("loop/slash", LOOP),
+            ("loop/up", LOOP),
+            ("self.txt", "Too many levels of symbolic links (os error 40); skipped"),
+            ("sub/build_loop", LOOP),
+            (
+                "badfifo",
+                ".ignore is a FIFO, not a regular file; only regular files are read; folder not walked",
+            ),
+            (
+                "badlink",
+                ".gitignore is a link that leads outside the project root; folder not walked",
+            ),
+            ("far_link.txt", OUT),
+            ("out_link", OUT),
+        ];
+        assert_eq!(seen(&root, &repo, &repo), owned(&files, &problems));
+
+        // Through a spelling with `.` and a trailing `/`, from a folder
+        // below the root: the rules above it still count.
+        let sub = PathBuf::from(format!("{}/./sub/", repo.display()));
+        let files = [("c.txt", false), ("deeper/d.txt", false)];
+        let problems = [("build_loop", LOOP)];
+        assert_eq!(seen(&root, &sub, &sub), owned(&files, &problems));
+
+        // With `--follow-outside`: links to files out of the root are
+        // walked, to folders still not.
+        let mut outside = root.clone();
+        outside.follow_outside = true;
+        let (files, problems, _) = seen(&outside, &repo, &repo);
+        assert!(files.contains(&("far_link.txt".to_string(), true)), "{files:?}");
+        assert!(
+            problems.contains(&("out_link".to_string(), OUT.to_string())),
+            "{problems:?}"
+        );
+
+        // A file named as the top: listed as itself.
+        let one = repo.join("a.txt");
+        assert_eq!(seen(&root, &one, &repo), owned(&[("a.txt", false)], &[]));
+        // A top that is not there: reported, when a reader takes its name.
+        let gone = repo.join("gone.txt");
+        let problems = [("gone.txt", "No such file or directory (os error 2); skipped")];
+        assert_eq!(seen(&root, &gone, &repo), owned(&[], &problems));
+    }
+}
