@@ -2,10 +2,21 @@
 //! ripgrep and ruff do; hidden folders are walked, as ruff walks them,
 //! except version-control, cache, virtual-environment and editor folders:
 //! [`SKIPPED_DIRS`]) and handing each wanted file to a visitor on the
-//! walker's threads, so reading and parsing overlap with the walk. Links
+//! pool's threads, so reading and parsing overlap with the walk. Links
 //! that lead out of the root are not followed (a link to `/` would walk the
 //! machine); a folder whose ignore file is not a small regular file is not
 //! walked (the walker would block on a FIFO or read `/dev/zero` forever).
+//!
+//! The walk is our own (a rayon task a folder): each folder is read once
+//! (`getdents64`, the entry's type from the listing, no `stat` unless the
+//! file system leaves it out or the entry is a link), and whether it holds
+//! a `.gitignore`, `.ignore` or `.git` is answered from that listing. The
+//! `ignore` crate's walker read each folder too, but its filter had only
+//! the entry: three `lstat`s a folder to ask, ~18% of a check's system
+//! calls. What it did is kept, entry by entry (`semantics` below pins it):
+//! links are followed (a link to a folder above is a loop, reported as its
+//! `Error::Loop` was, before the ignore rules are asked), a link that
+//! cannot be followed is reported unless no reader takes its name.
 //!
 //! The ignore files are read here, not by the `ignore` crate: it reads
 //! those of every folder above the folder walked, up to `/` (a `/tmp/.ignore`
@@ -15,15 +26,16 @@
 //! (a regular file, not through a link out of the root), and together they
 //! are at most [`MAX_IGNORE_BYTES`], [`MAX_IGNORE_PATTERNS`] patterns and
 //! [`MAX_IGNORE_WILDCARDS`] wildcards: compiled, an ignore file's globs
-//! take a hundred to seven hundred times its size in memory.
+//! take a hundred to seven hundred times its size in memory. They are
+//! matched by the crate's `gitignore` module.
 //!
 //! The result does not depend on the threads: files come back sorted by
 //! path, problems sorted too.
 
-use std::collections::HashMap;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -75,6 +87,15 @@ pub const MAX_IGNORE_BYTES: u64 = 512 * 1024;
 pub const MAX_IGNORE_PATTERNS: u64 = 10_000;
 pub const MAX_IGNORE_WILDCARDS: u64 = 10_000;
 
+/// Files of one folder visited by one task: a folder of thousands is
+/// shared among the threads in runs of this many.
+const FILES_A_TASK: usize = 64;
+
+/// The buffer a folder is listed into: glibc's `opendir` takes 32 KiB
+/// (so does `std::fs::read_dir`); a folder of a few dozen names is one
+/// `getdents64` and the one that says it is done.
+const LISTING_BYTES: usize = 32 * 1024;
+
 /// What a walk found.
 #[derive(Debug)]
 pub struct Walk<T> {
@@ -97,18 +118,17 @@ pub struct Listed<'a> {
     pub link: bool,
 }
 
-/// Walk `top` (a folder placed inside `root`) on `threads` threads.
-/// `wanted` picks files by path; `visit` runs once for each of them, on the
-/// walker's threads. Nothing is walked when a folder from `top` up to the
+/// Walk `top` (a folder placed inside `root`) on the pool's threads.
+/// `wanted` picks files by path; `visit` runs once for each of them, on
+/// those threads. Nothing is walked when a folder from `top` up to the
 /// root has a bad ignore file (that is the one problem then).
 pub fn walk<T: Send>(
     root: &ProjectRoot,
     top: &Path,
-    threads: usize,
     wanted: &(dyn Fn(&Path) -> bool + Sync),
     visit: &(dyn Fn(Listed) -> T + Sync),
 ) -> Walk<T> {
-    let rules = Arc::new(Rules::new(root));
+    let rules = Rules::new(root);
     // The ignore files of the folders from the root down to `top`.
     let mut above: Vec<&Path> = Vec::new();
     for dir in top.ancestors() {
@@ -130,7 +150,7 @@ pub fn walk<T: Send>(
     }
     let mut chain: Option<Arc<DirRules>> = None;
     for dir in above.into_iter().rev() {
-        match rules.of_dir(dir, chain.clone()) {
+        match rules.of_dir(dir, chain.clone(), None) {
             Ok(r) => chain = Some(r),
             Err(msg) => {
                 return Walk {
@@ -141,123 +161,410 @@ pub fn walk<T: Send>(
             }
         }
     }
-    if let Ok(mut t) = rules.top.write() {
-        *t = chain;
-    }
-    let errors: Mutex<Vec<(PathBuf, String)>> = Mutex::default();
-    let files: Mutex<Vec<(PathBuf, T)>> = Mutex::default();
-    let filter_root = root.clone();
-    let filter_rules = rules.clone();
-    // The filter must be 'static: it reports pruned paths through a channel.
-    let (prune_tx, prune_rx) = std::sync::mpsc::channel::<(PathBuf, String)>();
-    let prune_tx = Mutex::new(prune_tx);
-    let walker = ignore::WalkBuilder::new(top)
-        .hidden(false)
-        .follow_links(true)
-        .require_git(false)
-        // Read by `Rules`, from the root down only.
-        .ignore(false)
-        .git_ignore(false)
-        .git_exclude(false)
-        .parents(false)
-        .threads(threads.max(1))
-        .filter_entry(move |e| {
-            if filter_rules.over.load(Ordering::Relaxed) {
-                return false;
-            }
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && e.depth() > 0 && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)) {
-                return false;
-            }
-            let parent = match e.depth() {
-                0 => None,
-                1 => filter_rules.top.read().ok().and_then(|t| t.clone()),
-                _ => super::parent(e.path()).and_then(|p| filter_rules.get(p)),
-            };
-            if parent.as_ref().is_some_and(|r| r.ignores(e.path(), is_dir)) {
-                return false;
-            }
-            let mut why = None;
-            if e.path_is_symlink()
-                && filter_root.place(e.path()) == Place::Outside
-                && (is_dir || !filter_root.follow_outside)
-            {
-                why = Some("is a link that leads outside the project root; not followed".to_string());
-            } else if is_dir && e.depth() > 0 {
-                match filter_rules.of_dir(e.path(), parent) {
-                    Ok(r) => {
-                        filter_rules.insert(e.path(), r);
-                        if !e.path_is_symlink() {
-                            filter_root.note_listed_dir(e.path());
-                        }
-                    }
-                    Err(w) => why = Some(w),
-                }
-            }
-            if let Some(w) = why {
-                if let Ok(tx) = prune_tx.lock() {
-                    let _ = tx.send((e.path().to_path_buf(), w));
-                }
-                return false;
-            }
-            true
-        })
-        .build_parallel();
-    walker.run(|| {
-        let (files, errors) = (&files, &errors);
-        Box::new(move |entry| {
-            match entry {
-                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                    if wanted(e.path()) {
-                        let made = visit(Listed {
-                            path: e.path(),
-                            link: e.path_is_symlink(),
-                        });
-                        if let Ok(mut f) = files.lock() {
-                            f.push((e.into_path(), made));
-                        }
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => {
-                    let (path, msg) = walk_error(&err);
-                    // A link to nothing under a name no reader takes (a
-                    // Triton model repository's `Primary_Detector ->
-                    // ../samples/…`, an `.engine` link to a build product):
-                    // nothing would have been read through it.
-                    let dangling = err.io_error().is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound);
-                    if dangling && !wanted(&path) {
-                        return ignore::WalkState::Continue;
-                    }
-                    if let Ok(mut v) = errors.lock() {
-                        v.push((path, msg));
-                    }
-                }
-            }
-            ignore::WalkState::Continue
-        })
-    });
-    if rules.over.load(Ordering::Relaxed) {
+    let walker = Walker {
+        root,
+        top,
+        rules,
+        wanted,
+        visit,
+        above_top: OnceLock::new(),
+        files: Mutex::default(),
+        errors: Mutex::default(),
+        pruned: Mutex::default(),
+    };
+    on_a_pool(|| walker.top(chain));
+    if walker.rules.over.load(Ordering::Relaxed) {
         return Walk {
             files: Vec::new(),
             problems: vec![(top.to_path_buf(), over_notice())],
             stopped: true,
         };
     }
-    let mut problems = errors.into_inner().unwrap_or_default();
+    let mut problems = walker.errors.into_inner().unwrap_or_default();
     problems.sort();
-    let mut pruned: Vec<(PathBuf, String)> = prune_rx.try_iter().collect();
+    let mut pruned = walker.pruned.into_inner().unwrap_or_default();
     pruned.sort();
     problems.extend(pruned);
-    let mut files = files.into_inner().unwrap_or_default();
-    // On the pool (idle while the walker's threads ran), in path order
-    // (by component), compared as listed paths ([`listed_order`]).
+    let mut files = walker.files.into_inner().unwrap_or_default();
+    // On the pool, in path order (by component), compared as listed paths
+    // ([`listed_order`]).
     files.par_sort_by(|a, b| listed_order(&a.0, &b.0));
     Walk {
         files,
         problems,
         stopped: false,
     }
+}
+
+/// Run `walk` where its tasks have threads that wait on nothing else.
+/// From outside any pool (a check's walk, from the main thread): on the
+/// global pool, whose threads then parse and check what it read. From a
+/// pool's own thread (a lazy walk of the whole root, asked by a rule
+/// inside a `OnceLock`'s initializer): on a pool of its own, waited for
+/// from a thread of its own. A pool's thread that waits on a rayon task
+/// takes other tasks of its pool meanwhile, and one of those could be a
+/// rule asking the same `OnceLock`, on the thread initializing it: a
+/// deadlock. (The `ignore` crate's walker had threads of its own.)
+fn on_a_pool(walk: impl FnOnce() + Send) {
+    if rayon::current_thread_index().is_none() {
+        return walk();
+    }
+    let threads = rayon::current_num_threads();
+    std::thread::scope(|s| {
+        let waited = s.spawn(
+            move || match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => pool.install(walk),
+                // No threads to be had: on this one alone.
+                Err(_) => walk(),
+            },
+        );
+        if let Err(panic) = waited.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
+/// One walk's state, shared by its tasks.
+struct Walker<'w, T> {
+    root: &'w ProjectRoot,
+    top: &'w Path,
+    rules: Rules,
+    wanted: &'w (dyn Fn(&Path) -> bool + Sync),
+    visit: &'w (dyn Fn(Listed) -> T + Sync),
+    /// The folders above `top`, real paths, nearest first (for the loop
+    /// check of a link to a folder: [`Walker::loop_check`]).
+    above_top: OnceLock<Vec<PathBuf>>,
+    files: Mutex<Vec<(PathBuf, T)>>,
+    /// Paths that could not be listed, followed or read.
+    errors: Mutex<Vec<(PathBuf, String)>>,
+    /// Links out of the root and folders with a bad ignore file.
+    pruned: Mutex<Vec<(PathBuf, String)>>,
+}
+
+/// A folder to walk.
+struct Folder {
+    path: PathBuf,
+    /// Whether the name is a link.
+    link: bool,
+    /// The rules in force in it: `Known` for the folder walked (read from
+    /// the root down before the walk), else those of the folder it is in,
+    /// its own read from its listing.
+    rules: FolderRules,
+    /// The folder it was listed in.
+    up: Option<Arc<Folder>>,
+}
+
+enum FolderRules {
+    Known(Option<Arc<DirRules>>),
+    Under(Option<Arc<DirRules>>),
+}
+
+/// What a listing says an entry is (`d_type`), or what `lstat` says when
+/// the file system did not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Link,
+    Other,
+}
+
+impl Kind {
+    fn of(t: std::fs::FileType) -> Kind {
+        if t.is_symlink() {
+            Kind::Link
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// A folder's entries (neither `.` nor `..`), each joined to the folder's
+/// path, with its kind where the listing gave it (`None`: ask `lstat`);
+/// its ignore files and `.git`; and the error that ended the listing
+/// early, if one did.
+struct Listing {
+    entries: Vec<(PathBuf, Option<Kind>)>,
+    found: Found,
+    failed: Option<io::Error>,
+}
+
+/// List `dir` once: `open(O_DIRECTORY)`, `getdents64` until it gives
+/// nothing, `close` (what `std::fs::read_dir` does, less glibc's `fstat`
+/// of the folder to size its buffer).
+fn list(dir: &Path) -> io::Result<Listing> {
+    use rustix::fs::{FileType, Mode, OFlags, RawDir};
+    use std::os::unix::ffi::OsStrExt;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    let fd = rustix::fs::open(dir, flags, Mode::empty()).map_err(io::Error::from)?;
+    let mut buf = Vec::with_capacity(LISTING_BYTES);
+    let mut raw = RawDir::new(fd, buf.spare_capacity_mut());
+    let mut entries = Vec::new();
+    let mut found = Found {
+        git_dir: Some(false),
+        ..Found::default()
+    };
+    let mut failed = None;
+    while let Some(next) = raw.next() {
+        let e = match next {
+            Ok(e) => e,
+            Err(err) => {
+                failed = Some(io::Error::from(err));
+                break;
+            }
+        };
+        let name = e.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let kind = match e.file_type() {
+            FileType::RegularFile => Some(Kind::File),
+            FileType::Directory => Some(Kind::Dir),
+            FileType::Symlink => Some(Kind::Link),
+            FileType::Unknown => None,
+            _ => Some(Kind::Other),
+        };
+        match name {
+            b".gitignore" => found.gitignore = true,
+            b".ignore" => found.ignore = true,
+            b".git" => found.git_dir = kind.map(|k| k == Kind::Dir),
+            _ => {}
+        }
+        entries.push((super::join(dir, std::ffi::OsStr::from_bytes(name)), kind));
+    }
+    Ok(Listing { entries, found, failed })
+}
+
+/// The ignore files and `.git` a folder's listing holds (by name, as the
+/// `ignore` crate's walker looked for them in its listing).
+#[derive(Default)]
+struct Found {
+    gitignore: bool,
+    ignore: bool,
+    /// A `.git` folder (not a link to one): `None` when the listing did
+    /// not say what it is.
+    git_dir: Option<bool>,
+}
+
+impl<'w, T: Send> Walker<'w, T> {
+    /// Walk the top: a folder's entries, or the file named.
+    fn top(&self, rules: Option<Arc<DirRules>>) {
+        match std::fs::metadata(self.top) {
+            Err(e) => self.error(self.top.to_path_buf(), e),
+            Ok(m) if m.is_dir() => {
+                let top = Folder {
+                    path: self.top.to_path_buf(),
+                    link: false,
+                    rules: FolderRules::Known(rules),
+                    up: None,
+                };
+                rayon::scope(|s| self.folder(s, Arc::new(top)));
+            }
+            Ok(m) if m.is_file() => {
+                if (self.wanted)(self.top) {
+                    self.visit_files(vec![(self.top.to_path_buf(), false)]);
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+
+    /// List `folder`, read its ignore files, hand its folders to tasks of
+    /// their own and visit its wanted files.
+    fn folder<'s>(&'s self, s: &rayon::Scope<'s>, folder: Arc<Folder>) {
+        if self.rules.over.load(Ordering::Relaxed) {
+            return;
+        }
+        let listing = list(&folder.path);
+        let rules = match &folder.rules {
+            FolderRules::Known(r) => r.clone(),
+            FolderRules::Under(parent) => {
+                // Its ignore files as its listing shows them (where it
+                // could not be listed, looked for one by one, as before).
+                let found = listing.as_ref().ok().map(|l| &l.found);
+                match self.rules.of_dir(&folder.path, parent.clone(), found) {
+                    Ok(r) => {
+                        if !folder.link {
+                            self.root.note_listed_dir(&folder.path);
+                        }
+                        Some(r)
+                    }
+                    Err(why) => {
+                        if let Ok(mut p) = self.pruned.lock() {
+                            p.push((folder.path.clone(), why));
+                        }
+                        return;
+                    }
+                }
+            }
+        };
+        let Listing { entries, failed, .. } = match listing {
+            Ok(l) => l,
+            Err(e) => return self.error(folder.path.clone(), e),
+        };
+        let mut files = Vec::new();
+        for (path, kind) in entries {
+            if self.rules.over.load(Ordering::Relaxed) {
+                return;
+            }
+            let kind = match kind {
+                Some(k) => k,
+                None => match std::fs::symlink_metadata(&path) {
+                    Ok(m) => Kind::of(m.file_type()),
+                    Err(e) => {
+                        self.error(path, e);
+                        continue;
+                    }
+                },
+            };
+            let link = kind == Kind::Link;
+            let kind = if link {
+                // Followed; a link to a folder above is a loop.
+                match std::fs::metadata(&path) {
+                    Ok(m) => Kind::of(m.file_type()),
+                    Err(e) => {
+                        self.error(path, e);
+                        continue;
+                    }
+                }
+            } else {
+                kind
+            };
+            if link && kind == Kind::Dir {
+                if let Err(e) = self.loop_check(&folder, &path) {
+                    match e {
+                        Followed::Loop => {
+                            if let Ok(mut v) = self.errors.lock() {
+                                v.push((path, "directory symlink loop; not followed".to_string()));
+                            }
+                        }
+                        Followed::Error(e) => self.error(path, e),
+                    }
+                    continue;
+                }
+            }
+            let is_dir = kind == Kind::Dir;
+            if is_dir
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+            {
+                continue;
+            }
+            if rules.as_ref().is_some_and(|r| r.ignores(&path, is_dir)) {
+                continue;
+            }
+            if link && self.root.place(&path) == Place::Outside && (is_dir || !self.root.follow_outside) {
+                if let Ok(mut p) = self.pruned.lock() {
+                    p.push((
+                        path,
+                        "is a link that leads outside the project root; not followed".to_string(),
+                    ));
+                }
+                continue;
+            }
+            match kind {
+                Kind::Dir => {
+                    let sub = Folder {
+                        path,
+                        link,
+                        rules: FolderRules::Under(rules.clone()),
+                        up: Some(folder.clone()),
+                    };
+                    s.spawn(move |s| self.folder(s, Arc::new(sub)));
+                }
+                Kind::File => {
+                    if (self.wanted)(&path) {
+                        files.push((path, link));
+                    }
+                }
+                Kind::Link | Kind::Other => {}
+            }
+        }
+        if let Some(e) = failed {
+            self.error(folder.path.clone(), e);
+        }
+        // The last run here, the others on tasks of their own.
+        while files.len() > FILES_A_TASK {
+            let run = files.split_off(files.len() - FILES_A_TASK);
+            s.spawn(move |_| self.visit_files(run));
+        }
+        self.visit_files(files);
+    }
+
+    fn visit_files(&self, files: Vec<(PathBuf, bool)>) {
+        if files.is_empty() {
+            return;
+        }
+        let made: Vec<(PathBuf, T)> = files
+            .into_iter()
+            .map(|(path, link)| {
+                let t = (self.visit)(Listed { path: &path, link });
+                (path, t)
+            })
+            .collect();
+        if let Ok(mut f) = self.files.lock() {
+            f.extend(made);
+        }
+    }
+
+    /// A path that could not be listed or followed: reported, unless it is
+    /// a link to nothing under a name no reader takes (a Triton model
+    /// repository's `Primary_Detector -> ../samples/…`, an `.engine` link
+    /// to a build product): nothing would have been read through it.
+    fn error(&self, path: PathBuf, e: io::Error) {
+        if e.kind() == io::ErrorKind::NotFound && !(self.wanted)(&path) {
+            return;
+        }
+        if let Ok(mut v) = self.errors.lock() {
+            v.push((path, format!("{e}; skipped")));
+        }
+    }
+
+    /// Whether the link `child` in `folder`, to a folder, leads to one of
+    /// the folders it is in, up to `/` (the `ignore` crate's
+    /// `check_symlink_loop`, which did not stop at the folder walked: a
+    /// link to a folder above it holds the walk). Each is opened, as the
+    /// crate's `same_file::Handle`s opened them: a folder that cannot be
+    /// opened is an error for the link.
+    fn loop_check(&self, folder: &Arc<Folder>, child: &Path) -> Result<(), Followed> {
+        fn id(path: &Path) -> io::Result<(u64, u64)> {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::File::open(path)?.metadata()?;
+            Ok((m.dev(), m.ino()))
+        }
+        let target = id(child).map_err(Followed::Error)?;
+        let mut at = Some(folder);
+        while let Some(f) = at {
+            if id(&f.path).map_err(Followed::Error)? == target {
+                return Err(Followed::Loop);
+            }
+            at = f.up.as_ref();
+        }
+        let above = self.above_top.get_or_init(|| {
+            std::fs::canonicalize(self.top).map_or_else(
+                |_| Vec::new(),
+                |t| t.ancestors().skip(1).map(Path::to_path_buf).collect(),
+            )
+        });
+        for dir in above {
+            if id(dir).map_err(Followed::Error)? == target {
+                return Err(Followed::Loop);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a link to a folder is not followed.
+enum Followed {
+    Loop,
+    Error(io::Error),
 }
 
 /// `a.cmp(b)` (by component) for two paths one walk listed: each is the
@@ -274,13 +581,10 @@ fn listed_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     rank(a.get(same)).cmp(&rank(b.get(same)))
 }
 
-/// The ignore rules a walk has read, by folder (as the walk spells it).
+/// The ignore files a walk has read: how much of them, against the
+/// bounds.
 struct Rules {
     root: ProjectRoot,
-    /// The rules in force in the folder walked.
-    top: RwLock<Option<Arc<DirRules>>>,
-    /// In each folder below it, by the bytes of its path.
-    by_dir: RwLock<HashMap<Vec<u8>, Arc<DirRules>, foldhash::fast::RandomState>>,
     /// Bytes, patterns and wildcards of ignore files read so far, and
     /// whether they went past a bound ([`MAX_IGNORE_BYTES`], …: then the
     /// walk stops and finds nothing, the same whatever the order the
@@ -332,8 +636,6 @@ impl Rules {
     fn new(root: &ProjectRoot) -> Rules {
         Rules {
             root: root.clone(),
-            top: RwLock::default(),
-            by_dir: RwLock::default(),
             read: AtomicU64::new(0),
             patterns: AtomicU64::new(0),
             wildcards: AtomicU64::new(0),
@@ -341,26 +643,25 @@ impl Rules {
         }
     }
 
-    fn get(&self, dir: &Path) -> Option<Arc<DirRules>> {
-        use std::os::unix::ffi::OsStrExt;
-        self.by_dir.read().ok()?.get(dir.as_os_str().as_bytes()).cloned()
-    }
-
-    fn insert(&self, dir: &Path, rules: Arc<DirRules>) {
-        use std::os::unix::ffi::OsStrExt;
-        if let Ok(mut m) = self.by_dir.write() {
-            m.insert(dir.as_os_str().as_bytes().to_vec(), rules);
-        }
-    }
-
     /// The rules in force in `dir`, under `parent`'s; why the folder must
-    /// not be walked when one of its ignore files cannot be read.
-    fn of_dir(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> Result<Arc<DirRules>, String> {
-        let git = self.read_ignore(dir, ".gitignore")?;
-        let ignore = self.read_ignore(dir, ".ignore")?;
+    /// not be walked when one of its ignore files cannot be read. `found`:
+    /// what the folder's listing holds (without it, each name is looked
+    /// for).
+    fn of_dir(
+        &self,
+        dir: &Path,
+        parent: Option<Arc<DirRules>>,
+        found: Option<&Found>,
+    ) -> Result<Arc<DirRules>, String> {
+        let git = self.read_ignore(dir, ".gitignore", found.map(|f| f.gitignore))?;
+        let ignore = self.read_ignore(dir, ".ignore", found.map(|f| f.ignore))?;
         // A repository's own excludes (a `.git` folder, not a link).
-        let exclude = if std::fs::symlink_metadata(super::join(dir, ".git")).is_ok_and(|m| m.is_dir()) {
-            self.read_ignore(dir, ".git/info/exclude")?
+        let git_dir = match found.and_then(|f| f.git_dir) {
+            Some(is) => is,
+            None => std::fs::symlink_metadata(super::join(dir, ".git")).is_ok_and(|m| m.is_dir()),
+        };
+        let exclude = if git_dir {
+            self.read_ignore(dir, ".git/info/exclude", None)?
         } else {
             None
         };
@@ -377,10 +678,13 @@ impl Rules {
 
     /// `dir`'s ignore file `name` compiled, if it has one; read only where
     /// it lies inside the root (a link out: only with `--follow-outside`).
-    fn read_ignore(&self, dir: &Path, name: &str) -> Result<Option<Gitignore>, String> {
+    /// `listed`: whether the folder's listing holds the name (without it,
+    /// one look).
+    fn read_ignore(&self, dir: &Path, name: &str, listed: Option<bool>) -> Result<Option<Gitignore>, String> {
         let path = super::join(dir, name);
-        // Most folders have none: one look, as the crate made.
-        if std::fs::symlink_metadata(&path).is_err() {
+        // Most folders have none.
+        let present = listed.unwrap_or_else(|| std::fs::symlink_metadata(&path).is_ok());
+        if !present {
             return Ok(None);
         }
         let real = match self.root.place(&path) {
@@ -450,24 +754,6 @@ pub fn over_notice() -> String {
     format!(
         "the ignore files (.ignore, .gitignore) under it are over {MAX_IGNORE_BYTES} bytes, {MAX_IGNORE_PATTERNS} patterns or {MAX_IGNORE_WILDCARDS} wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory); nothing walked"
     )
-}
-
-fn walk_error(err: &ignore::Error) -> (PathBuf, String) {
-    let mut path = PathBuf::new();
-    let mut cur = err;
-    loop {
-        match cur {
-            ignore::Error::WithPath { path: p, err } => {
-                path = p.clone();
-                cur = err;
-            }
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => cur = err,
-            ignore::Error::Loop { child, .. } => {
-                return (child.clone(), "directory symlink loop; not followed".to_string());
-            }
-            other => return (path, format!("{other}; skipped")),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -581,7 +867,7 @@ mod semantics {
 
     fn seen(root: &ProjectRoot, top: &Path, shown: &Path) -> Seen {
         let wanted = |p: &Path| p.extension().is_some_and(|e| e == "txt" || e == "yml" || e == "log");
-        let walked = walk(root, top, 2, &wanted, &|l: Listed| l.link);
+        let walked = walk(root, top, &wanted, &|l: Listed| l.link);
         let rel = |p: &Path| {
             p.strip_prefix(shown)
                 .map_or_else(|_| p.display().to_string(), |r| r.display().to_string())

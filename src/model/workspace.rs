@@ -730,7 +730,7 @@ impl Workspace {
         wanted: &(dyn Fn(&Path) -> bool + Sync),
         visit: &(dyn Fn(crate::files::walk::Listed) -> T + Sync),
     ) -> Option<Vec<(PathBuf, T)>> {
-        let walked = crate::files::walk::walk(root, root.path(), rayon::current_num_threads(), wanted, visit);
+        let walked = crate::files::walk::walk(root, root.path(), wanted, visit);
         if walked.stopped {
             let _ = self.walk_stopped.set(root.path().to_path_buf());
             return None;
@@ -847,7 +847,7 @@ impl Workspace {
                 || (whole_root && crate::syntax::c_keys::is_source(p))
                 || (containers && is_container_source(p))
         };
-        let mut walked = crate::files::walk::walk(&root, top, rayon::current_num_threads(), &wanted, &visit);
+        let mut walked = crate::files::walk::walk(&root, top, &wanted, &visit);
         if walked.stopped {
             let _ = self.walk_stopped.set(top.to_path_buf());
         }
@@ -1944,7 +1944,7 @@ impl Default for ContainerScan {
 /// `.gitignore`, with the guarantees of `files::walk`), sorted, without
 /// reading them.
 pub fn walk_candidates(root: &ProjectRoot, top: &Path) -> Walked {
-    let walked = crate::files::walk::walk(root, top, rayon::current_num_threads(), &is_candidate, &|_| ());
+    let walked = crate::files::walk::walk(root, top, &is_candidate, &|_| ());
     Walked {
         files: walked.files.into_iter().map(|(p, ())| p).collect(),
         problems: walked.problems,
