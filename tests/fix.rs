@@ -656,8 +656,10 @@ fn render_outcome(o: &engine::FixOutcome) -> String {
 fn fix_incremental_equals_full() {
     let mut dirs = rule_cases();
     dirs.push(PathBuf::from("testdata/examples"));
-    // Two projects: the first pass fixes one, the second renames the
-    // other's engine (DS207 waits for the batch fixes), in a file whose
+    // Two projects: the first pass fixes one's batches and moves the
+    // other's trailing comment (DS006), the second renames the other's
+    // engine (DS207 waits for the comment's move: a fix to a file its
+    // pipeline reads that is not inert, `fix::inert`), in a file whose
     // inline suppression silences a cross-file finding; each check again
     // merges its report around the project it edited, the other's part kept.
     dirs.push(PathBuf::from("testdata/fix/merged-report"));
@@ -907,5 +909,102 @@ fn a_value_fix_that_keeps_a_note_after_it_is_unsafe() {
             .unwrap_or_default();
         let want = text.replace(old, &new.replace("4000000", "33333"));
         assert_eq!(after, want, "{new}");
+    }
+}
+
+/// An engine rename (DS207) whose pipeline's other fixes set only values
+/// no input of the engine name reads (`interval`, `batched-push-timeout`:
+/// `fix::inert`) goes in their pass, not a pass later: one pass, the
+/// texts what two passes gave (`early_renames_equal_waiting_renames`).
+/// On 8e7e589 this took two passes.
+#[test]
+fn an_engine_rename_goes_beside_inert_fixes() {
+    let dir = Path::new("testdata/fix/rename-beside-inert");
+    let o = fix_case(dir, false);
+    let codes: Vec<&str> = o.log.iter().map(|f| f.code).collect();
+    assert_eq!(codes, ["DS103", "DS203", "DS207"]);
+    assert_eq!(o.passes, 1);
+    let waiting = fix_case_with(dir, false, engine::run_renames_waiting_for_all);
+    assert_eq!(waiting.passes, 2);
+    assert_eq!(render_diffs(&o), render_diffs(&waiting));
+    let pgie = &o.changed[&dir.join("pgie.txt")].1;
+    assert!(
+        pgie.contains("model-engine-file=model.onnx_b2_gpu0_fp16.engine\n"),
+        "{pgie}"
+    );
+}
+
+/// `render_outcome` without what moves when a rename goes a pass earlier:
+/// the number of passes, and the order of the log and of the fixes
+/// dropped (by pass); each sorted instead.
+fn render_outcome_unordered(o: &engine::FixOutcome) -> String {
+    let mut lines: Vec<String> = render_outcome(o)
+        .lines()
+        .filter(|l| !l.starts_with("passes "))
+        .map(str::to_string)
+        .collect();
+    let rest = format!(
+        "applied {:?} unsafe {:?} conflicting {:?}",
+        o.applied, o.unsafe_left, o.conflicting
+    );
+    lines.sort();
+    lines.push(rest);
+    lines.join("\n")
+}
+
+/// Letting an engine rename (DS207) go in the pass of fixes that cannot
+/// move it (`engine::waiting`: fixes elsewhere, inert fixes beside it)
+/// gives what making every rename wait while any other fix is wanted gives
+/// (8e7e589's loop): the same texts, findings left, fixes applied and
+/// dropped; every rule case, the examples, the corpus and a generated
+/// tree, with and without unsafe fixes. And renames did go early.
+#[test]
+fn early_renames_equal_waiting_renames() {
+    let mut dirs = rule_cases();
+    dirs.push(PathBuf::from("testdata/examples"));
+    dirs.push(PathBuf::from("testdata/fix/merged-report"));
+    dirs.push(PathBuf::from("testdata/fix/rename-beside-inert"));
+    dirs.extend(corpus());
+    let mut fewer_passes = 0;
+    for dir in &dirs {
+        for unsafe_fixes in [false, true] {
+            let early = fix_case_with(dir, unsafe_fixes, engine::run);
+            let waiting = fix_case_with(dir, unsafe_fixes, engine::run_renames_waiting_for_all);
+            assert_eq!(
+                render_outcome_unordered(&early),
+                render_outcome_unordered(&waiting),
+                "{} (unsafe fixes: {unsafe_fixes})",
+                dir.display()
+            );
+            assert!(early.passes <= waiting.passes);
+            fewer_passes += usize::from(early.passes < waiting.passes);
+        }
+    }
+    assert!(fewer_passes > 0);
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().join("tree");
+    let made = std::process::Command::new("python3")
+        .args(["bench/gen_tree.py", top.to_str().unwrap(), "400", "11"])
+        .output()
+        .expect("python3 runs bench/gen_tree.py");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    for unsafe_fixes in [false, true] {
+        let opts = FixOptions {
+            facts: None,
+            profile: dslint::rules::context::Profile::Display,
+            unsafe_fixes,
+            selection: Default::default(),
+            root: None,
+            fix_related: false,
+        };
+        let paths = [top.clone()];
+        let early = engine::run(&paths, &opts);
+        let waiting = engine::run_renames_waiting_for_all(&paths, &opts);
+        assert_eq!(
+            render_outcome_unordered(&early),
+            render_outcome_unordered(&waiting),
+            "unsafe fixes: {unsafe_fixes}"
+        );
+        assert!(early.log.iter().filter(|f| f.code == "DS207").count() > 10);
     }
 }

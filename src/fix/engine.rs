@@ -14,9 +14,9 @@ use crate::base::key::Key;
 use crate::base::rule::Rule;
 use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
-use crate::fix::apply;
 use crate::fix::guard::{self, DroppedFix, FixKey, Links, PassFix};
 use crate::fix::recheck::{Checked, Checker, Checks, Kept, Recheck};
+use crate::fix::{apply, inert};
 use crate::model::facts::Facts;
 use crate::model::workspace::Workspace;
 use crate::rules::Settings;
@@ -154,13 +154,38 @@ pub fn run(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
 /// `run` with every check a load and check of the whole tree: what the
 /// incremental checks are tested against.
 pub fn run_checking_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
-    run_in(paths, opts, HashMap::new(), Recheck::All, true)
+    run_in(paths, opts, HashMap::new(), Recheck::All, true, Renames::Local)
 }
 
 /// `run` with every restart of the guard a whole fix loop from the
 /// starting texts: what the narrow restart is tested against.
 pub fn run_restarting_fully(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
-    run_in(paths, opts, HashMap::new(), Recheck::Touched, false)
+    run_in(paths, opts, HashMap::new(), Recheck::Touched, false, Renames::Local)
+}
+
+/// `run` with every engine rename (DS207) waiting while any other fix is
+/// wanted anywhere in the tree (and every restart a whole loop): what
+/// letting renames go beside inert fixes and fixes elsewhere (`waiting`)
+/// is tested against.
+pub fn run_renames_waiting_for_all(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome {
+    run_in(
+        paths,
+        opts,
+        HashMap::new(),
+        Recheck::Touched,
+        false,
+        Renames::WaitForAll,
+    )
+}
+
+/// When an engine rename (DS207) waits for the pass's other fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Renames {
+    /// Only for those that may move it (`waiting`).
+    Local,
+    /// For any other fix wanted in the tree (the reference `Local` is
+    /// tested against).
+    WaitForAll,
 }
 
 /// Fix starting from texts already edited in memory (by canonical path);
@@ -177,7 +202,7 @@ pub fn run_restarting_fully(paths: &[PathBuf], opts: &FixOptions) -> FixOutcome 
 /// findings are left for the user, with the file named in `conflicting`,
 /// instead of the file flipping until `MAX_PASSES`.
 pub fn run_with(paths: &[PathBuf], opts: &FixOptions, start: HashMap<PathBuf, String>) -> FixOutcome {
-    run_in(paths, opts, start, Recheck::Touched, true)
+    run_in(paths, opts, start, Recheck::Touched, true, Renames::Local)
 }
 
 /// `narrowing`: whether the guard's restart may run again only the groups
@@ -188,6 +213,7 @@ fn run_in(
     start: HashMap<PathBuf, String>,
     recheck: Recheck,
     narrowing: bool,
+    renames: Renames,
 ) -> FixOutcome {
     let mut checker = Checker::new(paths, opts, recheck);
     let mut banned: HashSet<FixKey> = HashSet::new();
@@ -205,13 +231,18 @@ fn run_in(
         let narrowed = narrowable
             .take()
             .and_then(|(reference, seeds)| narrow(&mut checker, opts, &start, &banned, &mut links, reference, &seeds));
+        let once = |checker: &mut Checker,
+                    banned: &HashSet<FixKey>,
+                    before: &mut Option<Rc<guard::Counts>>,
+                    links: &mut Links| {
+            run_once(checker, opts, starting(), banned, before, links, None, renames)
+        };
         let run = match narrowed {
             Some(run) => {
                 narrowed_restarts += 1;
                 run
             }
-            None => run_once(&mut checker, opts, starting(), &banned, &mut before, &mut links, None)
-                .expect("a whole loop always ends"),
+            None => once(&mut checker, &banned, &mut before, &mut links).expect("a whole loop always ends"),
         };
         let new = run.introduced();
         // A restart goes back to the starting texts and a trial is a whole
@@ -254,8 +285,7 @@ fn run_in(
             }
             let mut without = banned.clone();
             without.insert(suspect.clone());
-            run_once(&mut checker, opts, starting(), &without, &mut before, &mut links, None)
-                .is_some_and(|run| run.introduced().is_empty())
+            once(&mut checker, &without, &mut before, &mut links).is_some_and(|run| run.introduced().is_empty())
         };
         let mut seeds: Vec<FileId> = Vec::new();
         for f in guard::blame(&run.applied, &new, clears) {
@@ -303,12 +333,11 @@ struct Run {
 }
 
 /// A pass's wanted fixes, as the guard's narrow restart needs them: each
-/// one's finding's file and whether it renames an engine (DS207), and
-/// whether the renames waited (another fix was wanted).
+/// one's finding's file and whether it waited (an engine rename, DS207,
+/// waiting for fixes that may move it: `waiting`).
 #[derive(Default)]
 struct Wanted {
     fixes: Vec<(FileId, bool)>,
-    renames_wait: bool,
 }
 
 impl Run {
@@ -408,8 +437,9 @@ struct Region {
 /// One fix loop, the fixes in `banned` left out. With `region`, the loop
 /// starts from `start` (the overlay given) and fixes only the region's
 /// files (`narrow`); `None` where the region's loop cannot be shown to be
-/// the whole loop's (it wants a fix elsewhere, its renames would wait
-/// otherwise than the other files' did, a file cycles, `MAX_PASSES`).
+/// the whole loop's (it wants a fix elsewhere, a file cycles,
+/// `MAX_PASSES`).
+#[allow(clippy::too_many_arguments)]
 fn run_once(
     checker: &mut Checker,
     opts: &FixOptions,
@@ -418,6 +448,7 @@ fn run_once(
     before: &mut Option<Rc<guard::Counts>>,
     links: &mut Links,
     region: Option<&Region>,
+    renames: Renames,
 ) -> Option<Run> {
     let mut applied: Vec<PassFix> = Vec::new();
     // Every fix applied with the files it edits, kept in the log at the end
@@ -500,34 +531,33 @@ fn run_once(
                     })
                     .collect();
                 // An engine name (DS207) follows the batch, GPU and precision
-                // other fixes may be changing in this pass: rename it only
-                // once they are done, against the values they leave.
-                let mut renames_wait = fixable.iter().any(|d| !is_rename(d));
+                // other fixes may be changing in this pass: it is renamed
+                // only once they are done, against the values they leave
+                // (`waiting`).
+                let waits = match renames {
+                    Renames::Local => waiting(checked, &fixable),
+                    Renames::WaitForAll => {
+                        let wait = fixable.iter().any(|d| !is_rename(d));
+                        fixable.iter().map(|d| wait && is_rename(d)).collect()
+                    }
+                };
                 // The other files' fixes in this pass of the loop narrowed
-                // (the same in this one): the renames wait where any fix
-                // but a rename is wanted, here or there.
+                // (the same in this one): whether any was applied. Which
+                // renames wait is the region's own affair (`waiting` looks
+                // only at files read together, which `Links` joins).
                 let mut others = false;
                 if let Some(r) = region {
                     if fixable.iter().any(|d| !r.files[d.file]) {
                         return None;
                     }
-                    let there = r.reference.get(passes);
-                    let elsewhere = there.map_or(&[][..], |w| &w.fixes[..]);
-                    let mut elsewhere = elsewhere.iter().filter(|(f, _)| !r.files[*f]).peekable();
-                    let any_there = elsewhere.peek().is_some();
-                    renames_wait |= elsewhere.clone().any(|(_, rename)| !rename);
-                    if any_there && there.is_some_and(|w| w.renames_wait != renames_wait) {
-                        return None;
-                    }
-                    others = elsewhere.any(|(_, rename)| !renames_wait || !rename);
+                    let elsewhere = r.reference.get(passes).map_or(&[][..], |w| &w.fixes[..]);
+                    others = elsewhere.iter().any(|&(f, waited)| !r.files[f] && !waited);
                 }
                 let wanted_here = Wanted {
-                    fixes: fixable.iter().map(|d| (d.file, is_rename(d))).collect(),
-                    renames_wait,
+                    fixes: fixable.iter().zip(&waits).map(|(d, w)| (d.file, *w)).collect(),
                 };
-                if renames_wait {
-                    fixable.retain(|d| !is_rename(d));
-                }
+                let mut waited = waits.iter();
+                fixable.retain(|_| waited.next().is_some_and(|w| !*w));
                 if fixable.is_empty() {
                     if others {
                         break Some(None);
@@ -658,9 +688,9 @@ fn run_once(
 ///
 /// `None` where that cannot be shown (then the whole loop is run again):
 /// a full load (the files' ids would differ), a report that moves findings
-/// across files, a pass where the region's renames would wait otherwise
-/// than the other files' did, a group that grew while the region ran, a
-/// file that cycles, `MAX_PASSES`.
+/// across files, a group that grew while the region ran, a file that
+/// cycles, `MAX_PASSES`. Which engine renames wait in a pass is decided
+/// within groups (`waiting`), so the region's are its own.
 fn narrow(
     checker: &mut Checker,
     opts: &FixOptions,
@@ -703,7 +733,16 @@ fn narrow(
         from.insert(Key::new(k.clone()), text.clone());
     }
     let mut before = Some(before);
-    let run = run_once(checker, opts, from, banned, &mut before, links, Some(&region))?;
+    let run = run_once(
+        checker,
+        opts,
+        from,
+        banned,
+        &mut before,
+        links,
+        Some(&region),
+        Renames::Local,
+    )?;
     if !checker.same_ids() || links.groups_of(seeds.iter().copied(), files) != region.files {
         return None;
     }
@@ -754,6 +793,44 @@ fn narrow(
         wanted: Vec::new(),
         exact: false,
     })
+}
+
+/// Which of a pass's wanted fixes wait for the next pass (in order): an
+/// engine rename (DS207) whose file a pipeline (or standalone element)
+/// reads together with a file that another fix of the pass edits, unless
+/// that fix is inert (`fix::inert`: it sets a value no input of the
+/// engine name reads). Its name follows the batch, GPU and precision such
+/// a fix may change: it is renamed once that fix is done, against the
+/// values it leaves. Any other rename cannot be moved by this pass's other
+/// fixes: its pipelines read no file they edit but inertly, so its finding
+/// after them is the one before, and renaming now gives the text renaming
+/// a pass later gives (`early_renames_equal_waiting_renames`, tests/fix.rs,
+/// compares the two). The files read together are those the pipelines of
+/// this check read, which change only with a full load: `Links` joins
+/// them, so a group's renames wait for the group's fixes alone (what the
+/// guard's narrow restart rests on).
+fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
+    let is_rename = |d: &Diagnostic| d.rule() == Rule::EngineNameMismatch;
+    let none = || vec![false; fixable.len()];
+    if !fixable.iter().any(|d| is_rename(d)) {
+        return none();
+    }
+    let moved: Vec<FileId> = fixable
+        .iter()
+        .filter(|d| !is_rename(d))
+        .filter_map(|d| d.fix.as_deref())
+        .filter(|f| !inert::fix_is_inert(&checked.ws, f))
+        .flat_map(|f| f.edits.iter().map(|e| e.file))
+        .collect();
+    if moved.is_empty() {
+        return none();
+    }
+    let near = checked.read_with(&moved);
+    let near = |f: FileId| near.get(f).is_none_or(|n| *n);
+    fixable
+        .iter()
+        .map(|d| is_rename(d) && (near(d.file) || d.fix.iter().flat_map(|f| &f.edits).any(|e| near(e.file))))
+        .collect()
 }
 
 /// Leave the files of a cycle unfixed (`run_once`): each put back as it

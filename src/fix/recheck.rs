@@ -446,6 +446,44 @@ impl Checked {
         }
     }
 
+    /// `moved` and every file read by a pipeline or standalone element
+    /// that reads one of them, marked by id: the files whose findings an
+    /// edit of `moved` may change through what they are read with. What
+    /// each pipeline reads does not change from check to check but with a
+    /// full load (`rebuild` builds again only where it reads the same
+    /// files), so this is a function of the tree's texts.
+    pub fn read_with(&self, moved: &[FileId]) -> Vec<bool> {
+        let mut is_moved = vec![false; self.ws.files.len()];
+        for &f in moved {
+            if let Some(m) = is_moved.get_mut(f) {
+                *m = true;
+            }
+        }
+        let mut marked = is_moved.clone();
+        let reads_moved = |files: &[FileId]| files.iter().any(|&f| is_moved.get(f).is_some_and(|m| *m));
+        let mut mark = |files: &[FileId]| {
+            for &f in files {
+                if let Some(m) = marked.get_mut(f) {
+                    *m = true;
+                }
+            }
+        };
+        for files in &self.pipeline_reads {
+            if reads_moved(files) {
+                mark(files);
+            }
+        }
+        let mut files = Vec::new();
+        for e in &self.graph.standalone {
+            files.clear();
+            element_reads(e, &mut files);
+            if reads_moved(&files) {
+                mark(&files);
+            }
+        }
+        marked
+    }
+
     /// Whether each file's part of the report is its findings' alone
     /// (`report::local`).
     pub fn report_is_local(&self, opts: &super::engine::FixOptions) -> bool {
