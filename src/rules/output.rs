@@ -111,6 +111,12 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
         return;
     }
     let factory = at.factory.as_deref();
+    let ty = at.int("type").map(|e| e.value);
+    // deepstream-app's type 6 (`NV_DS_SINK_MSG_CONV_BROKER`) is a branch of
+    // queue, nvmsgconv and nvmsgbroker (`create_msg_conv_broker_bin`,
+    // deepstream_sink_bin.c): it sends each frame's metadata, not the
+    // frame, so its why says that, not rendering or encoding.
+    let broker = factory.is_none() && ty == Some(MSG_CONV_BROKER);
     let (home_file, group_span) = at.at().unwrap_or((p.root, 0..0));
     if i > 0 {
         // The edit only where the fix is offered (bench): a config of
@@ -118,10 +124,12 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
         let edit = (bench && factory.is_none())
             .then(|| ctx.set_or_insert(at, "enable", "0"))
             .flatten();
-        out.push(extra_sink(at, (home_file, group_span), bench).fix(edit.map(|e| Fix::safe("set enable=0", vec![e]))));
+        out.push(
+            extra_sink(at, (home_file, group_span), bench, broker)
+                .fix(edit.map(|e| Fix::safe("set enable=0", vec![e]))),
+        );
         return;
     }
-    let ty = at.int("type").map(|e| e.value);
     let sync = at.int("sync").map(|e| e.value).or_else(|| {
         // A GObject boolean (Service Maker) is written as a word.
         at.str("sync").and_then(|s| match s.value {
@@ -171,10 +179,20 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
                     (None, 1) => "type=1 (fakesink), sync=0".to_string(),
                     (None, _) => format!("type={want} (bench-sink-type), sync=0"),
                 })
-                .why(noted!(
-                    bench,
-                    "a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do"
-                ))
+                .why(match (broker, syncs) {
+                    (false, _) => noted!(
+                        bench,
+                        "a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do"
+                    ),
+                    (true, false) => noted!(
+                        bench,
+                        "a message-broker sink turns each frame's metadata into a message (nvmsgconv) and sends it (nvmsgbroker): work no measurement needs"
+                    ),
+                    (true, true) => noted!(
+                        bench,
+                        "a message-broker sink turns each frame's metadata into a message (nvmsgconv) and sends it (nvmsgbroker), and sync to the clock caps the pipeline below what it can do"
+                    ),
+                })
                 .fix(if bench && !edits.is_empty() {
                     Some(Fix::safe("make it a fakesink with sync=0", edits))
                 } else {
@@ -184,8 +202,13 @@ fn sink(ctx: &Ctx, p: &Pipeline, i: usize, at: &Element, out: &mut Vec<Diagnosti
     }
 }
 
-/// DS603 about a sink after the first.
-fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool) -> Diagnostic {
+/// deepstream-app's sink `type` 6, `NV_DS_SINK_MSG_CONV_BROKER`
+/// (deepstream_sinks.h).
+const MSG_CONV_BROKER: i64 = 6;
+
+/// DS603 about a sink after the first; `broker`: a deepstream-app message
+/// broker sink (type 6), which sends metadata rather than frames.
+fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool, broker: bool) -> Diagnostic {
     Diagnostic::new(
         Rule::SinkNotFakesink,
         file,
@@ -194,10 +217,17 @@ fn extra_sink(at: &Element, (file, span): (FileId, Span), bench: bool) -> Diagno
     )
     .when(When::BenchProfile, bench)
     .expected("exactly one sink in the bench profile")
-    .why(noted!(
-        bench,
-        "every sink is a branch that encodes, renders or sends frames"
-    ))
+    .why(if broker {
+        noted!(
+            bench,
+            "a message-broker sink is a branch that turns each frame's metadata into a message (nvmsgconv) and sends it (nvmsgbroker)"
+        )
+    } else {
+        noted!(
+            bench,
+            "every sink is a branch that encodes, renders or sends frames"
+        )
+    })
 }
 
 /// DS603 for a GStreamer sink element (gst-launch, Python): the factory
@@ -214,7 +244,7 @@ fn gst_sink(ctx: &Ctx, at: &Element, factory: &str, i: usize, out: &mut Vec<Diag
         "a rendering or encoding sink, or sync to the clock, caps the pipeline below what it can do"
     );
     if i > 0 {
-        out.push(extra_sink(at, (home_file, header), bench));
+        out.push(extra_sink(at, (home_file, header), bench, false));
         return;
     }
     if factory != "fakesink" {

@@ -62,6 +62,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             // batch larger than its streams, or one the primary disagrees
             // with (DS701), is a defect (Precision 7).
             let proven = ctx.batch_is_proven(p, eff.value);
+            let effect = batch_effect(ctx, p, eff.value, fb);
             let (file, span) = eff.at();
             let fix = eff
                 .site()
@@ -79,9 +80,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                 )
                 .when(When::Preset, !proven)
                 .expected(fb.to_string())
-                .why(format!(
-                    "{why}: a larger batch waits for frames that never come, a smaller one leaves the GPU idle"
-                ))
+                .why(format!("{why}: {effect}"))
                 .fix(fix),
             );
         }
@@ -363,6 +362,24 @@ enum Cameras {
     /// in type or whose `[sourceN]` overrides it for one source): DS102
     /// cannot tell what the mux should be.
     Unknown,
+}
+
+/// What a streammux batch of `batch` does where `final_batch` is `fb`
+/// (DS101's why), said only for the side the batch is on: larger than its
+/// streams, nvstreammux waits `batched-push-timeout` for frames that never
+/// come; smaller than `fb`, the GPU runs more, smaller launches; between
+/// the two the streams fill the batch, and only the plateau (measured, or
+/// the preset cap 16 without facts) speaks against it.
+fn batch_effect(ctx: &Ctx, p: &Pipeline, batch: i64, fb: u32) -> &'static str {
+    if ctx.n_streams(p).is_some_and(|(n, _)| batch > i64::from(n)) {
+        "a batch larger than its streams waits for frames that never come"
+    } else if batch < i64::from(fb) {
+        "a smaller batch leaves the GPU idle"
+    } else if ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_some() {
+        "the streams fill this batch, but above the measured plateau a larger batch adds latency with no throughput gain"
+    } else {
+        "the streams fill this batch, and 16 is a preset cap, not a measurement (no sweep.plateau_batch in facts): above the measured plateau a larger batch adds latency with no throughput gain"
+    }
 }
 
 /// The size of the frames the mux takes when every source of the pipeline
