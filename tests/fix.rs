@@ -1008,3 +1008,22 @@ fn early_renames_equal_waiting_renames() {
         assert!(early.log.iter().filter(|f| f.code == "DS207").count() > 10);
     }
 }
+
+/// A value that ends in a stray CR (`k=1\r\r\n`) is two lines to the
+/// differ (similar ends a line at a lone CR too): each diff line is shown
+/// on a line of its own, the CR escaped as every control character of a
+/// diff is (`escape_controls`), where it used to join the `-`, `+` and
+/// context lines into one.
+#[test]
+fn a_stray_cr_in_a_diff_is_escaped_and_ends_its_line() {
+    let d = diff::unified(
+        Path::new("app.txt"),
+        "[a]\nk=1\r\r\nz=0\n",
+        "[a]\nk=2\r\r\nz=0\n",
+        false,
+    );
+    assert_eq!(
+        d,
+        "--- a/app.txt\n+++ b/app.txt\n@@ -1,4 +1,4 @@\n [a]\n-k=1\\x0d\n+k=2\\x0d\n \r\n z=0\n"
+    );
+}

@@ -39,9 +39,17 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
     // diffs' allocations).
     let mut escaped = String::with_capacity(text.len());
     for l in text.split_inclusive('\n') {
-        // The line ending (CRLF too) stays as it is.
-        let body = l.trim_end_matches('\n').trim_end_matches('\r');
-        escaped.push_str(&escape_controls(body));
+        // The line ending (one CRLF too) stays as it is.
+        let body = l.strip_suffix('\n').map_or(l, |b| b.strip_suffix('\r').unwrap_or(b));
+        // similar also ends a line at a lone CR (`tokenize_lines`): shown
+        // escaped like any control character, with the next diff line on
+        // a line of its own (`k=1\r\r\n` is two diff lines, not one).
+        for part in body.split_inclusive('\r') {
+            escaped.push_str(&escape_controls(part));
+            if part.ends_with('\r') {
+                escaped.push('\n');
+            }
+        }
         escaped.push_str(&l[body.len()..]);
     }
     let text = escaped;

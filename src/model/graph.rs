@@ -83,6 +83,12 @@ pub struct Pipeline {
     /// Where the primary's batch comes from, summed up when the elements'
     /// properties are dropped (`rules::keep_for_report`), for the report.
     pub primary_batch: PrimaryBatch,
+    /// Whether the program may hold elements this pipeline does not: a
+    /// Python app's element made under a condition (left out), or made in
+    /// another function of the module or in a pipeline string (each read
+    /// on its own). A role it lacks is then unknown, not absent (DS203's
+    /// "no tracker").
+    pub partial: bool,
 }
 
 /// Whether the primary takes its `batch-size` from its config file, and
@@ -747,6 +753,7 @@ mod tests {
             links: vec![],
             references: vec![],
             primary_batch: PrimaryBatch::Unread,
+            partial: false,
         };
         let big = Some(2_147_483_647);
         assert_eq!(p(vec![source(big), source(big), source(big)]).streams(), None);

@@ -1764,6 +1764,9 @@ fn container_copies(root: &ProjectRoot, files: Vec<(PathBuf, ContainerScan)>) ->
 /// Dockerfile's up to the root, which is quadratic in the depth (1,000
 /// sources 600 folders deep: 600,000 `lstat`s of 1,200-byte paths, ~70 s).
 /// A real one places tens of sources from a few folders (~10 KB).
+/// Past this bound and the two below, nothing is printed: only whether a
+/// missing path is in a container becomes unknown, which withholds a
+/// finding and never makes one (SECURITY.md, item 7, says why no notice).
 const MAX_CONTEXT_BYTES: usize = 1 << 20;
 
 /// The most bytes of paths the mounts from an unknown folder are written

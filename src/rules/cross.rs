@@ -64,6 +64,23 @@ fn below_streams(ctx: &Ctx, p: &Pipeline, batch: i64) -> bool {
     ctx.n_streams(p).is_some_and(|(n, _)| batch < i64::from(n) && n <= 16)
 }
 
+/// Whether a fix would raise an nvinferserver primary's batch from `from`
+/// to `to` with no measurement behind it. The element's batch is the
+/// `max_batch_size` of every request it sends Triton: at start
+/// `InferTrtISContext::specifyBackendDims` warms the model up with one
+/// request of that batch (`TrtISBackend::specifyInputDims`, unless
+/// `disable_warmup`), and Triton refuses a request whose batch is above the
+/// model's own `max_batch_size` (its `config.pbtxt`; Triton core's request
+/// check, "inference request batch-size must be <= N"), so the element fails
+/// to start. dslint does not read the Triton model repository, so a raise is
+/// unproven. A measured plateau is not: the sweep ran the element at that
+/// batch (`measure::variant` sets it), and `final_batch` is at most it.
+pub fn raises_unread_triton_batch(ctx: &Ctx, p: &Pipeline, from: i64, to: i64) -> bool {
+    to > from
+        && p.primary().is_some_and(|g| matches!(g.role, Role::InferServer(_)))
+        && ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_none()
+}
+
 /// DS701 on a streammux batch `m` (written at `ml`) and a primary batch `g`
 /// that differ. The primary's value is written (its config file or the
 /// app's group), or nvinfer's default where nothing sets it (Precision 4,
@@ -116,7 +133,8 @@ fn batch_mismatch(
     // Stage 0 preset (Precision 7) and rewriting the streammux to it is a
     // suggestion: 32 streams at batch 32 are not "fixed" to 16.
     let safe = ctx.final_batch(p).is_some()
-        && (m.value == target || ctx.batch_is_proven(p, m.value) || below_streams(ctx, p, m.value));
+        && (m.value == target || ctx.batch_is_proven(p, m.value) || below_streams(ctx, p, m.value))
+        && !raises_unread_triton_batch(ctx, p, g.value, target);
     let fix = edits.into_iter().collect::<Option<Vec<_>>>().map(|edits| {
         if safe {
             Fix::safe(title, edits)
@@ -148,7 +166,13 @@ fn batch_mismatch(
             ),
         )
         .expected(target.to_string())
-        .why("nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)")
+        .why(if raises_unread_triton_batch(ctx, p, g.value, target) {
+            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); \
+             the fix is unsafe: it raises nvinferserver's batch, and Triton refuses a batch above its model's own \
+             max_batch_size (the model repository's config.pbtxt), which dslint does not read"
+        } else {
+            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)"
+        })
         .related(gfile, gspan)
         .message_at_related(format!(
             "BATCH_MISMATCH: primary {factory} {pkey} {gval} != streammux batch-size {} ({}:{mux_line})",

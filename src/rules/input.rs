@@ -120,6 +120,7 @@ fn check_group(
             out.push(d);
             return;
         }
+        out.extend(app_refuses_source_list(file, doc, group));
     }
     // Groups only the key-file reader takes: the YAML reader skips them.
     if f.kind == Some(Kind::App) && doc.format == Format::Yaml && crate::model::detect::app_yaml_skips(&group.name) {
@@ -364,6 +365,27 @@ fn check_entries(
         };
         check_type(file, doc, e, value, spec, out);
     }
+}
+
+/// DS003 where deepstream-app refuses a key-file config for a
+/// `[source-list]` with no `[source-attr-all]` beside it:
+/// `parse_config_file` (deepstream_app_config_parser.c) parses the list,
+/// then stops ("[source-attr-all] group not present."). The list's own
+/// keys are still checked.
+fn app_refuses_source_list(file: FileId, doc: &Document, group: &crate::syntax::Group) -> Option<Diagnostic> {
+    if doc.format != Format::KeyFile || group.name.as_str() != "source-list" || doc.has_group("source-attr-all") {
+        return None;
+    }
+    Some(
+        Diagnostic::new(
+            Rule::InvalidValue,
+            file,
+            group.name_span.clone(),
+            "[source-list] without [source-attr-all]: deepstream-app refuses the config",
+        )
+        .expected("a [source-attr-all] group (with enable=1) giving the listed sources their settings")
+        .why("parse_config_file (deepstream_app_config_parser.c) reads [source-list], then stops when the file has no [source-attr-all]: \"[source-attr-all] group not present.\""),
+    )
 }
 
 /// DS003 where deepstream-app refuses the config for a source group's

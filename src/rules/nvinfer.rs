@@ -422,20 +422,25 @@ fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<
             p.first(&Role::Tracker).is_some()
         }
     });
-    // A config no pipeline of dslint's loads (a C/C++ app's `strdup`ed
-    // path, say) may well be followed by a tracker: it is not known here.
-    let tracker_unknown = p.is_none();
+    // Unknown, so silent: a config no pipeline of dslint's loads (a C/C++
+    // app's `strdup`ed path, a Python app whose config path is an
+    // expression) may be followed by a tracker, and its loader may set
+    // `interval` on the element, which `gst_nvinfer_parse_props`
+    // (gstnvinfer_property_parser.cpp) then keeps over the file's
+    // (`is_prop_set[PROP_INTERVAL]`); a pipeline that may lack elements
+    // its app makes (`Pipeline::partial`: a tracker made under a condition
+    // or in another function) does not show there is no tracker.
+    let Some(p) = p else { return };
+    if !has_tracker && p.partial {
+        return;
+    }
     let retention = ctx.facts.and_then(|f| f.tracker_id_retention());
-    let allowed = (has_tracker || tracker_unknown) && retention.is_some_and(|r| r >= 0.99);
+    let allowed = has_tracker && retention.is_some_and(|r| r >= 0.99);
     if eff.value == 0 || allowed {
         return;
     }
     let why = if has_tracker {
         "skipping frames relies on the tracker holding IDs: allowed only when facts carry e2e.tracker_id_retention >= 0.99"
-    } else if tracker_unknown {
-        "no pipeline of dslint's loads this config, so whether a tracker follows is not known: without one skipped frames \
-         carry no objects, with one skipping relies on it holding IDs (allowed only when facts carry \
-         e2e.tracker_id_retention >= 0.99)"
     } else {
         "with no tracker, skipped frames carry no objects at all"
     };
@@ -625,16 +630,39 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         return;
     }
     let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
+    // Each number the finding sets against the name says where it comes
+    // from (the engine's line is in the config file, the batch often in the
+    // app's `[primary-gie]`).
+    let from = |key: &str, unset: &str| set_where(ctx, inf, key, loc.file, unset);
     let mut problems = Vec::new();
     if let Some(wb) = want.batch.filter(|&wb| wb != b as i64) {
-        problems.push(format!("batch {b} but batch-size is {wb}"));
+        problems.push(format!(
+            "batch {b} but batch-size is {wb} ({})",
+            from("batch-size", "unset, nvinfer's default 1")
+        ));
     }
     if gpu != g as i64 {
-        problems.push(format!("gpu {g} but gpu-id is {gpu}"));
+        problems.push(format!(
+            "gpu {g} but gpu-id is {gpu} ({})",
+            from("gpu-id", "unset, nvinfer's default 0")
+        ));
     }
     let prec_differs = want.precision.is_some_and(|wp| wp != prec);
     if prec_differs && want.precision_is_news {
-        problems.push(format!("{prec} but nvinfer builds {}", want.precision.unwrap_or(prec)));
+        let mode = inf.int("network-mode").map(|e| e.value);
+        let fallback = if matches!(mode, Some(1 | 3)) && want.precision == Some("fp16") {
+            ", no calibration table: TensorRT builds FP16"
+        } else {
+            ""
+        };
+        let mode_from = match mode {
+            Some(m) => format!("network-mode {m}, {}{fallback}", from("network-mode", "")),
+            None => "network-mode unset, nvinfer's default 0 (FP32)".to_string(),
+        };
+        problems.push(format!(
+            "{prec} but nvinfer builds {} ({mode_from})",
+            want.precision.unwrap_or(prec)
+        ));
     }
     if problems.is_empty() {
         return;
@@ -697,6 +725,24 @@ fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &E
         .why(why)
         .fix(fix.map(|e| Fix::safe(format!("rename to {new_name}"), vec![e]))),
     );
+}
+
+/// Where the effective `key` of `inf` comes from, as messages name it:
+/// the group and key that set it (`[primary-gie] batch-size`), with its
+/// file and line when that is not `shown` (the finding's file), or how it
+/// is derived; `unset` where nothing sets it.
+fn set_where(ctx: &Ctx, inf: &Element, key: &str, shown: crate::base::FileId, unset: &str) -> String {
+    let Some(eff) = inf.str(key) else {
+        return unset.to_string();
+    };
+    let named = origin(ctx, inf, key, eff.setting);
+    match &eff.setting.site {
+        Some(s) if s.file != shown => {
+            let (line, _) = ctx.ws.files[s.file].position(s.spans.value().start);
+            format!("{named}, {}:{line}", crate::files::shown(&ctx.ws.files[s.file].path))
+        }
+        _ => named,
+    }
 }
 
 /// The model nvinfer builds from, whose path (resolved) starts the name of

@@ -39,7 +39,8 @@ const MAX_MOUNTS: usize = 1_000;
 /// The most words one script command is split into (a `docker run` has
 /// tens): one with more may mount anything (`script_mounts` gives
 /// `None`), told before they are all held (a hostile 10 MiB line of 5
-/// million words held ~260 MB of them).
+/// million words held ~260 MB of them). Past it, as past `MAX_MOUNTS`,
+/// nothing is printed (SECURITY.md, item 7: unknown only withholds).
 const MAX_WORDS: usize = 10 * MAX_MOUNTS;
 
 /// Where a mounted host path is taken from.

@@ -392,10 +392,78 @@ impl Reader<'_> {
     /// The YAML reader has no such inheritance (`parse_config_file_yaml`,
     /// deepstream_app_config_parser_yaml.cpp, reads only `source:`'s CSV),
     /// and `[source-list]` is not read there at all.
+    ///
+    /// Which listed sources run (`create_multi_source_bin`,
+    /// deepstream_source_bin.c, skips a source whose `enable` is 0): each
+    /// copies `[source-attr-all]`'s `enable`, read as an integer (0 when
+    /// unset: the config is zeroed), and an enabled `[sourceN]` sets it for
+    /// source N (`parse_source` reads nothing of a group whose `enable` is
+    /// 0 or missing). The list's streams are those that run; none, or an
+    /// `enable` no integer reader takes, is unknown (nothing runs, or the
+    /// app refuses the config), as is a `[source-list]` without
+    /// `[source-attr-all]`, which `parse_config_file` refuses
+    /// ("[source-attr-all] group not present.", DS003).
     fn inherit_source_attr_all(&self, list: &mut Element, overrides: &[Element]) {
         const ATTR_ALL: &str = "source-attr-all";
         let doc = &self.ws.files[self.root].doc;
-        if doc.format != Format::KeyFile || !doc.has_group(ATTR_ALL) {
+        if doc.format != Format::KeyFile {
+            return;
+        }
+        let listed = match &list.role {
+            Role::Source(s) => s.streams,
+            _ => None,
+        };
+        let runs = match (doc.has_group(ATTR_ALL), value(doc, ATTR_ALL, "enable")) {
+            (false, _) => None,
+            (true, None) => Some(false),
+            (true, Some(v)) => glib::parse_int(v).map(|on| on != 0),
+        };
+        let streams = match (runs, listed) {
+            (Some(true), n) => n,
+            (Some(false), Some(n)) => {
+                // Only the listed sources an enabled `[sourceN]` turns on.
+                let mut on: Vec<usize> = overrides
+                    .iter()
+                    .filter_map(|o| o.name.strip_prefix("source")?.parse::<usize>().ok())
+                    .filter(|&i| i < n as usize)
+                    .collect();
+                on.sort_unstable();
+                on.dedup();
+                u32::try_from(on.len()).ok().filter(|&k| k > 0)
+            }
+            _ => None,
+        };
+        if let Role::Source(s) = &mut list.role {
+            s.streams = streams;
+        }
+        // No listed source known to run: what `[source-attr-all]` says of
+        // them describes none (DS102 silent, not judging a camera that is
+        // never opened).
+        let multi = list.factory.as_deref() == Some("nvmultiurisrcbin");
+        let none_run = match runs {
+            None if !doc.has_group(ATTR_ALL) => {
+                Some("[source-list] without [source-attr-all]: deepstream-app refuses the config")
+            }
+            None => Some("[source-attr-all] enable is not an integer: deepstream-app refuses the config"),
+            Some(false) if !multi && streams.is_none() => {
+                Some("[source-attr-all] enable is 0 (unset: 0) and no [sourceN] enables a listed source: none runs")
+            }
+            // nvmultiurisrcbin runs the listed URIs, but is given none of
+            // the group's keys (`create_nvmultiurisrcbin_bin` skips a
+            // config whose `enable` is 0).
+            Some(false) if multi => return,
+            _ => None,
+        };
+        if let Some(why) = none_run {
+            let at = doc
+                .groups_named(&list.name)
+                .next()
+                .map_or(0..0, |g| g.name_span.clone());
+            list.props.retain(|p| p.name.as_str() != "type");
+            list.props.push(crate::model::graph::Property {
+                name: Shared::from("type"),
+                settings: smallvec::smallvec![Setting::unknown((self.root, at), why)],
+            });
             return;
         }
         // The list's properties by name: a group of many keys is not
@@ -692,6 +760,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
         links,
         references,
         primary_batch: PrimaryBatch::Unread,
+        partial: false,
     }
 }
 

@@ -396,6 +396,7 @@ pub fn assemble(
         links,
         references,
         primary_batch: PrimaryBatch::Unread,
+        partial: false,
     }
 }
 

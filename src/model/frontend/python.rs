@@ -24,7 +24,10 @@
 //!   edits a literal argument, or a constant's literal when that is its
 //!   only use; a value from an expression has no fix;
 //! - the streams are the mux's `sink_N` pad requests, counted through
-//!   literal loops, when the sources made agree with them.
+//!   literal loops, when the sources made agree with them;
+//! - a pipeline that may lack elements the module makes (one left out as
+//!   made under a condition; elements made in another function, or a
+//!   pipeline string beside) is `partial`: a role it lacks is unknown.
 
 use std::collections::{HashMap, HashSet};
 
@@ -69,6 +72,10 @@ pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -
     let (module, scopes) = Module::new(&view, &src);
     let mut out = Vec::new();
     let mut strings = Vec::new();
+    // Scopes that make elements: each is read on its own, so with more
+    // than one (or a pipeline string beside) any pipeline may lack what
+    // another function adds to it.
+    let mut making = 0usize;
     for (body, function) in scopes {
         let (names, walked) = Names::new(&module, body, function);
         let mut s = Scope::new(&names, walked, file, body);
@@ -76,8 +83,18 @@ pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -
         s.find_launches();
         work(s.env.steps as u64);
         strings.append(&mut s.launches);
+        making += usize::from(!s.elements.is_empty());
         if s.elements.iter().any(|e| e.certain) {
-            out.push(s.finish(ws));
+            // An element made under a condition is left out of it.
+            let left_out = s.elements.iter().any(|e| !e.certain);
+            let mut p = s.finish(ws);
+            p.partial = left_out;
+            out.push(p);
+        }
+    }
+    if making > 1 || !strings.is_empty() {
+        for p in &mut out {
+            p.partial = true;
         }
     }
     drop(module);
@@ -86,7 +103,10 @@ pub fn build(ws: &mut Workspace, file: FileId, parsed: Option<python::Parsed>) -
         p.free();
     }
     for m in strings {
-        out.extend(launch::build(ws, file, &src, &m));
+        out.extend(launch::build(ws, file, &src, &m).into_iter().map(|mut p| {
+            p.partial |= making > 0;
+            p
+        }));
     }
     out
 }

@@ -167,6 +167,7 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
         links,
         references,
         primary_batch: PrimaryBatch::Unread,
+        partial: false,
     }
 }
 

@@ -187,11 +187,46 @@ fn deepstream_app_reads_sink_and_secondary_gie_groups_by_their_prefix() {
     );
 }
 
+/// The streams of a `[source-list]` are the listed sources deepstream-app
+/// opens: each copies `[source-attr-all]`'s `enable` (an integer, unset 0),
+/// an enabled `[sourceN]` turns source N on, and `create_multi_source_bin`
+/// skips the others. None opened, an `enable` that is no integer, or no
+/// `[source-attr-all]` (the app refuses the config): unknown, with the
+/// group's keys not given to the list (its `type` unknown).
+#[test]
+fn source_list_streams_are_the_sources_deepstream_app_opens() {
+    let list = "[application]\n[source-list]\nlist=usb:0;usb:1;usb:2\n";
+    let attr = "[source-attr-all]\ntype=1\ncamera-width=640\ncamera-height=480\n";
+    let cases: [(String, Option<u32>, bool); 7] = [
+        (String::new(), None, false),
+        (attr.to_string(), None, false),
+        (format!("{attr}enable=0\n"), None, false),
+        (format!("{attr}enable=yes\n"), None, false),
+        (format!("{attr}enable=1\n"), Some(3), true),
+        (format!("{attr}enable=2\n"), Some(3), true),
+        (
+            format!("{attr}[source1]\nenable=1\n[source2]\nenable=0\n"),
+            Some(1),
+            true,
+        ),
+    ];
+    for (rest, streams, type_known) in cases {
+        let app = format!("{list}{rest}[streammux]\nbatch-size=3\n[primary-gie]\nenable=1\nconfig-file=pgie.txt\n");
+        let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
+        let p = &g.pipelines[0];
+        assert_eq!(p.streams(), streams, "{rest}");
+        let src = p.sources().next().unwrap();
+        assert_eq!(src.int("type").is_some(), type_known, "{rest}");
+        assert_eq!(src.unknown("type"), !type_known, "{rest}");
+    }
+}
+
 #[test]
 fn source_list_derives_the_batch_sizes_it_overrides() {
     // The primary's only when [primary-gie] writes batch-size
     // (`create_primary_gie_bin`: `is_batch_size_set`).
     let app = "[application]\n[source-list]\nlist=file:///a.mp4;rtsp://cam;file:///b.mp4\n\
+               [source-attr-all]\nenable=1\n\
                [source0]\nenable=1\ntype=3\nuri=file:///a.mp4\nnum-sources=7\n\
                [streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nbatch-size=1\nconfig-file=pgie.txt\n";
     let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
