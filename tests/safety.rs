@@ -1143,3 +1143,32 @@ fn interned_texts_are_bounded_over_threads() {
     let (one, many) = (peak("1"), peak("32"));
     assert!(many - one < 100 * 1024, "peak {one} KiB on 1 thread, {many} KiB on 32");
 }
+
+/// A path placed through a link may land far deeper than it is long
+/// (`L/m0/v.mp4`, L a link to a folder 3.8 KiB deep): the placements and
+/// the missing folders a run remembers are bounded in bytes, not only in
+/// number (hostile8: 80,000 such references, a 4.3 MB config, peaked at
+/// 770 MiB against 199 MiB for a link to a shallow folder).
+#[test]
+fn placements_through_long_links_are_bounded_in_bytes() {
+    let l = layout();
+    let deep: PathBuf = std::iter::repeat_n("x".repeat(250), 15).collect();
+    for (name, target) in [("deep", deep.as_path()), ("shallow", Path::new("s"))] {
+        let dir = l.repo.join(name);
+        std::fs::create_dir_all(dir.join(target)).unwrap();
+        symlink(target, dir.join("L")).unwrap();
+        let mut text = String::from(
+            "[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=1\nwidth=1\nheight=1\n[sink0]\nenable=1\ntype=1\n",
+        );
+        for i in 0..40_000 {
+            text.push_str(&format!("[source{i}]\nenable=1\ntype=3\nuri=file://L/m{i}/v.mp4\n"));
+        }
+        std::fs::write(dir.join("app.txt"), text).unwrap();
+    }
+    let peak = |name: &str| peak_kib(&l.repo, &["check", name]);
+    let (shallow, deep) = (peak("shallow"), peak("deep"));
+    assert!(
+        deep - shallow < 64 * 1024,
+        "peak {shallow} KiB shallow, {deep} KiB deep"
+    );
+}

@@ -262,6 +262,13 @@ const MAX_PLACED: usize = 1 << 17;
 /// See [`MAX_PLACED`].
 const PLACED_PER_LISTED: usize = 2;
 
+/// The bytes (path placed and real path) the placements of paths no walk
+/// listed may hold, for each one [`MAX_PLACED`] and [`PLACED_PER_LISTED`]
+/// allow: a real path can be far longer than the path placed (a link to a
+/// folder 4 KiB deep, `L/m0/v.mp4`), and a count alone let 80,000 such
+/// references of 12 bytes each hold ~300 MiB of real paths.
+const PLACED_BYTES_EACH: usize = 256;
+
 /// The placements remembered (`Workspace::place`), by the bytes of the
 /// path placed ([`BytesMap`]). Most real paths are the path placed, byte
 /// for byte (a walk's absolute path, a reference resolved from it, where
@@ -273,6 +280,8 @@ struct Placements {
     map: BytesMap<Place>,
     /// Files the walks listed (each placed from its folder).
     listed: usize,
+    /// The bytes of the other placements' paths (placed and real).
+    other_bytes: usize,
 }
 
 impl Placements {
@@ -296,7 +305,8 @@ impl Placements {
     /// Remember `place` for `key`; a file a walk listed always, any
     /// other path within the bound ([`MAX_PLACED`]).
     fn insert(&mut self, key: Vec<u8>, place: Place, listed: bool) {
-        if !listed && self.map.len().saturating_sub(self.listed) >= MAX_PLACED + PLACED_PER_LISTED * self.listed {
+        let others = MAX_PLACED + PLACED_PER_LISTED * self.listed;
+        if !listed && self.map.len().saturating_sub(self.listed) >= others {
             return;
         }
         let place = match place {
@@ -304,6 +314,17 @@ impl Placements {
             Place::Missing(p) if p.as_os_str().as_bytes() == key.as_slice() => Place::Missing(PathBuf::new()),
             p => p,
         };
+        if !listed {
+            let bytes = key.len()
+                + match &place {
+                    Place::Inside(p) | Place::Missing(p) => p.as_os_str().len(),
+                    Place::Outside => 0,
+                };
+            if self.other_bytes + bytes > others * PLACED_BYTES_EACH {
+                return;
+            }
+            self.other_bytes += bytes;
+        }
         if self.map.insert(key, place).is_none() && listed {
             self.listed += 1;
         }
