@@ -182,9 +182,10 @@ impl ReaderKeys {
     }
 
     /// Take in what one source gives (`scan_reader_source`).
-    fn add(&mut self, (keys, by_group): SourceKeys) {
-        self.keys.extend(keys);
-        for (group, key) in by_group {
+    fn add(&mut self, source: SourceKeys) {
+        self.unknown |= source.unread;
+        self.keys.extend(source.keys);
+        for (group, key) in source.grouped {
             self.grouped.entry(key).or_default().insert(group);
         }
     }
@@ -888,7 +889,7 @@ impl Workspace {
             });
             if whole_root {
                 // A stopped walk read none: any may be read (the run fails).
-                readers.unknown = walked.stopped;
+                readers.unknown |= walked.stopped;
                 let _ = self.reader_keys.set(readers);
             }
             if containers {
@@ -1528,21 +1529,41 @@ pub struct Walked {
 /// vendored copy of their parser as often as from a fork: only new names
 /// count, and, second, a known name a `CONFIG_GROUP_<GROUP>_<KEY>` define
 /// gives to a group (`syntax::c_keys::group_defines`), which DS002 asks
-/// about only for a group NVIDIA's readers do not read it in.
-type SourceKeys = (Vec<String>, Vec<(String, String)>);
+/// about only for a group NVIDIA's readers do not read it in. A source
+/// over the size cap, or that cannot be read, may be a reader: what it
+/// reads is unknown (`unread`), so any name may be read (DS002 silent for
+/// the names NVIDIA's readers do not read), as when the walk was stopped.
+#[derive(Default)]
+struct SourceKeys {
+    keys: Vec<String>,
+    grouped: Vec<(String, String)>,
+    unread: bool,
+}
 
 fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
-    let Ok(bytes) = read_walked(&l) else {
-        return (Vec::new(), Vec::new());
+    let bytes = match read_walked(&l) {
+        Ok(bytes) => bytes,
+        // No file to read (a link to a FIFO or a device): no reader.
+        Err(crate::files::read::ReadError::NotRegular(_)) => return SourceKeys::default(),
+        Err(_) => {
+            return SourceKeys {
+                unread: true,
+                ..SourceKeys::default()
+            };
+        }
     };
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
-        return (Vec::new(), Vec::new());
+        return SourceKeys::default();
     }
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
     let mut grouped = crate::syntax::c_keys::group_defines(&bytes);
     grouped.retain(|(_, k)| crate::model::keys::known_name(k));
-    (keys, grouped)
+    SourceKeys {
+        keys,
+        grouped,
+        unread: false,
+    }
 }
 
 /// A file the walk listed, read under the size cap: a link (to a regular
