@@ -435,6 +435,33 @@ fn named_configs_find_their_pipelines_in_every_form() {
     }
 }
 
+/// A C source the walk could not read (over the 10 MiB cap) may be the
+/// project's reader: the keys it reads are unknown, so DS002 is silent for
+/// every key NVIDIA's readers do not read, not sure of one it may read
+/// (hostile8: a fork padded past the cap had its keys called unknown).
+#[test]
+fn a_reader_too_large_to_read_leaves_the_keys_unknown() {
+    let case = Path::new("testdata/rules/DS002/clean-forked-reader");
+    let tmp = tempfile::tempdir().unwrap();
+    for file in files_under(case) {
+        let to = tmp.path().join(file.strip_prefix(case).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    let header = tmp.path().join("src/fork_config_parser.h");
+    let text = std::fs::read_to_string(&header).unwrap();
+    let padding = format!("/* {} */\n", "x".repeat(11 << 20));
+    std::fs::write(&header, format!("{padding}{text}")).unwrap();
+    for args in [
+        &["check", "--select", "DS002", "."][..],
+        &["check", "--select", "DS002", "configs"],
+    ] {
+        let (rc, out, err) = dslint_in(tmp.path(), args);
+        assert_eq!((rc, err.as_str()), (0, ""), "{args:?}: {out}");
+        assert!(out.starts_with("All checks passed"), "{args:?}: {out}");
+    }
+}
+
 /// A project that ships its own fork of deepstream-app's and nvinfer's
 /// parsers (`src/`) is judged by them for the keys they add, whether the
 /// whole tree, a subfolder or one file is named: the sources are looked

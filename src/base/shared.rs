@@ -85,7 +85,7 @@ impl Shared {
             if let Some(found) = table.find(h, |t| t.as_str() == s) {
                 return found.clone();
             }
-            if table.len() >= MAX_INTERNED {
+            if table.len() >= MAX_INTERNED || !take_lasting(s.len()) {
                 return Shared::new(s);
             }
             let new = Shared::lasting(s);
@@ -130,6 +130,39 @@ const MAX_INTERNED_LEN: usize = 48;
 
 /// At most this many texts a thread (a few MiB at most).
 const MAX_INTERNED: usize = 1 << 16;
+
+/// At most this many bytes of interned texts a process (their bytes and
+/// [`LASTING_OVERHEAD`] each), over all its threads' tables. A thread's
+/// table outlives nothing but its texts, which last to the end of the
+/// process: every thread that parses adds a table's worth, and the walks
+/// start threads of their own (`ignore`'s, one set a walk, and a `fix`
+/// loads the tree again on new ones), so a bound a thread alone let a
+/// tree of many distinct short keys and values keep ~5 MiB a thread
+/// (a 21 MB tree: 23 MiB peak on 1 thread, 200 MiB on 32, never freed).
+/// Past it, texts the thread's table does not hold are allocated and
+/// counted, as a long text is.
+const MAX_LASTING_BYTES: usize = 8 << 20;
+
+/// What an interned text costs beside its bytes: its allocation's count,
+/// flag and length (24 bytes), its slot in the table and the allocator's
+/// rounding.
+const LASTING_OVERHEAD: usize = 32;
+
+/// The bytes of interned texts made so far in this process
+/// ([`MAX_LASTING_BYTES`]).
+static LASTING_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Take room for one more interned text of `len` bytes, if the process's
+/// bound leaves it.
+fn take_lasting(len: usize) -> bool {
+    use std::sync::atomic::Ordering;
+    let cost = len + LASTING_OVERHEAD;
+    LASTING_BYTES
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+            (used + cost <= MAX_LASTING_BYTES).then_some(used + cost)
+        })
+        .is_ok()
+}
 
 /// One thread's table: no lock on the parsers' path. Seeded at random
 /// (foldhash): the texts come from the files, and a fixed seed would let a

@@ -73,10 +73,24 @@ const DIR_CACHE_MAX: usize = 1 << 16;
 /// at most). Bounded as the root's cache is.
 #[derive(Debug, Default)]
 pub struct MissingDirs {
-    map: RwLock<HashMap<Vec<u8>, Walked, foldhash::fast::RandomState>>,
+    map: RwLock<MissingMap>,
+}
+
+/// [`MissingDirs`]' folders, and the bytes of their paths (each folder's
+/// and where its walk stands).
+#[derive(Debug, Default)]
+struct MissingMap {
+    map: HashMap<Vec<u8>, Walked, foldhash::fast::RandomState>,
+    bytes: usize,
 }
 
 const MISSING_DIRS_MAX: usize = 1 << 16;
+
+/// At most this many bytes of paths in a [`MissingDirs`]: where a missing
+/// folder's walk stands is a real path up to the first missing component,
+/// which a link can make far longer than the path written (a link to a
+/// folder 4 KiB deep: 65,536 folders held ~256 MiB of paths).
+const MISSING_DIRS_MAX_BYTES: usize = MISSING_DIRS_MAX * 256;
 
 /// Where a path lands, seen from the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,15 +168,17 @@ impl ProjectRoot {
             .map
             .read()
             .ok()
-            .and_then(|m| m.get(parent.as_os_str().as_bytes()).cloned());
+            .and_then(|m| m.map.get(parent.as_os_str().as_bytes()).cloned());
         let at = match known {
             Some(w) => w,
             None => {
                 let w = self.dir(parent);
-                if let Walked::At { missing: true, .. } = w {
+                if let Walked::At { at, missing: true, .. } = &w {
                     if let Ok(mut m) = missing.map.write() {
-                        if m.len() < MISSING_DIRS_MAX {
-                            m.insert(parent.as_os_str().as_bytes().to_vec(), w.clone());
+                        let bytes = parent.as_os_str().len() + at.as_os_str().len();
+                        if m.map.len() < MISSING_DIRS_MAX && m.bytes + bytes <= MISSING_DIRS_MAX_BYTES {
+                            m.bytes += bytes;
+                            m.map.insert(parent.as_os_str().as_bytes().to_vec(), w.clone());
                         }
                     }
                 }

@@ -182,9 +182,10 @@ impl ReaderKeys {
     }
 
     /// Take in what one source gives (`scan_reader_source`).
-    fn add(&mut self, (keys, by_group): SourceKeys) {
-        self.keys.extend(keys);
-        for (group, key) in by_group {
+    fn add(&mut self, source: SourceKeys) {
+        self.unknown |= source.unread;
+        self.keys.extend(source.keys);
+        for (group, key) in source.grouped {
             self.grouped.entry(key).or_default().insert(group);
         }
     }
@@ -262,6 +263,13 @@ const MAX_PLACED: usize = 1 << 17;
 /// See [`MAX_PLACED`].
 const PLACED_PER_LISTED: usize = 2;
 
+/// The bytes (path placed and real path) the placements of paths no walk
+/// listed may hold, for each one [`MAX_PLACED`] and [`PLACED_PER_LISTED`]
+/// allow: a real path can be far longer than the path placed (a link to a
+/// folder 4 KiB deep, `L/m0/v.mp4`), and a count alone let 80,000 such
+/// references of 12 bytes each hold ~300 MiB of real paths.
+const PLACED_BYTES_EACH: usize = 256;
+
 /// The placements remembered (`Workspace::place`), by the bytes of the
 /// path placed ([`BytesMap`]). Most real paths are the path placed, byte
 /// for byte (a walk's absolute path, a reference resolved from it, where
@@ -273,6 +281,8 @@ struct Placements {
     map: BytesMap<Place>,
     /// Files the walks listed (each placed from its folder).
     listed: usize,
+    /// The bytes of the other placements' paths (placed and real).
+    other_bytes: usize,
 }
 
 impl Placements {
@@ -296,7 +306,8 @@ impl Placements {
     /// Remember `place` for `key`; a file a walk listed always, any
     /// other path within the bound ([`MAX_PLACED`]).
     fn insert(&mut self, key: Vec<u8>, place: Place, listed: bool) {
-        if !listed && self.map.len().saturating_sub(self.listed) >= MAX_PLACED + PLACED_PER_LISTED * self.listed {
+        let others = MAX_PLACED + PLACED_PER_LISTED * self.listed;
+        if !listed && self.map.len().saturating_sub(self.listed) >= others {
             return;
         }
         let place = match place {
@@ -304,6 +315,17 @@ impl Placements {
             Place::Missing(p) if p.as_os_str().as_bytes() == key.as_slice() => Place::Missing(PathBuf::new()),
             p => p,
         };
+        if !listed {
+            let bytes = key.len()
+                + match &place {
+                    Place::Inside(p) | Place::Missing(p) => p.as_os_str().len(),
+                    Place::Outside => 0,
+                };
+            if self.other_bytes + bytes > others * PLACED_BYTES_EACH {
+                return;
+            }
+            self.other_bytes += bytes;
+        }
         if self.map.insert(key, place).is_none() && listed {
             self.listed += 1;
         }
@@ -867,7 +889,7 @@ impl Workspace {
             });
             if whole_root {
                 // A stopped walk read none: any may be read (the run fails).
-                readers.unknown = walked.stopped;
+                readers.unknown |= walked.stopped;
                 let _ = self.reader_keys.set(readers);
             }
             if containers {
@@ -1507,21 +1529,41 @@ pub struct Walked {
 /// vendored copy of their parser as often as from a fork: only new names
 /// count, and, second, a known name a `CONFIG_GROUP_<GROUP>_<KEY>` define
 /// gives to a group (`syntax::c_keys::group_defines`), which DS002 asks
-/// about only for a group NVIDIA's readers do not read it in.
-type SourceKeys = (Vec<String>, Vec<(String, String)>);
+/// about only for a group NVIDIA's readers do not read it in. A source
+/// over the size cap, or that cannot be read, may be a reader: what it
+/// reads is unknown (`unread`), so any name may be read (DS002 silent for
+/// the names NVIDIA's readers do not read), as when the walk was stopped.
+#[derive(Default)]
+struct SourceKeys {
+    keys: Vec<String>,
+    grouped: Vec<(String, String)>,
+    unread: bool,
+}
 
 fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
-    let Ok(bytes) = read_walked(&l) else {
-        return (Vec::new(), Vec::new());
+    let bytes = match read_walked(&l) {
+        Ok(bytes) => bytes,
+        // No file to read (a link to a FIFO or a device): no reader.
+        Err(crate::files::read::ReadError::NotRegular(_)) => return SourceKeys::default(),
+        Err(_) => {
+            return SourceKeys {
+                unread: true,
+                ..SourceKeys::default()
+            };
+        }
     };
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
-        return (Vec::new(), Vec::new());
+        return SourceKeys::default();
     }
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
     let mut grouped = crate::syntax::c_keys::group_defines(&bytes);
     grouped.retain(|(_, k)| crate::model::keys::known_name(k));
-    (keys, grouped)
+    SourceKeys {
+        keys,
+        grouped,
+        unread: false,
+    }
 }
 
 /// A file the walk listed, read under the size cap: a link (to a regular

@@ -154,7 +154,8 @@ pub fn group_defines(text: &[u8]) -> Vec<(String, String)> {
             continue;
         };
         let key_ok = !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if group.is_empty() || !key_ok {
+        // A group of `_` alone (`CONFIG_GROUP___CAMERA_ID`) names none.
+        if group.iter().all(|&b| b == b'_') || !key_ok {
             continue;
         }
         // Each pair once (a file of 10 MiB repeating one define).
@@ -295,6 +296,8 @@ mod tests {
             group_defines(b"  #  define\tCONFIG_GROUP_SINK_SYNC \"sync\"\nx CONFIG_GROUP_SINK_TYPE \"type\"\n"),
             [("SINK".to_string(), "sync".to_string())]
         );
+        // A group of `_` alone is none (the fuzz target's c_keys find).
+        assert!(group_defines(b"#define CONFIG_GROUP___CAMERA_ID \"camera-id\"\n").is_empty());
         // One long line of macros: bounded work, nothing taken.
         let line = "CONFIG_GROUP_A_B \"b\" ".repeat(500_000);
         assert!(group_defines(line.as_bytes()).is_empty());

@@ -93,7 +93,14 @@ const CONTAINERS: Target = Target {
     cases: 3000,
 };
 
-const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT, &LAUNCH, &CONTAINERS];
+const C_KEYS: Target = Target {
+    name: "c_keys",
+    document: targets::c_keys::document,
+    check: targets::c_keys::check,
+    cases: 3000,
+};
+
+const TARGETS: &[&Target] = &[&YAML, &KEYFILE, &SHELL, &PBTXT, &LAUNCH, &CONTAINERS, &C_KEYS];
 
 /// Run a target's generator through its checks; on a failure, save and
 /// print the shrunk input.
@@ -184,6 +191,11 @@ fn pbtxt() {
 #[test]
 fn containers() {
     fuzz(&CONTAINERS);
+}
+
+#[test]
+fn c_keys() {
+    fuzz(&C_KEYS);
 }
 
 /// Every input a fuzz run ever failed on still passes its checks.

@@ -1,5 +1,6 @@
 //! One module per parser: a token-based generator and the checks.
 
+pub mod c_keys;
 pub mod containers;
 pub mod keyfile;
 pub mod launch;
