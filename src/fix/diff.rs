@@ -3,9 +3,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use similar::TextDiff;
-
 use crate::fix::engine::FixOutcome;
+use crate::fix::hunks;
 use crate::output::{escape_controls, plural};
 
 pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
@@ -27,14 +26,32 @@ pub fn unified_all(
 
 /// A diff from one file to another (a script and its wrapped copy).
 pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
-    let diff = TextDiff::from_lines(original, new);
-    let text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&header_name("a", from), &header_name("b", to))
-        .to_string();
-    // A diff is read on a terminal: control characters from the configs
-    // are shown escaped, line by line (the line structure stays).
+    // `similar`'s line diff of the changed part only (hunks.rs says why it
+    // is the whole texts' diff).
+    let text = hunks::unified(&header_name("a", from), &header_name("b", to), original, new);
+    let text = escape_lines(text);
+    if !color {
+        return text;
+    }
+    text.lines()
+        .map(|l| match l.as_bytes().first() {
+            Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
+            Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
+            Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// A diff is read on a terminal: control characters from the configs are
+/// shown escaped, line by line (the line structure stays).
+fn escape_lines(text: String) -> String {
+    // Printable ASCII, tabs and newlines only (most diffs): nothing to
+    // escape, the text as it is.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t' || b == b'\n';
+    if text.bytes().all(plain) {
+        return text;
+    }
     // One string written line by line (a string a line was most of the
     // diffs' allocations).
     let mut escaped = String::with_capacity(text.len());
@@ -52,18 +69,7 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
         }
         escaped.push_str(&l[body.len()..]);
     }
-    let text = escaped;
-    if !color {
-        return text;
-    }
-    text.lines()
-        .map(|l| match l.as_bytes().first() {
-            Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
-            Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
-            Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
-            _ => format!("{l}\n"),
-        })
-        .collect()
+    escaped
 }
 
 /// A `---`/`+++` file name that GNU patch and `git apply` read back as the
@@ -155,4 +161,66 @@ pub fn summary(o: &FixOutcome, written: bool) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `unified_between` as 8e7e589 wrote it: `similar` over the whole
+    /// texts, then every line escaped, then coloured.
+    fn before(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
+        let text = similar::TextDiff::from_lines(original, new)
+            .unified_diff()
+            .context_radius(3)
+            .header(&header_name("a", from), &header_name("b", to))
+            .to_string();
+        let mut escaped = String::with_capacity(text.len());
+        for l in text.split_inclusive('\n') {
+            let body = l.trim_end_matches('\n').trim_end_matches('\r');
+            escaped.push_str(&escape_controls(body));
+            escaped.push_str(&l[body.len()..]);
+        }
+        if !color {
+            return escaped;
+        }
+        escaped
+            .lines()
+            .map(|l| match l.as_bytes().first() {
+                Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
+                Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
+                Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect()
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            Just("k=1\n"),
+            Just("k=2\n"),
+            Just("x\r\n"),
+            Just("\r"),
+            Just("\r\r\n"),
+            Just("e\x1b]0;t\x07\n"),
+            Just("r\u{202e}l\n"),
+            Just("\u{85}\n"),
+            Just("+++ x\n"),
+            Just("--- y\n"),
+            Just("@@ z\n"),
+            Just("end"),
+        ];
+        prop::collection::vec(line, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn diffs_are_what_they_were(old in text(), new in text(), color: bool) {
+            let (a, b) = (Path::new("./d/x y.txt"), Path::new("d/\x1b.txt"));
+            prop_assert_eq!(unified_between(a, b, &old, &new, color), before(a, b, &old, &new, color));
+        }
+    }
 }

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod diff;
 pub mod engine;
 pub mod guard;
+pub mod hunks;
 pub mod inert;
 pub mod patch;
 pub mod recheck;

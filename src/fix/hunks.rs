@@ -1,0 +1,394 @@
+//! The hunks of a unified diff (3 lines of context), as `similar`'s
+//! `TextDiff::from_lines(..).unified_diff()` writes them, byte for byte,
+//! from a line diff of only the changed part of the texts.
+//!
+//! `fix` changes few bytes of a file (most fixes are one value), yet a
+//! line diff of the whole texts splits both into lines, compares every
+//! line and writes through `fmt`: a tenth of `fix --diff`'s instructions
+//! on the 10k tree. Here the bytes both texts share at the start and at
+//! the end are found first (slices compared a block at a time), and
+//! `similar` diffs the lines between them with a few lines of slack on
+//! each side; the hunks' line numbers are moved by the lines skipped.
+//!
+//! Why that is the same diff: `similar`'s Myers trims the common prefix
+//! and suffix (in lines) before anything else, and its heuristics look
+//! only at what is left; the window starts after a `\n` that both texts
+//! have before their first difference and ends after one in their
+//! shared end, so the lines skipped are whole lines of that prefix and
+//! suffix and the part left is the same. Two things still see the lines
+//! around it: the compaction pass (it slides an insertion up or down
+//! through equal lines) and the 3 lines of context. Both reach into the
+//! window's first and last equal runs only; while those keep at least 3
+//! lines after the diff, neither needed a line outside the window. When
+//! one does not (a change slid through the slack, or fewer equal lines),
+//! the whole texts are diffed instead.
+
+use similar::{ChangeTag, DiffOp, TextDiff};
+
+/// Lines of context in a hunk (`diff -u`'s and `similar`'s default).
+const CONTEXT: usize = 3;
+
+/// Whole lines of the shared start and end kept in the window beyond the
+/// first and last changed line: the context and room for compaction to
+/// slide a change without reaching the window's edge.
+const SLACK: usize = 8;
+
+/// The diff of `old` to `new`: `--- a`, `+++ b` and the hunks; empty when
+/// the texts are the same.
+pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    let w = window(old, new);
+    let mut out = String::new();
+    if w.start == 0 && w.old_end == old.len() {
+        write_hunks(&mut out, a, b, old, new, 0);
+        return out;
+    }
+    let lines_before = lines_in(&old.as_bytes()[..w.start]);
+    let new_end = new.len() - (old.len() - w.old_end);
+    let (old_w, new_w) = (&old[w.start..w.old_end], &new[w.start..new_end]);
+    let diff = TextDiff::from_lines(old_w, new_w);
+    let ops = diff.ops();
+    let edge_kept = |op: Option<&DiffOp>| matches!(op, Some(DiffOp::Equal { len, .. }) if *len >= CONTEXT);
+    if (w.start > 0 && !edge_kept(ops.first())) || (w.old_end < old.len() && !edge_kept(ops.last())) {
+        write_hunks(&mut out, a, b, old, new, 0);
+        return out;
+    }
+    write_diff(&mut out, a, b, &diff, lines_before);
+    out
+}
+
+/// Byte ranges of the window: `start..old_end` of `old`, and of `new` from
+/// `start` to as many bytes before its end as `old_end` is before old's.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Window {
+    pub start: usize,
+    pub old_end: usize,
+}
+
+/// The window of two texts (see the module's comment): it starts after
+/// the `\n` that is `SLACK` lines before the last `\n` of their shared
+/// start (or at 0), and ends after the `\n` that is `SLACK` lines after
+/// the first `\n` of their shared end (or at the end).
+pub fn window(old: &str, new: &str) -> Window {
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    let prefix = common_prefix(o, n);
+    // The shared end is counted only past the shared start, so the lines
+    // of the two never overlap (as `similar` counts its suffix).
+    let room = o.len().min(n.len()) - prefix;
+    let suffix = common_suffix(&o[o.len() - room..], &n[n.len() - room..]);
+    let mut start = prefix;
+    let mut found = true;
+    for _ in 0..=SLACK {
+        match memchr::memrchr(b'\n', &o[..start]) {
+            Some(i) => start = i,
+            None => {
+                found = false;
+                break;
+            }
+        }
+    }
+    let start = if found { start + 1 } else { 0 };
+    let tail = o.len() - suffix;
+    let mut end = tail;
+    let mut found = true;
+    for _ in 0..=SLACK {
+        match memchr::memchr(b'\n', &o[end..]) {
+            Some(i) => end += i + 1,
+            None => {
+                found = false;
+                break;
+            }
+        }
+    }
+    let old_end = if found { end } else { o.len() };
+    Window { start, old_end }
+}
+
+/// How many lines `similar` splits `bytes` into when they end in a `\n`
+/// (or are empty): a line ends at `\n`, `\r\n` or a lone `\r`.
+fn lines_in(bytes: &[u8]) -> usize {
+    // A plain count (the compiler makes it a vector loop).
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return newlines;
+    }
+    let lone_cr = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+        .count();
+    newlines + lone_cr
+}
+
+/// Bytes two slices share at the start: a block at a time (the slices'
+/// comparison is a `memcmp`), then byte by byte in the first block that
+/// differs.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes two slices share at the end (as [`common_prefix`], from the end).
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[la - i - BLOCK..la - i] == b[lb - i - BLOCK..lb - i] {
+        i += BLOCK;
+    }
+    while i < n && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+/// The whole texts' line diff, written as [`write_diff`] writes it.
+fn write_hunks(out: &mut String, a: &str, b: &str, old: &str, new: &str, lines_before: usize) {
+    let diff = TextDiff::from_lines(old, new);
+    write_diff(out, a, b, &diff, lines_before);
+}
+
+/// The hunks of a line diff as `similar`'s `UnifiedDiff` displays them
+/// (context 3, the missing-newline hint on), the line numbers moved on by
+/// `lines_before`.
+fn write_diff(out: &mut String, a: &str, b: &str, diff: &TextDiff<'_, '_, str>, lines_before: usize) {
+    let mut header = true;
+    for group in diff.grouped_ops(CONTEXT) {
+        if group.is_empty() {
+            continue;
+        }
+        if std::mem::take(&mut header) {
+            for s in ["--- ", a, "\n+++ ", b, "\n"] {
+                out.push_str(s);
+            }
+        }
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        out.push_str("@@ -");
+        push_range(
+            out,
+            lines_before + first.old_range().start,
+            lines_before + last.old_range().end,
+        );
+        out.push_str(" +");
+        push_range(
+            out,
+            lines_before + first.new_range().start,
+            lines_before + last.new_range().end,
+        );
+        out.push_str(" @@\n");
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                out.push(match change.tag() {
+                    ChangeTag::Delete => '-',
+                    ChangeTag::Insert => '+',
+                    ChangeTag::Equal => ' ',
+                });
+                let value = change.value();
+                out.push_str(value);
+                if !value.ends_with(['\r', '\n']) {
+                    out.push_str("\n\\ No newline at end of file\n");
+                }
+            }
+        }
+    }
+}
+
+/// A hunk header's range of lines `start..end` (0-based): `similar`'s
+/// `UnifiedDiffHunkRange` (1-based; the length left out when 1; an empty
+/// range names the line before it).
+fn push_range(out: &mut String, start: usize, end: usize) {
+    use std::fmt::Write;
+    let len = end.saturating_sub(start);
+    if len == 1 {
+        let _ = write!(out, "{}", start + 1);
+    } else {
+        let first = if len == 0 { start } else { start + 1 };
+        let _ = write!(out, "{first},{len}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What `fix --diff` wrote before this module: `similar` over the
+    /// whole texts.
+    fn similar_whole(old: &str, new: &str) -> String {
+        TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(3)
+            .header("a/f", "b/f")
+            .to_string()
+    }
+
+    #[test]
+    fn one_value_in_a_long_file_is_diffed_in_a_window() {
+        let old: String = (0..1000).map(|i| format!("key{i}=1\n")).collect();
+        let new = old.replace("key500=1\n", "key500=2\n");
+        // 8 whole lines of slack each side of line 500 (0-based): from the
+        // line after the 9th `\n` back from the first differing byte to the
+        // 9th `\n` on from the first `\n` of the shared end.
+        let start = old.find("key492=").unwrap();
+        let old_end = old.find("key509=").unwrap();
+        assert_eq!(window(&old, &new), Window { start, old_end });
+        assert_eq!(
+            unified("a/f", "b/f", &old, &new),
+            "--- a/f\n+++ b/f\n@@ -498,7 +498,7 @@\n key497=1\n key498=1\n key499=1\n-key500=1\n+key500=2\n key501=1\n key502=1\n key503=1\n"
+        );
+    }
+
+    #[test]
+    fn a_change_slid_out_of_the_window_diffs_the_whole_texts() {
+        // A line inserted among 20 equal lines: the compaction slides it
+        // to the first of them, past the window's slack.
+        let old = format!("top\n{}bottom\n", "x\n".repeat(20));
+        let new = format!("top\n{}bottom\n", "x\n".repeat(21));
+        assert_eq!(unified("a/f", "b/f", &old, &new), similar_whole(&old, &new));
+    }
+
+    #[test]
+    fn same_texts_give_no_diff() {
+        assert_eq!(unified("a/f", "b/f", "a\nb", "a\nb"), "");
+        assert_eq!(unified("a/f", "b/f", "", ""), "");
+    }
+
+    #[test]
+    fn line_ends_as_similar_splits_them() {
+        for (old, new) in [
+            ("a\r\nb\r\nc", "a\r\nB\r\nc"),
+            ("a\rb\rc\r", "a\rb\rd\r"),
+            ("a\nb", "a\nb\n"),
+            ("a\nb\n", "a\nb"),
+            ("a\r", "a\r\n"),
+            ("x\r\n", "x\r"),
+            ("", "a"),
+            ("a", ""),
+        ] {
+            assert_eq!(
+                unified("a/f", "b/f", old, new),
+                similar_whole(old, new),
+                "{old:?} -> {new:?}"
+            );
+        }
+    }
+
+    /// Lines a config is made of, with repeats, line ends of every kind
+    /// and control characters.
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => Just("x\n".to_string()),
+            2 => Just("\n".to_string()),
+            2 => Just("a\r\n".to_string()),
+            1 => Just("\r".to_string()),
+            1 => Just("esc\x1b[2J\n".to_string()),
+            1 => Just("rtl\u{202e}\n".to_string()),
+            1 => Just("t\tab\r\n".to_string()),
+            1 => Just("[group]\n".to_string()),
+            6 => (0u8..40).prop_map(|n| format!("key{n}=1\n")),
+        ]
+    }
+
+    /// A final line without a line end, or none.
+    fn last() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            Just("end".to_string()),
+            Just("x".to_string()),
+            Just("a\r".to_string())
+        ]
+    }
+
+    #[derive(Debug, Clone)]
+    enum Edit {
+        Value,
+        Replace(String),
+        Insert(String),
+        Delete,
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => Just(Edit::Value),
+            2 => line().prop_map(Edit::Replace),
+            2 => line().prop_map(Edit::Insert),
+            2 => Just(Edit::Delete),
+        ]
+    }
+
+    /// Texts and the same texts with edits 1 to 9 lines apart (3 to 7:
+    /// hunks that merge and hunks that do not), the last line changed or not.
+    fn edited(max_lines: usize) -> impl Strategy<Value = (String, String)> {
+        (
+            prop::collection::vec(line(), 0..max_lines),
+            last(),
+            last(),
+            0usize..40,
+            prop::collection::vec((1usize..10, edit()), 1..5),
+        )
+            .prop_map(|(lines, old_last, new_last, first, edits)| {
+                let mut new_lines = lines.clone();
+                let mut at = first;
+                for (gap, e) in edits {
+                    if at > new_lines.len() {
+                        break;
+                    }
+                    match e {
+                        Edit::Value if at < new_lines.len() => {
+                            let l = &mut new_lines[at];
+                            *l = if l.contains("=1") {
+                                l.replace("=1", "=2")
+                            } else {
+                                format!("v{l}")
+                            };
+                        }
+                        Edit::Replace(l) if at < new_lines.len() => new_lines[at] = l,
+                        Edit::Delete if at < new_lines.len() => {
+                            new_lines.remove(at);
+                        }
+                        Edit::Insert(l) => new_lines.insert(at, l),
+                        _ => {}
+                    }
+                    at += gap;
+                }
+                (lines.concat() + &old_last, new_lines.concat() + &new_last)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn edited_texts_diff_as_similar_diffs_them((old, new) in edited(60)) {
+            prop_assert_eq!(unified("a/f", "b/f", &old, &new), similar_whole(&old, &new));
+        }
+
+        // Past 100 lines `similar` maps lines to numbers before its diff.
+        #[test]
+        fn long_edited_texts_diff_as_similar_diffs_them((old, new) in edited(260)) {
+            prop_assert_eq!(unified("a/f", "b/f", &old, &new), similar_whole(&old, &new));
+        }
+
+        #[test]
+        fn unrelated_texts_diff_as_similar_diffs_them(
+            old in prop::collection::vec(line(), 0..30),
+            new in prop::collection::vec(line(), 0..30),
+            old_last in last(),
+            new_last in last(),
+        ) {
+            let (old, new) = (old.concat() + &old_last, new.concat() + &new_last);
+            prop_assert_eq!(unified("a/f", "b/f", &old, &new), similar_whole(&old, &new));
+        }
+    }
+}
