@@ -169,7 +169,8 @@ mod tests {
     use proptest::prelude::*;
 
     /// `unified_between` as 8e7e589 wrote it: `similar` over the whole
-    /// texts, then every line escaped, then coloured.
+    /// texts, then every line escaped (with 61ca5c2's split at a lone CR,
+    /// which `similar` ends a line at too), then coloured.
     fn before(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
         let text = similar::TextDiff::from_lines(original, new)
             .unified_diff()
@@ -178,8 +179,13 @@ mod tests {
             .to_string();
         let mut escaped = String::with_capacity(text.len());
         for l in text.split_inclusive('\n') {
-            let body = l.trim_end_matches('\n').trim_end_matches('\r');
-            escaped.push_str(&escape_controls(body));
+            let body = l.strip_suffix('\n').map_or(l, |b| b.strip_suffix('\r').unwrap_or(b));
+            for part in body.split_inclusive('\r') {
+                escaped.push_str(&escape_controls(part));
+                if part.ends_with('\r') {
+                    escaped.push('\n');
+                }
+            }
             escaped.push_str(&l[body.len()..]);
         }
         if !color {
