@@ -815,11 +815,21 @@ fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
     if !fixable.iter().any(|d| is_rename(d)) {
         return none();
     }
+    // Only a fix to a file read with a rename's can hold one back (being
+    // read together is symmetric): the others are not asked whether they
+    // are inert.
+    let renamed: Vec<FileId> = fixable
+        .iter()
+        .filter(|d| is_rename(d))
+        .flat_map(|d| std::iter::once(d.file).chain(d.fix.iter().flat_map(|f| &f.edits).map(|e| e.file)))
+        .collect();
+    let with_renamed = checked.read_with(&renamed);
+    let near_renamed = |f: FileId| with_renamed.get(f).is_none_or(|n| *n);
     let moved: Vec<FileId> = fixable
         .iter()
         .filter(|d| !is_rename(d))
         .filter_map(|d| d.fix.as_deref())
-        .filter(|f| !inert::fix_is_inert(&checked.ws, f))
+        .filter(|f| f.edits.iter().any(|e| near_renamed(e.file)) && !inert::fix_is_inert(&checked.ws, f))
         .flat_map(|f| f.edits.iter().map(|e| e.file))
         .collect();
     if moved.is_empty() {

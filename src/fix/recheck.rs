@@ -949,13 +949,24 @@ fn reads(p: &Pipeline) -> Vec<FileId> {
     files
 }
 
+/// (A file is not pushed again right after itself: an element's settings
+/// come a file at a time, so the list stays a few files long instead of
+/// two a setting, and `reads` sorts few. Every caller reads it as a set.)
 fn element_reads(e: &Element, files: &mut Vec<FileId>) {
-    files.extend(e.config.iter().map(|c| c.file));
-    files.extend(e.config.iter().filter_map(|c| c.home.as_ref()).map(|h| h.file()));
-    files.extend(e.home.iter().chain(&e.declared).map(|h| h.file()));
+    let mut push = |f: FileId| {
+        if files.last() != Some(&f) {
+            files.push(f);
+        }
+    };
+    e.config.iter().for_each(|c| push(c.file));
+    e.config
+        .iter()
+        .filter_map(|c| c.home.as_ref())
+        .for_each(|h| push(h.file()));
+    e.home.iter().chain(&e.declared).for_each(|h| push(h.file()));
     for s in e.props.iter().flat_map(|p| &p.settings) {
-        files.push(s.at.get().0);
-        files.extend(s.site.iter().map(|site| site.file));
+        push(s.at.get().0);
+        s.site.iter().for_each(|site| push(site.file));
     }
 }
 
