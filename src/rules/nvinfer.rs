@@ -464,18 +464,41 @@ fn check_interval(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<
     }
 }
 
+/// DS208's why. nvinferserver replaces its config's `max_batch_size` and
+/// `unique_id` with the element's `batch-size` and `unique-id` when they
+/// differ, and posts a warning saying so
+/// (`GstNvInferServerImpl::validatePluginConfig`, gstnvinferserver_impl.cpp:
+/// "Configuration file batch-size reset to: %d", "… unique-id reset to:
+/// %d"): not silent then. Equal values, or any other key (nvinfer skips a
+/// key whose property is set, `gst_nvinfer_parse_props`), go unsaid.
+fn set_twice_why(inf: &Element, key: &str, over: &Value, inner: &Value) -> &'static str {
+    let int = |v: &Value| match v {
+        Value::Known(t) => t.trim().parse::<i64>().ok(),
+        Value::Unknown(_) => None,
+    };
+    let differ = int(over).is_none() || int(over) != int(inner);
+    match key {
+        "max_batch_size" if factory(inf) == "nvinferserver" && differ => {
+            "the app sets batch-size on the element after loading the config file: nvinferserver replaces the file's max_batch_size with it and warns \"Configuration file batch-size reset to\" (GstNvInferServerImpl::validatePluginConfig)"
+        }
+        "unique_id" if factory(inf) == "nvinferserver" && differ => {
+            "the app sets unique-id on the element after loading the config file: nvinferserver replaces the file's unique_id with it and warns \"Configuration file unique-id reset to\" (GstNvInferServerImpl::validatePluginConfig)"
+        }
+        _ => {
+            "the app sets the key on the element after loading the config file, so the config file's line is silently ignored"
+        }
+    }
+}
+
 /// DS208: a key set both on the element and in its config file.
 fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
     let ws = ctx.ws;
     for prop in &inf.props {
-        let last = |layer| {
-            prop.settings
-                .iter()
-                .rev()
-                .find(|s| s.layer == layer)
-                .and_then(|s| s.site.as_ref())
+        let last = |layer| prop.settings.iter().rev().find(|s| s.layer == layer);
+        let (Some(over_set), Some(inner_set)) = (last(Layer::Element), last(Layer::ConfigFile)) else {
+            continue;
         };
-        let (Some(over), Some(inner)) = (last(Layer::Element), last(Layer::ConfigFile)) else {
+        let (Some(over), Some(inner)) = (over_set.site.as_ref(), inner_set.site.as_ref()) else {
             continue;
         };
         let (line, _) = ws.files[over.file].position(over.spans.key().start);
@@ -493,7 +516,7 @@ fn check_set_twice(ctx: &Ctx, inf: &Element, out: &mut Vec<Diagnostic>) {
                 ),
             )
             .expected("one source of truth: remove one of the two")
-            .why("the app sets the key on the element after loading the config file, so the config file's line is silently ignored")
+            .why(set_twice_why(inf, &inner.key, &over_set.value, &inner_set.value))
             .related(over.file, over.spans.key())
             .message_at_related(format!(
                 "`{}` is also set in [{}] ({}:{inner_line}); this line wins",
