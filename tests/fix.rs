@@ -33,6 +33,33 @@ fn fix_case_with(
     run(&[dir.to_path_buf()], &opts)
 }
 
+/// Options of a run over a tree that is not a rule case: no facts, no
+/// selection, the display profile.
+fn plain_options(unsafe_fixes: bool) -> FixOptions<'static> {
+    FixOptions {
+        facts: None,
+        profile: dslint::rules::context::Profile::Display,
+        unsafe_fixes,
+        selection: Default::default(),
+        root: None,
+        fix_related: false,
+    }
+}
+
+/// A 400-file tree from bench/gen_tree.py with `seed` (apps sharing
+/// primaries across folders, key-file and YAML, mistakes of many codes),
+/// and the folder holding it.
+fn generated_tree(seed: u32) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().join("tree");
+    let made = std::process::Command::new("python3")
+        .args(["bench/gen_tree.py", top.to_str().unwrap(), "400", &seed.to_string()])
+        .output()
+        .expect("python3 runs bench/gen_tree.py");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    (tmp, top)
+}
+
 fn render_diffs(o: &engine::FixOutcome) -> String {
     o.changed
         .iter()
@@ -714,22 +741,9 @@ fn fix_incremental_equals_full() {
 /// fixes.
 #[test]
 fn fix_incremental_equals_full_on_a_generated_tree() {
-    let tmp = tempfile::tempdir().unwrap();
-    let top = tmp.path().join("tree");
-    let made = std::process::Command::new("python3")
-        .args(["bench/gen_tree.py", top.to_str().unwrap(), "400", "7"])
-        .output()
-        .expect("python3 runs bench/gen_tree.py");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (_tmp, top) = generated_tree(7);
     for unsafe_fixes in [false, true] {
-        let opts = FixOptions {
-            facts: None,
-            profile: dslint::rules::context::Profile::Display,
-            unsafe_fixes,
-            selection: Default::default(),
-            root: None,
-            fix_related: false,
-        };
+        let opts = plain_options(unsafe_fixes);
         let paths = [top.clone()];
         let incremental = engine::run(&paths, &opts);
         let full = engine::run_checking_all(&paths, &opts);
@@ -809,14 +823,7 @@ fn narrow_restart_on_a_large_tree_equals_full_restart() {
         files = files_under(tmp.path()).len();
     }
     assert!(files > 300, "{files} files");
-    let opts = FixOptions {
-        facts: None,
-        profile: dslint::rules::context::Profile::Display,
-        unsafe_fixes: true,
-        selection: Default::default(),
-        root: None,
-        fix_related: false,
-    };
+    let opts = plain_options(true);
     let paths = [tmp.path().to_path_buf()];
     let narrow = engine::run(&paths, &opts);
     let full = engine::run_restarting_fully(&paths, &opts);
@@ -981,22 +988,9 @@ fn early_renames_equal_waiting_renames() {
         }
     }
     assert!(fewer_passes > 0);
-    let tmp = tempfile::tempdir().unwrap();
-    let top = tmp.path().join("tree");
-    let made = std::process::Command::new("python3")
-        .args(["bench/gen_tree.py", top.to_str().unwrap(), "400", "11"])
-        .output()
-        .expect("python3 runs bench/gen_tree.py");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (_tmp, top) = generated_tree(11);
     for unsafe_fixes in [false, true] {
-        let opts = FixOptions {
-            facts: None,
-            profile: dslint::rules::context::Profile::Display,
-            unsafe_fixes,
-            selection: Default::default(),
-            root: None,
-            fix_related: false,
-        };
+        let opts = plain_options(unsafe_fixes);
         let paths = [top.clone()];
         let early = engine::run(&paths, &opts);
         let waiting = engine::run_renames_waiting_for_all(&paths, &opts);

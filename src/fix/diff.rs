@@ -29,6 +29,12 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
     // `similar`'s line diff of the changed part only (hunks.rs says why it
     // is the whole texts' diff).
     let text = hunks::unified(&header_name("a", from), &header_name("b", to), original, new);
+    shown(text, color)
+}
+
+/// A diff as the terminal gets it: control characters escaped, and in
+/// colour where asked.
+fn shown(text: String, color: bool) -> String {
     let text = escape_lines(text);
     if !color {
         return text;
@@ -168,38 +174,16 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// `unified_between` as 8e7e589 wrote it: `similar` over the whole
-    /// texts, then every line escaped (with 61ca5c2's split at a lone CR,
-    /// which `similar` ends a line at too), then coloured.
+    /// `unified_between` as 8e7e589 made it: `similar`'s diff of the texts
+    /// whole, then shown as every diff is (the escaping is tested by
+    /// `a_stray_cr_in_a_diff_is_escaped_and_ends_its_line`, tests/fix.rs).
     fn before(from: &Path, to: &Path, original: &str, new: &str, color: bool) -> String {
         let text = similar::TextDiff::from_lines(original, new)
             .unified_diff()
             .context_radius(3)
             .header(&header_name("a", from), &header_name("b", to))
             .to_string();
-        let mut escaped = String::with_capacity(text.len());
-        for l in text.split_inclusive('\n') {
-            let body = l.strip_suffix('\n').map_or(l, |b| b.strip_suffix('\r').unwrap_or(b));
-            for part in body.split_inclusive('\r') {
-                escaped.push_str(&escape_controls(part));
-                if part.ends_with('\r') {
-                    escaped.push('\n');
-                }
-            }
-            escaped.push_str(&l[body.len()..]);
-        }
-        if !color {
-            return escaped;
-        }
-        escaped
-            .lines()
-            .map(|l| match l.as_bytes().first() {
-                Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
-                Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
-                Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
-                _ => format!("{l}\n"),
-            })
-            .collect()
+        shown(text, color)
     }
 
     fn text() -> impl Strategy<Value = String> {
