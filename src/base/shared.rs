@@ -134,9 +134,11 @@ const MAX_INTERNED: usize = 1 << 16;
 /// At most this many bytes of interned texts a process (their bytes and
 /// [`LASTING_OVERHEAD`] each), over all its threads' tables. A thread's
 /// table outlives nothing but its texts, which last to the end of the
-/// process: every thread that parses adds a table's worth, and the walks
-/// start threads of their own (`ignore`'s, one set a walk, and a `fix`
-/// loads the tree again on new ones), so a bound a thread alone let a
+/// process: every thread that parses adds a table's worth, and threads
+/// come and go (a lazy walk of the whole root asked from a pool's thread
+/// runs on a pool of its own, new threads each time: `files::walk`'s
+/// `on_a_pool`; the `ignore` crate's walker, used until walk8, started a
+/// set a walk), so a bound a thread alone let a
 /// tree of many distinct short keys and values keep ~5 MiB a thread
 /// (a 21 MB tree: 23 MiB peak on 1 thread, 200 MiB on 32, never freed).
 /// Past it, texts the thread's table does not hold are allocated and

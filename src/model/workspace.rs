@@ -769,9 +769,9 @@ impl Workspace {
     /// pool's threads (and the list of files to one of its length), the
     /// texts first, then the parses, so that neither shares a page with
     /// the other; for a check, once everything is loaded. The walk's
-    /// threads read and parsed each file in turn, leaving a text, its parse
+    /// tasks read and parsed each file in turn, leaving a text, its parse
     /// and the parser's scratch in the same pages, which stayed in use
-    /// (their threads gone) until the last of them was freed; moved, they
+    /// until the last of them was freed; moved, they
     /// are given back, and the parses' pages are freed whole when the
     /// parses are dropped ([`SourceFile::drop_parse_compacting`]).
     pub fn reallocate(&mut self) {
