@@ -413,6 +413,8 @@ impl Reader<'_> {
             Role::Source(s) => s.streams,
             _ => None,
         };
+        // N of an enabled `[sourceN]`.
+        let source_index = |o: &Element| o.name.strip_prefix("source")?.parse::<usize>().ok();
         let runs = match (doc.has_group(ATTR_ALL), value(doc, ATTR_ALL, "enable")) {
             (false, _) => None,
             (true, None) => Some(false),
@@ -424,7 +426,7 @@ impl Reader<'_> {
                 // Only the listed sources an enabled `[sourceN]` turns on.
                 let mut on: Vec<usize> = overrides
                     .iter()
-                    .filter_map(|o| o.name.strip_prefix("source")?.parse::<usize>().ok())
+                    .filter_map(source_index)
                     .filter(|&i| i < n as usize)
                     .collect();
                 on.sort_unstable();
@@ -491,7 +493,7 @@ impl Reader<'_> {
                 });
             }
         };
-        if list.factory.as_deref() == Some("nvmultiurisrcbin") {
+        if multi {
             return;
         }
         let Some(entry) = doc.get(&list.name, "list") else {
@@ -518,7 +520,7 @@ impl Reader<'_> {
             );
         }
         for o in overrides {
-            let Some(n) = o.name.strip_prefix("source").and_then(|n| n.parse::<usize>().ok()) else {
+            let Some(n) = source_index(o) else {
                 continue;
             };
             if n >= uris.len() {
