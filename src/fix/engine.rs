@@ -825,11 +825,12 @@ fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
         .collect();
     let with_renamed = checked.read_with(&renamed);
     let near_renamed = |f: FileId| with_renamed.get(f).is_none_or(|n| *n);
+    let mut inert = inert::Inert::new(&checked.ws);
     let moved: Vec<FileId> = fixable
         .iter()
         .filter(|d| !is_rename(d))
         .filter_map(|d| d.fix.as_deref())
-        .filter(|f| f.edits.iter().any(|e| near_renamed(e.file)) && !inert::fix_is_inert(&checked.ws, f))
+        .filter(|f| f.edits.iter().any(|e| near_renamed(e.file)) && !inert.fix_is_inert(f))
         .flat_map(|f| f.edits.iter().map(|e| e.file))
         .collect();
     if moved.is_empty() {
