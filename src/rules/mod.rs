@@ -391,6 +391,9 @@ const REACH_PER_FILE: usize = 16;
 /// See [`REACH_PER_FILE`].
 const REACH_SLACK: usize = 1 << 16;
 
+/// Files whose own checks a task of [`EarlyDrops`] makes at most.
+const FILE_CHECKS_A_TASK: usize = 4;
+
 /// Chunks of at least this many app configs ([`EarlyDrops`]).
 const MIN_CHUNK: usize = 64;
 
@@ -525,6 +528,9 @@ impl frontend::Chunks for EarlyDrops<'_> {
         let store = self.store;
         let found: Vec<(FileId, std::ops::Range<usize>)> = last
             .par_iter()
+            // Small tasks, so that both threads end together (as the
+            // chunk's pipelines: `frontend::build_with`).
+            .with_max_len(FILE_CHECKS_A_TASK)
             .map(|&f| (f, store.put(file_findings(&ctx, f))))
             .collect();
         if self.found.is_empty() {

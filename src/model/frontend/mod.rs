@@ -194,6 +194,10 @@ fn build_with<R: Send>(
     let build_chunk = |ws: &Workspace, roots: &[FileId]| -> Vec<(Option<Ahead>, Option<R>)> {
         roots
             .par_iter()
+            // One app config a task: a chunk ends when its last pipeline
+            // is built, and a split into halves left its last few
+            // pipelines to one thread while the other waited.
+            .with_max_len(1)
             .map(|&root| {
                 if !ahead {
                     return (None, None);
