@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
+use crate::base::path_order;
 use crate::model::graph::Pipeline;
 use crate::model::workspace::Workspace;
 use crate::rules::suppress::Suppressions;
@@ -62,8 +63,12 @@ pub struct Order {
 impl Order {
     pub fn of(ws: &Workspace) -> Order {
         let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
-        by_path.sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
-        let distinct = by_path.windows(2).all(|w| ws.files[w[0]].path != ws.files[w[1]].path);
+        // As `Path` orders them, without its component walk (`path_order`).
+        let cmp = path_order::comparator(ws.files.iter().map(|f| f.path.as_path()));
+        by_path.sort_by(|&a, &b| cmp(&ws.files[a].path, &ws.files[b].path));
+        let distinct = by_path
+            .windows(2)
+            .all(|w| cmp(&ws.files[w[0]].path, &ws.files[w[1]].path).is_ne());
         let mut rank = vec![0; ws.files.len()];
         for (i, &f) in by_path.iter().enumerate() {
             rank[f] = i;
@@ -146,9 +151,17 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
     for &f in seeds {
         touched[f] = true;
     }
+    // Only a finding that names a file besides its own can touch one: those
+    // are found once, and each round looks at them alone (each round over
+    // every finding was most of a merged report's own instructions).
+    let across: Vec<&Diagnostic> = found
+        .lists()
+        .flatten()
+        .filter(|d| d.related.iter().any(|(f, _)| *f != d.file))
+        .collect();
     loop {
         let mut added = false;
-        for d in found.lists().flatten() {
+        for d in &across {
             let mut names = std::iter::once(d.file).chain(d.related.iter().map(|(f, _)| *f));
             if names.clone().any(|f| touched[f]) && !names.all(|f| touched[f]) {
                 touched[d.file] = true;
