@@ -358,6 +358,9 @@ impl Run {
             originals,
             logged,
             frozen,
+            applied,
+            wanted,
+            after,
             ..
         } = self;
         let ws = &last.ws;
@@ -422,14 +425,18 @@ impl Run {
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
-        let kept = |files: &Vec<Key>| files.iter().all(|k| differ.contains_key(k));
+        // (Each file looked up once: `None` where one is not kept.)
         for (mut fix, files) in logged {
-            if kept(&files) {
+            if let Some(edits) = files.iter().map(|k| differ.get(k).cloned()).collect() {
                 *out.applied.entry(fix.code).or_default() += 1;
-                fix.edits = files.iter().filter_map(|k| differ.get(k).cloned()).collect();
+                fix.edits = edits;
                 out.log.push(fix);
             }
         }
+        // What else the loop kept (every fix applied, with its keys and
+        // title: ~13M instructions to free on the 10k bench tree) is freed
+        // off the main thread.
+        rayon::spawn(move || drop((applied, wanted, after)));
         out
     }
 }
