@@ -6,6 +6,7 @@
 pub mod diagnostic;
 pub mod edit;
 pub mod key;
+pub mod path_order;
 pub mod rule;
 pub mod shared;
 

@@ -54,8 +54,7 @@ fn shown(text: String, color: bool) -> String {
 fn escape_lines(text: String) -> String {
     // Printable ASCII, tabs and newlines only (most diffs): nothing to
     // escape, the text as it is.
-    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t' || b == b'\n';
-    if text.bytes().all(plain) {
+    if all_plain(text.as_bytes()) {
         return text;
     }
     // One string written line by line (a string a line was most of the
@@ -78,6 +77,18 @@ fn escape_lines(text: String) -> String {
     escaped
 }
 
+/// Whether every byte is printable ASCII, a tab or a newline. A block of
+/// 64 bytes at a time is folded without a branch a byte (the compiler makes
+/// it a vector loop): byte by byte, stopping at the first other, this scan
+/// of the diffs was 48M of `fix --diff`'s 4.55G instructions on the 10k
+/// bench tree.
+fn all_plain(bytes: &[u8]) -> bool {
+    let plain = |b: u8| (0x20..0x7f).contains(&b) | (b == b'\t') | (b == b'\n');
+    let mut blocks = bytes.chunks_exact(64);
+    blocks.by_ref().all(|b| b.iter().fold(true, |all, &c| all & plain(c)))
+        && blocks.remainder().iter().all(|&c| plain(c))
+}
+
 /// A `---`/`+++` file name that GNU patch and `git apply` read back as the
 /// same path: one with a space gets a trailing tab (patch ends the name at
 /// a tab, as git writes it); one with a quote, backslash, control byte or
@@ -85,7 +96,28 @@ fn escape_lines(text: String) -> String {
 /// which patch 2.7 decodes).
 pub fn header_name(prefix: &str, path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
-    let path = path.strip_prefix(".").unwrap_or(path);
+    // Only a path spelt with a leading `.` can start with a `.` component
+    // (`strip_prefix` walks the components: most of a name's cost).
+    let path = if path.as_os_str().as_bytes().first() == Some(&b'.') {
+        path.strip_prefix(".").unwrap_or(path)
+    } else {
+        path
+    };
+    // Most names: UTF-8 with nothing to quote, written as they are.
+    let plain = |b: u8| (b != b'"' && b != b'\\' && (0x20..0x7f).contains(&b)) || b >= 0x80;
+    if let Ok(name) = std::str::from_utf8(path.as_os_str().as_bytes()) {
+        if prefix.bytes().chain(name.bytes()).all(plain) {
+            let tab = name.contains(' ') || prefix.contains(' ');
+            let mut out = String::with_capacity(prefix.len() + 1 + name.len() + usize::from(tab));
+            for s in [prefix, "/", name] {
+                out.push_str(s);
+            }
+            if tab {
+                out.push('\t');
+            }
+            return out;
+        }
+    }
     let bytes = [prefix.as_bytes(), b"/", path.as_os_str().as_bytes()].concat();
     let utf8 = std::str::from_utf8(&bytes).is_ok();
     let escape = |b: u8| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || (!utf8 && b >= 0x80);
@@ -202,6 +234,24 @@ mod tests {
             Just("end"),
         ];
         prop::collection::vec(line, 0..40).prop_map(|v| v.concat())
+    }
+
+    /// The block scan says what a scan byte by byte says, at every length
+    /// and place of the one byte that is not plain.
+    #[test]
+    fn all_plain_is_every_byte_plain() {
+        let bytes_plain = |t: &[u8]| t.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t' || b == b'\n');
+        for len in [0, 1, 63, 64, 65, 127, 128, 200] {
+            let text = vec![b'k'; len];
+            assert!(all_plain(&text));
+            for at in 0..len {
+                for odd in [b'\r', 0x1b, 0x7f, 0x1f, 0x80, 0xe2, b'\t', b'\n', b' ', b'~'] {
+                    let mut t = text.clone();
+                    t[at] = odd;
+                    assert_eq!(all_plain(&t), bytes_plain(&t), "{len} {at} {odd}");
+                }
+            }
+        }
     }
 
     proptest! {

@@ -11,6 +11,7 @@ use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
 use crate::base::edit::{Applicability, Fix};
 use crate::base::key::Key;
+use crate::base::path_order;
 use crate::base::rule::Rule;
 use crate::context::edits_outside;
 use crate::files::root::ProjectRoot;
@@ -357,6 +358,9 @@ impl Run {
             originals,
             logged,
             frozen,
+            applied,
+            wanted,
+            after,
             ..
         } = self;
         let ws = &last.ws;
@@ -400,28 +404,39 @@ impl Run {
         let mut overlay = overlay;
         // The files that differ, each with the path `changed` names it by.
         let mut differ: PathMap<PathBuf> = PathMap::default();
+        let mut changed: Vec<(PathBuf, (String, String))> = Vec::new();
         for (key, (path, original)) in originals {
             if let Some(new) = overlay.remove(&key) {
                 if new != original {
                     if !frozen.contains(key.as_path()) {
                         differ.insert(key, path.clone());
                     }
-                    out.changed.insert(path, (original, new));
+                    changed.push((path, (original, new)));
                 }
             }
         }
+        // Sorted first with `path_order` (inserted one by one, the map's
+        // path comparisons were ~48M instructions of the main thread's on
+        // the 10k bench tree): the map is then built from a sorted run.
+        let cmp = path_order::comparator(changed.iter().map(|(p, _)| p.as_path()));
+        changed.sort_by(|(a, _), (b, _)| cmp(a, b));
+        out.changed = changed.into_iter().collect();
         // What the run did is what its final texts hold: a fix to a file that
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
-        let kept = |files: &Vec<Key>| files.iter().all(|k| differ.contains_key(k));
+        // (Each file looked up once: `None` where one is not kept.)
         for (mut fix, files) in logged {
-            if kept(&files) {
+            if let Some(edits) = files.iter().map(|k| differ.get(k).cloned()).collect() {
                 *out.applied.entry(fix.code).or_default() += 1;
-                fix.edits = files.iter().filter_map(|k| differ.get(k).cloned()).collect();
+                fix.edits = edits;
                 out.log.push(fix);
             }
         }
+        // What else the loop kept (every fix applied, with its keys and
+        // title: ~13M instructions to free on the 10k bench tree) is freed
+        // off the main thread.
+        rayon::spawn(move || drop((applied, wanted, after)));
         out
     }
 }

@@ -23,7 +23,7 @@
 //! one does not (a change slid through the slack, or fewer equal lines),
 //! the whole texts are diffed instead.
 
-use similar::{ChangeTag, DiffOp, TextDiff};
+use similar::{DiffOp, DiffTag, TextDiff};
 
 /// Lines of context in a hunk (`diff -u`'s and `similar`'s default).
 const CONTEXT: usize = 3;
@@ -40,22 +40,72 @@ pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
         return String::new();
     }
     let w = window(old, new);
-    let mut out = String::new();
     if w.start == 0 && w.old_end == old.len() {
-        write_hunks(&mut out, a, b, old, new, 0);
-        return out;
+        return whole(a, b, old, new);
     }
     let lines_before = lines_in(&old.as_bytes()[..w.start]);
     let new_end = new.len() - (old.len() - w.old_end);
-    let (old_w, new_w) = (&old[w.start..w.old_end], &new[w.start..new_end]);
-    let diff = TextDiff::from_lines(old_w, new_w);
+    let (old_w, new_w) = (lines(&old[w.start..w.old_end]), lines(&new[w.start..new_end]));
+    let diff = TextDiff::configure().diff_slices(&old_w, &new_w);
     let ops = diff.ops();
     let edge_kept = |op: Option<&DiffOp>| matches!(op, Some(DiffOp::Equal { len, .. }) if *len >= CONTEXT);
     if (w.start > 0 && !edge_kept(ops.first())) || (w.old_end < old.len() && !edge_kept(ops.last())) {
-        write_hunks(&mut out, a, b, old, new, 0);
-        return out;
+        return whole(a, b, old, new);
     }
-    write_diff(&mut out, a, b, &diff, lines_before);
+    let mut out = String::with_capacity(diff_room(a, b, &old[w.start..w.old_end], &new[w.start..new_end]));
+    write_diff(&mut out, a, b, ops, &old_w, &new_w, lines_before);
+    out
+}
+
+/// The whole texts' line diff.
+fn whole(a: &str, b: &str, old: &str, new: &str) -> String {
+    let (old_l, new_l) = (lines(old), lines(new));
+    let diff = TextDiff::configure().diff_slices(&old_l, &new_l);
+    let mut out = String::with_capacity(diff_room(a, b, old, new));
+    write_diff(&mut out, a, b, diff.ops(), &old_l, &new_l, 0);
+    out
+}
+
+/// Room for a diff of two texts at most (each line once with its mark,
+/// the headers), so that writing it never grows the string.
+fn diff_room(a: &str, b: &str, old: &str, new: &str) -> usize {
+    old.len() + new.len() + (old.len() + new.len()) / 16 + a.len() + b.len() + 64
+}
+
+/// `text`'s lines as `similar`'s `tokenize_lines` splits it (each with its
+/// line end): a line ends after a `\n`, a `\r\n` or a lone `\r`. The
+/// ends are found with `memchr`: `similar`'s own split was a quarter of
+/// the diffs' instructions on the 10k bench tree. `similar` then diffs
+/// these slices as it diffs its own (`TextDiffConfig::diff_slices` and
+/// `diff_lines` run the same `capture_ops`; only the missing-newline hint
+/// of `similar`'s own unified diff tells them apart, and `write_diff`
+/// writes its own).
+fn lines(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 24 + 2);
+    let mut start = 0;
+    if memchr::memchr(b'\r', bytes).is_none() {
+        for i in memchr::memchr_iter(b'\n', bytes) {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    } else {
+        let mut ends = memchr::memchr2_iter(b'\r', b'\n', bytes);
+        while let Some(i) = ends.next() {
+            let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                // The `\n` of the pair is the next end found.
+                ends.next();
+                i + 2
+            } else {
+                i + 1
+            };
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < bytes.len() {
+        out.push(&text[start..]);
+    }
     out
 }
 
@@ -153,18 +203,14 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
-/// The whole texts' line diff, written as [`write_diff`] writes it.
-fn write_hunks(out: &mut String, a: &str, b: &str, old: &str, new: &str, lines_before: usize) {
-    let diff = TextDiff::from_lines(old, new);
-    write_diff(out, a, b, &diff, lines_before);
-}
-
-/// The hunks of a line diff as `similar`'s `UnifiedDiff` displays them
-/// (context 3, the missing-newline hint on), the line numbers moved on by
-/// `lines_before`.
-fn write_diff(out: &mut String, a: &str, b: &str, diff: &TextDiff<'_, '_, str>, lines_before: usize) {
+/// The hunks of a line diff (`ops` over the lines `old` and `new`) as
+/// `similar`'s `UnifiedDiff` displays them (context 3, the missing-newline
+/// hint on), the line numbers moved on by `lines_before`: each op's lines
+/// as `TextDiff::iter_changes` gives them (a replace's old lines, then its
+/// new ones).
+fn write_diff(out: &mut String, a: &str, b: &str, ops: &[DiffOp], old: &[&str], new: &[&str], lines_before: usize) {
     let mut header = true;
-    for group in diff.grouped_ops(CONTEXT) {
+    for group in similar::group_diff_ops(ops.to_vec(), CONTEXT) {
         if group.is_empty() {
             continue;
         }
@@ -188,18 +234,28 @@ fn write_diff(out: &mut String, a: &str, b: &str, diff: &TextDiff<'_, '_, str>, 
         );
         out.push_str(" @@\n");
         for op in &group {
-            for change in diff.iter_changes(op) {
-                out.push(match change.tag() {
-                    ChangeTag::Delete => '-',
-                    ChangeTag::Insert => '+',
-                    ChangeTag::Equal => ' ',
-                });
-                let value = change.value();
-                out.push_str(value);
-                if !value.ends_with(['\r', '\n']) {
-                    out.push_str("\n\\ No newline at end of file\n");
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            match tag {
+                DiffTag::Equal => push_lines(out, ' ', &old[old_range]),
+                DiffTag::Delete => push_lines(out, '-', &old[old_range]),
+                DiffTag::Insert => push_lines(out, '+', &new[new_range]),
+                DiffTag::Replace => {
+                    push_lines(out, '-', &old[old_range]);
+                    push_lines(out, '+', &new[new_range]);
                 }
             }
+        }
+    }
+}
+
+/// Lines of a hunk, each after its mark; one without a line end gets one
+/// and the missing-newline hint.
+fn push_lines(out: &mut String, mark: char, lines: &[&str]) {
+    for value in lines {
+        out.push(mark);
+        out.push_str(value);
+        if !value.ends_with(['\r', '\n']) {
+            out.push_str("\n\\ No newline at end of file\n");
         }
     }
 }
@@ -208,13 +264,31 @@ fn write_diff(out: &mut String, a: &str, b: &str, diff: &TextDiff<'_, '_, str>, 
 /// `UnifiedDiffHunkRange` (1-based; the length left out when 1; an empty
 /// range names the line before it).
 fn push_range(out: &mut String, start: usize, end: usize) {
-    use std::fmt::Write;
     let len = end.saturating_sub(start);
     if len == 1 {
-        let _ = write!(out, "{}", start + 1);
+        push_number(out, start + 1);
     } else {
-        let first = if len == 0 { start } else { start + 1 };
-        let _ = write!(out, "{first},{len}");
+        push_number(out, if len == 0 { start } else { start + 1 });
+        out.push(',');
+        push_number(out, len);
+    }
+}
+
+/// A number in decimal, as `{}` writes it (without `fmt`'s machinery: a
+/// hunk header has two ranges, 27k headers on the 10k bench tree).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
     }
 }
 
@@ -366,8 +440,23 @@ mod tests {
             })
     }
 
+    #[test]
+    fn numbers_as_fmt_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
+            let mut out = String::new();
+            push_number(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Lines split as `similar` splits them, every line end and none.
+        #[test]
+        fn lines_as_similar_splits_them(text in "[a\\r\\n\u{e9}]{0,40}") {
+            prop_assert_eq!(lines(&text), similar::DiffableStr::tokenize_lines(text.as_str()));
+        }
 
         #[test]
         fn edited_texts_diff_as_similar_diffs_them((old, new) in edited(60)) {

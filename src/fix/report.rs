@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
+use crate::base::path_order;
 use crate::model::graph::Pipeline;
 use crate::model::workspace::Workspace;
 use crate::rules::suppress::Suppressions;
@@ -62,17 +63,17 @@ pub struct Order {
 impl Order {
     pub fn of(ws: &Workspace) -> Order {
         let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
-        by_path.sort_by(|&a, &b| ws.files[a].path.cmp(&ws.files[b].path));
-        let distinct = by_path.windows(2).all(|w| ws.files[w[0]].path != ws.files[w[1]].path);
+        // As `Path` orders them, without its component walk (`path_order`).
+        let cmp = path_order::comparator(ws.files.iter().map(|f| f.path.as_path()));
+        by_path.sort_by(|&a, &b| cmp(&ws.files[a].path, &ws.files[b].path));
+        let distinct = by_path
+            .windows(2)
+            .all(|w| cmp(&ws.files[w[0]].path, &ws.files[w[1]].path).is_ne());
         let mut rank = vec![0; ws.files.len()];
         for (i, &f) in by_path.iter().enumerate() {
             rank[f] = i;
         }
         Order { rank, distinct }
-    }
-
-    fn key(&self, d: &Diagnostic) -> (usize, usize, &'static str) {
-        (self.rank[d.file], d.span.start, d.code())
     }
 }
 
@@ -146,9 +147,17 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
     for &f in seeds {
         touched[f] = true;
     }
+    // Only a finding that names a file besides its own can touch one: those
+    // are found once, and each round looks at them alone (each round over
+    // every finding was most of a merged report's own instructions).
+    let across: Vec<&Diagnostic> = found
+        .lists()
+        .flatten()
+        .filter(|d| d.related.iter().any(|(f, _)| *f != d.file))
+        .collect();
     loop {
         let mut added = false;
-        for d in found.lists().flatten() {
+        for d in &across {
             let mut names = std::iter::once(d.file).chain(d.related.iter().map(|(f, _)| *f));
             if names.clone().any(|f| touched[f]) && !names.all(|f| touched[f]) {
                 touched[d.file] = true;
@@ -164,18 +173,69 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
     }
 }
 
-/// Two reports of disjoint files, each in report order, as one.
+/// Two reports of disjoint files, each in report order, as one. Files have
+/// ranks of their own (`local`), so a finding of one report goes before
+/// one of the other by its file's rank alone: the findings kept are taken
+/// in runs of a file, and only where a run starts are the findings made
+/// again that rank before it put in (a comparison of whole keys for each
+/// finding kept was most of a merged report's own instructions).
 fn merge(kept: impl Iterator<Item = Diagnostic>, again: Vec<Diagnostic>, order: &Order) -> Vec<Diagnostic> {
-    let mut kept = kept.peekable();
     // Sized once, for every finding `kept` may give (the last report's).
     let (least, most) = kept.size_hint();
     let mut out = Vec::with_capacity(most.unwrap_or(least) + again.len());
-    for d in again {
-        while let Some(k) = kept.next_if(|k| order.key(k) < order.key(&d)) {
-            out.push(k);
+    let mut again = again.into_iter().peekable();
+    let mut run = None;
+    for k in kept {
+        if run != Some(k.file) {
+            run = Some(k.file);
+            let rank = order.rank[k.file];
+            while let Some(d) = again.next_if(|d| order.rank[d.file] < rank) {
+                out.push(d);
+            }
         }
-        out.push(d);
+        out.push(k);
     }
-    out.extend(kept);
+    out.extend(again);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rule::Rule;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Two reports of disjoint files merge into the one report order
+        /// (rank, offset, code) gives all their findings, whatever the
+        /// files' ranks and which report has each file.
+        #[test]
+        fn merged_reports_are_in_report_order(
+            files in prop::collection::vec((0usize..4, any::<bool>()), 1..8),
+            seed in any::<u64>(),
+        ) {
+            // Ranks: a permutation of the files, from the seed.
+            let mut rank: Vec<usize> = (0..files.len()).collect();
+            let mut x = seed;
+            for i in (1..rank.len()).rev() {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                rank.swap(i, (x >> 33) as usize % (i + 1));
+            }
+            let order = Order { rank: rank.clone(), distinct: true };
+            let (mut kept, mut again) = (Vec::new(), Vec::new());
+            for (file, &(count, is_again)) in files.iter().enumerate() {
+                for at in 0..count {
+                    let d = Diagnostic::new(Rule::EngineNameMismatch, file, at * 3..at * 3 + 1, "m");
+                    if is_again { again.push(d) } else { kept.push(d) }
+                }
+            }
+            let by_place = |d: &Diagnostic| (rank[d.file], d.span.start);
+            kept.sort_by_key(by_place);
+            again.sort_by_key(by_place);
+            let mut all: Vec<Diagnostic> = kept.iter().chain(&again).cloned().collect();
+            all.sort_by_key(by_place);
+            let out = merge(kept.into_iter(), again, &order);
+            prop_assert_eq!(format!("{out:?}"), format!("{all:?}"));
+        }
+    }
 }

@@ -1233,14 +1233,17 @@ fn note_after(ws: &Workspace, e: &crate::base::edit::Edit) -> bool {
 /// sorted and their neighbours compared on all threads; only the ranks
 /// are handed out in turn.
 fn rank_by_path(ws: &Workspace) -> Vec<usize> {
-    let path = |f: FileId| &ws.files[f].path;
+    let path = |f: FileId| ws.files[f].path.as_path();
     let mut by_path: Vec<FileId> = (0..ws.files.len()).collect();
-    by_path.par_sort_by(|&a, &b| path(a).cmp(path(b)));
+    // As `Path` orders them, without its component walk (`path_order`):
+    // `fix` makes a report a pass, each of them sorting every file.
+    let cmp = crate::base::path_order::comparator(ws.files.iter().map(|f| f.path.as_path()));
+    by_path.par_sort_by(|&a, &b| cmp(path(a), path(b)));
     // Whether each file in that order has the path of the one before it
     // (`cmp`, as the sort compared them).
     let same: Vec<bool> = (0..by_path.len())
         .into_par_iter()
-        .map(|i| i > 0 && path(by_path[i - 1]).cmp(path(by_path[i])).is_eq())
+        .map(|i| i > 0 && cmp(path(by_path[i - 1]), path(by_path[i])).is_eq())
         .collect();
     let mut rank = vec![0usize; ws.files.len()];
     let mut first = 0;
