@@ -176,10 +176,14 @@ struct Index {
     /// the last).
     next: Vec<u32>,
     /// The winning entry of each (group name, key): its group and its
-    /// position there, not its ordinal (twice the size): finding an
+    /// position there, packed in 32 bits ([`Winner`]): a finding of an
     /// ordinal's group was a binary search over the groups on every probe
-    /// of every lookup, a tenth of an 8 MiB YAML config's check.
-    winners: HashTable<(u32, u32)>,
+    /// of every lookup (a tenth of an 8 MiB YAML config's check), and a
+    /// pair of 32-bit numbers made this table, which every document keeps
+    /// to the end of a run, a tenth of a 10k-file check's heap.
+    winners: HashTable<u32>,
+    /// How `winners` packs a group and a position.
+    winner: Winner,
     /// Whether a later entry with the same group name and key overrides
     /// an entry, by the entry's ordinal in the file (`first_entry[group] +
     /// entry`): "is this line the one that counts?" is an index, not a
@@ -197,6 +201,56 @@ struct Index {
 
 /// No next group.
 const NONE: u32 = u32::MAX;
+
+/// How an [`Index`]'s winners pack an entry's group and its position in
+/// one 32-bit number: the group above the position's `shift` bits, where
+/// both fit (every file short of millions of groups and entries); else
+/// the entry's ordinal in the file, whose group is then found by a binary
+/// search over the groups' first entries.
+#[derive(Debug, Clone, Copy, Default)]
+enum Winner {
+    #[default]
+    Ordinal,
+    Packed {
+        shift: u8,
+    },
+}
+
+/// Bits a number up to `n` takes.
+fn bits(n: usize) -> u32 {
+    usize::BITS - n.leading_zeros()
+}
+
+impl Winner {
+    fn of(groups: &[Group]) -> Winner {
+        let longest = groups.iter().map(|g| g.entries.len()).max().unwrap_or(0);
+        let shift = bits(longest);
+        if shift + bits(groups.len()) <= u32::BITS {
+            Winner::Packed { shift: shift as u8 }
+        } else {
+            Winner::Ordinal
+        }
+    }
+
+    fn pack(self, first_entry: &[u32], group: u32, entry: u32) -> u32 {
+        match self {
+            Winner::Packed { shift } => (group << shift) | entry,
+            Winner::Ordinal => first_entry[group as usize] + entry,
+        }
+    }
+
+    fn unpack(self, first_entry: &[u32], w: u32) -> (u32, u32) {
+        match self {
+            Winner::Packed { shift } => (w >> shift, w & ((1u32 << shift) - 1)),
+            Winner::Ordinal => {
+                // The last group starting at or before the entry (a group
+                // before it that is empty starts where the next one does).
+                let g = first_entry.partition_point(|&f| f <= w) - 1;
+                (small(g), w - first_entry[g])
+            }
+        }
+    }
+}
 
 /// A position as the index holds it.
 fn small(i: usize) -> u32 {
@@ -240,8 +294,11 @@ impl Index {
         let mut tail: Vec<u32> = vec![NONE; groups.len()];
         ix.names
             .reserve(groups.len(), |&f| hasher.hash_one(groups[f as usize].name.as_str()));
+        let winner = Winner::of(groups);
+        ix.winner = winner;
         let first_entry = &ix.first_entry;
-        let hash_winner = |&(wg, we): &(u32, u32)| {
+        let hash_winner = |&w: &u32| {
+            let (wg, we) = winner.unpack(first_entry, w);
             let g = &groups[wg as usize];
             hasher.hash_one((g.name.as_str(), g.entries[we as usize].key.as_str()))
         };
@@ -277,7 +334,8 @@ impl Index {
                     continue;
                 }
                 let h = hasher.hash_one((g.name.as_str(), e.key.as_str()));
-                let same = |&(wg, we): &(u32, u32)| {
+                let same = |&w: &u32| {
+                    let (wg, we) = winner.unpack(first_entry, w);
                     let w = &groups[wg as usize];
                     w.name == g.name && w.entries[we as usize].key == e.key
                 };
@@ -288,11 +346,13 @@ impl Index {
                         ix.overridden[ordinal as usize] = true;
                     }
                     Some(slot) => {
-                        ix.overridden[(first_entry[slot.0 as usize] + slot.1) as usize] = true;
-                        *slot = (small(gi), small(ei));
+                        let (wg, we) = winner.unpack(first_entry, *slot);
+                        ix.overridden[(first_entry[wg as usize] + we) as usize] = true;
+                        *slot = winner.pack(first_entry, small(gi), small(ei));
                     }
                     None => {
-                        ix.winners.insert_unique(h, (small(gi), small(ei)), hash_winner);
+                        let w = winner.pack(first_entry, small(gi), small(ei));
+                        ix.winners.insert_unique(h, w, hash_winner);
                     }
                 }
             }
@@ -325,12 +385,17 @@ impl Index {
 
     fn winner(&self, all: &[Group], group: &str, key: &str) -> Option<(usize, usize)> {
         let h = self.hasher.hash_one((group, key));
+        let winner = |w: u32| self.winner.unpack(&self.first_entry, w);
         self.winners
-            .find(h, |&(g, e)| {
+            .find(h, |&w| {
+                let (g, e) = winner(w);
                 let g = &all[g as usize];
                 g.name == group && g.entries[e as usize].key == key
             })
-            .map(|&(g, e)| (g as usize, e as usize))
+            .map(|&w| {
+                let (g, e) = winner(w);
+                (g as usize, e as usize)
+            })
     }
 }
 
@@ -574,18 +639,68 @@ impl Document {
 /// skipping a leading BOM, as editors show them).
 ///
 /// Every loaded file's index lives to the end of a run: the line starts
-/// are 32-bit (a file is at most `MAX_FILE_BYTES`) and counted before the
-/// list is made, so it holds no growth slack.
+/// are counted before the list is made, so it holds no growth slack, and
+/// are 16-bit where the last one fits (most configs), else 32-bit (a file
+/// is at most `MAX_FILE_BYTES`): a tenth of a 10k-file check's heap was
+/// the texts' line starts with every one 32-bit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
-    starts: Vec<u32>,
+    starts: Starts,
+}
+
+/// A [`LineIndex`]'s line starts, in order: 16-bit ones when the last
+/// fits (chosen by it alone, so that a text gives one index however it is
+/// made).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Starts {
+    Short(Box<[u16]>),
+    Long(Box<[u32]>),
+}
+
+impl Starts {
+    fn of(starts: &[u32]) -> Starts {
+        match starts.last() {
+            Some(&last) if u16::try_from(last).is_ok() => Starts::Short(starts.iter().map(|&s| s as u16).collect()),
+            _ => Starts::Long(starts.into()),
+        }
+    }
+
+    fn get(&self, line: usize) -> Option<usize> {
+        match self {
+            Starts::Short(s) => s.get(line).map(|&s| usize::from(s)),
+            Starts::Long(s) => s.get(line).map(|&s| s as usize),
+        }
+    }
+
+    /// The index of the last start at or before `offset`.
+    fn last_at_or_before(&self, offset: usize) -> usize {
+        // An offset past the type's range is past every start it holds.
+        let found = match self {
+            Starts::Short(s) => s.binary_search(&u16::try_from(offset).unwrap_or(u16::MAX)),
+            Starts::Long(s) => s.binary_search(&u32::try_from(offset).unwrap_or(u32::MAX)),
+        };
+        match found {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<u32> {
+        match self {
+            Starts::Short(s) => s.iter().map(|&s| u32::from(s)).collect(),
+            Starts::Long(s) => s.to_vec(),
+        }
+    }
 }
 
 impl LineIndex {
     /// The index of a text whose line starts a parser found: 0, then the
     /// offset after each line feed, in order (`keyfile::parse_lined`).
     fn from_starts(starts: Vec<u32>) -> LineIndex {
-        LineIndex { starts }
+        LineIndex {
+            starts: Starts::of(&starts),
+        }
     }
 
     /// The index and the line ending ([`detect_line_ending`]) of a text,
@@ -608,7 +723,7 @@ impl LineIndex {
             let lf = starts.len() - 1;
             let ending = if crlf > 0 && crlf * 2 >= lf { "\r\n" } else { "\n" };
             let index = LineIndex {
-                starts: starts.as_slice().to_vec(),
+                starts: Starts::of(starts),
             };
             // A huge file's buffer is not kept for the rest of the run.
             if starts.capacity() > 1 << 16 {
@@ -625,22 +740,17 @@ impl LineIndex {
         let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| small_offset(i + 1)));
-        LineIndex { starts }
+        LineIndex::from_starts(starts)
     }
 
     /// The index of the line holding a byte offset (0-based).
     fn index(&self, offset: usize) -> usize {
-        // An offset past 32 bits is past every line start.
-        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        }
+        self.starts.last_at_or_before(offset)
     }
 
     /// The start of a 0-based line.
     fn start(&self, line: usize) -> usize {
-        self.starts[line] as usize
+        self.starts.get(line).expect("a line of the text")
     }
 
     /// The 1-based line of a byte offset.
@@ -669,7 +779,7 @@ impl LineIndex {
     /// Byte range of a 1-based line, without its line ending.
     pub fn line_span(&self, text: &str, line: usize) -> Span {
         let start = self.start(line - 1);
-        let mut end = self.starts.get(line).map_or(text.len(), |&s| s as usize);
+        let mut end = self.starts.get(line).unwrap_or(text.len());
         let bytes = text.as_bytes();
         if end > start && bytes[end - 1] == b'\n' {
             end -= 1;
@@ -739,7 +849,7 @@ mod tests {
                     .filter(|&(_, b)| b == b'\n')
                     .map(|(i, _)| i as u32 + 1),
             );
-            assert_eq!(LineIndex::new(t).starts, starts, "{t:?}");
+            assert_eq!(LineIndex::new(t).starts.to_vec(), starts, "{t:?}");
             assert_eq!(LineIndex::scan(t), (LineIndex::new(t), detect_line_ending(t)), "{t:?}");
             // The parsers that make the index on their way make the same.
             for format in [Format::KeyFile, Format::Yaml] {
@@ -754,6 +864,114 @@ mod tests {
         }
         assert_eq!(detect_line_ending("a\r\nb\nc\n"), "\n");
         assert_eq!(detect_line_ending("a\r\nb\r\nc\n"), "\r\n");
+    }
+
+    /// Line starts are 16-bit when the last one fits and 32-bit past it:
+    /// lines, columns and line spans either side of the boundary are those
+    /// a count over the text gives.
+    #[test]
+    fn line_starts_either_side_of_sixteen_bits() {
+        for len in [65_533usize, 65_534, 65_535, 65_536, 65_537, 70_000] {
+            // Lines of 9 bytes and a line feed, the last line cut to `len`.
+            let mut t: String = "123456789\n".repeat(len / 10 + 1);
+            t.truncate(len);
+            for tail in ["", "\n", "x\n", "é\r\nz"] {
+                let text = format!("{t}{tail}");
+                let index = LineIndex::new(&text);
+                let last = text.rfind('\n').map_or(0, |i| i + 1);
+                assert_eq!(
+                    matches!(index.starts, super::Starts::Short(_)),
+                    last <= 65_535,
+                    "{len} {tail:?}"
+                );
+                assert_eq!(index, LineIndex::scan(&text).0);
+                for offset in [
+                    0,
+                    9,
+                    10,
+                    65_529,
+                    65_530,
+                    65_534,
+                    65_535,
+                    65_536,
+                    65_537,
+                    text.len(),
+                    text.len() + 5,
+                ] {
+                    let o = offset.min(text.len());
+                    if !text.is_char_boundary(o) {
+                        continue;
+                    }
+                    let line = text[..o].matches('\n').count() + 1;
+                    let start = text[..o].rfind('\n').map_or(0, |i| i + 1);
+                    let col = text[start..o].chars().count() + 1;
+                    assert_eq!(index.position(&text, offset), (line, col), "{len} {tail:?} {offset}");
+                    assert_eq!(
+                        index.byte_position(&text, offset),
+                        (line, o - start + 1),
+                        "{len} {tail:?} {offset}"
+                    );
+                    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+                    let end = if text[start..end].ends_with('\r') { end - 1 } else { end };
+                    assert_eq!(index.line_span(&text, line), start..end, "{len} {tail:?} {offset}");
+                }
+            }
+        }
+    }
+
+    /// A document's winners as a scan finds them: the last entry of each
+    /// (group name, key), translations aside.
+    fn winners_by_scan(d: &Document) -> std::collections::HashMap<(String, String), (usize, usize)> {
+        let mut out = std::collections::HashMap::new();
+        for (g, group) in d.groups.iter().enumerate() {
+            for (e, entry) in group.entries.iter().enumerate().filter(|(_, e)| !e.localized) {
+                out.insert((group.name.to_string(), entry.key.to_string()), (g, e));
+            }
+        }
+        out
+    }
+
+    /// Every lookup of a document against [`winners_by_scan`]: `get` and
+    /// `overridden_by` for each entry.
+    fn assert_winners_as_scanned(d: &Document) {
+        let want = winners_by_scan(d);
+        for (g, group) in d.groups.iter().enumerate() {
+            for (e, entry) in group.entries.iter().enumerate().filter(|(_, e)| !e.localized) {
+                let (wg, we) = want[&(group.name.to_string(), entry.key.to_string())];
+                let winner = &d.groups[wg].entries[we];
+                let got = d.get(&group.name, &entry.key).expect("a winner");
+                assert!(std::ptr::eq(got, winner), "{g}/{e}");
+                let over = d.overridden_by(g, e);
+                assert_eq!(
+                    over.map(|w| w as *const Entry),
+                    ((wg, we) != (g, e)).then_some(winner as *const Entry),
+                    "{g}/{e}"
+                );
+            }
+        }
+        assert!(d.get("no such group", "k").is_none());
+    }
+
+    /// The winners table packs an entry's group and position in 32 bits
+    /// where both fit, else keeps its ordinal (a file of 2^16 groups and a
+    /// group of 2^15 entries): either way each look-up finds the entry a
+    /// scan finds, empty and repeated groups and repeated keys among them.
+    #[test]
+    fn winners_packed_or_by_ordinal_are_the_scanned_ones() {
+        let small = "[a]\nx=1\ny=2\n[e]\n[a]\nx=3\n[b]\nx=4\nx=5\nz[de]=6\nz=7\n[e]\n";
+        let d = Document::parse(small.to_string(), Format::KeyFile);
+        assert!(matches!(d.by_name.winner, super::Winner::Packed { shift: 3 }));
+        assert_winners_as_scanned(&d);
+        let mut big = String::from("[a]\nx=1\n");
+        big.push_str(&"[e]\n".repeat(65_536));
+        big.push_str("[b]\n");
+        for i in 0..32_768 {
+            big.push_str(&format!("k{}=v\n", i % 30_000));
+        }
+        big.push_str("[a]\nx=2\ny=3\n");
+        let d = Document::parse(big, Format::KeyFile);
+        assert!(matches!(d.by_name.winner, super::Winner::Ordinal));
+        assert_winners_as_scanned(&d);
     }
 
     /// Resolving repeats as yaml-cpp does: a document without repeats
