@@ -462,6 +462,75 @@ fn a_reader_too_large_to_read_leaves_the_keys_unknown() {
     }
 }
 
+/// A C header over the 10 MiB cap with none of a reader's marks (`CONFIG_`,
+/// `g_key_file_`, `YAML::`: a model's weights as a C array) reads no keys:
+/// looked through in pieces, it leaves DS002 as it was (it made every key
+/// unknown, silencing DS002 for non-NVIDIA names project-wide). One with a
+/// mark past the first 10 MiB still leaves the keys unknown.
+#[test]
+fn a_generated_header_over_the_cap_reads_no_keys() {
+    let case = Path::new("testdata/rules/DS002/fires");
+    let tmp = tempfile::tempdir().unwrap();
+    for file in files_under(case) {
+        let to = tmp.path().join(file.strip_prefix(case).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    std::fs::create_dir(tmp.path().join("include")).unwrap();
+    let header = tmp.path().join("include/model_weights.h");
+    let mut weights = String::from("static const unsigned char model_weights[] = {\n");
+    while weights.len() < 11 << 20 {
+        weights.push_str("0x3f, 0x80, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00,\n");
+    }
+    std::fs::write(&header, format!("{weights}}};\n")).unwrap();
+    let (rc, out, err) = dslint_in(tmp.path(), &["check", "--select", "DS002", "."]);
+    assert_eq!((rc, err.as_str()), (1, ""), "{out}");
+    assert!(
+        out.contains("warning[DS002]: unknown key `batchsize` in [streammux]"),
+        "{out}"
+    );
+    // A mark past the cap (a reader's define after the array): unknown.
+    std::fs::write(
+        &header,
+        format!("{weights}}};\n#define CONFIG_GROUP_PROPERTY_FOO \"foo\"\n"),
+    )
+    .unwrap();
+    let (rc, out, err) = dslint_in(tmp.path(), &["check", "--select", "DS002", "."]);
+    assert_eq!((rc, err.as_str()), (0, ""), "{out}");
+    assert!(out.starts_with("All checks passed"), "{out}");
+}
+
+/// Without a marker (no git work tree, no `dslint.toml`/`pyproject.toml`)
+/// the root is the current folder, but the project's own sources are
+/// looked for only in the folder of the checked paths: a check of
+/// `configs` from the folder above gives what a check from inside gives,
+/// and does not look through the rest of the current folder (from `/tmp`,
+/// all of it: 84 s against 0.01 s). Here the fork's reader in `src/`, a
+/// sibling of the checked folder, is not read either way.
+#[test]
+fn without_a_marker_the_project_is_the_checked_folder() {
+    let case = Path::new("testdata/rules/DS002/clean-forked-reader");
+    let tmp = tempfile::tempdir().unwrap();
+    for file in files_under(case) {
+        let rel = file.strip_prefix(case).unwrap();
+        if rel == Path::new("dslint.toml") {
+            continue;
+        }
+        let to = tmp.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    let (rc, above, err) = dslint_in(tmp.path(), &["check", "--select", "DS002", "configs"]);
+    assert_eq!((rc, err.as_str()), (1, ""), "{above}");
+    let (rc, inside, err) = dslint_in(&tmp.path().join("configs"), &["check", "--select", "DS002", "."]);
+    assert_eq!((rc, err.as_str()), (1, ""), "{inside}");
+    assert_eq!(above.replace("configs/", "./"), inside);
+    assert!(
+        above.contains("unknown key `do-retransmission` in [source0]"),
+        "{above}"
+    );
+}
+
 /// A project that ships its own fork of deepstream-app's and nvinfer's
 /// parsers (`src/`) is judged by them for the keys they add, whether the
 /// whole tree, a subfolder or one file is named: the sources are looked

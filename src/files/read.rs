@@ -155,6 +155,51 @@ pub fn read_listed(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     read_capped_sized(&mut file, cap, meta.len())
 }
 
+/// Whether any of `needles` occurs in a file, read in pieces that are not
+/// kept (a file too large to read whole: memory stays at one piece);
+/// `None` when the file is over `cap` bytes (not read to its end:
+/// unknown). Opened as [`read_listed`] opens a walk's entry (`listed`) or
+/// as [`read_regular`] a link's target.
+pub fn find_any(path: &Path, listed: bool, cap: u64, needles: &[&[u8]]) -> Result<Option<bool>, ReadError> {
+    let mut file = if listed {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| ReadError::Io(e.to_string()))?;
+        let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+        if let Some(what) = describe(meta.file_type()) {
+            return Err(ReadError::NotRegular(what));
+        }
+        file
+    } else {
+        open_regular_sized(path, true)?.0
+    };
+    const PIECE: usize = 1 << 20;
+    // What a needle cut by a piece's end may have left in it.
+    let overlap = needles.iter().map(|n| n.len()).max().unwrap_or(1).saturating_sub(1);
+    let mut window: Vec<u8> = Vec::with_capacity(PIECE + overlap);
+    let mut piece = vec![0; PIECE];
+    let mut read: u64 = 0;
+    loop {
+        let n = match file.read(&mut piece) {
+            Ok(0) => return Ok(Some(false)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ReadError::Io(e.to_string())),
+        };
+        read += n as u64;
+        if read > cap {
+            return Ok(None);
+        }
+        window.drain(..window.len().saturating_sub(overlap));
+        window.extend_from_slice(&piece[..n]);
+        if needles.iter().any(|x| memchr::memmem::find(&window, x).is_some()) {
+            return Ok(Some(true));
+        }
+    }
+}
+
 /// The text of a regular file (UTF-8), at most `cap` bytes; errors name
 /// what went wrong, never the content.
 pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {

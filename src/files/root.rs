@@ -24,6 +24,13 @@ pub struct ProjectRoot {
     path: PathBuf,
     /// `--follow-outside`: read (never write, never echo) files outside.
     pub follow_outside: bool,
+    /// The folder the project's own sources are looked for in (its
+    /// readers' keys, what its Dockerfiles copy: [`scope`](Self::scope)),
+    /// where that is not the whole root: a root that no marker made (the
+    /// current folder, for want of one) is no project, only a bound, and
+    /// what lies beside the checked paths in it is not theirs. `None`: the
+    /// root.
+    scope: Option<PathBuf>,
     /// The current folder when the root was made: relative paths are placed
     /// against it (one `getcwd` per run, not one per path).
     cwd: Option<PathBuf>,
@@ -34,7 +41,7 @@ pub struct ProjectRoot {
 
 impl PartialEq for ProjectRoot {
     fn eq(&self, other: &Self) -> bool {
-        self.path == other.path && self.follow_outside == other.follow_outside
+        self.path == other.path && self.follow_outside == other.follow_outside && self.scope == other.scope
     }
 }
 impl Eq for ProjectRoot {}
@@ -107,12 +114,33 @@ pub enum Place {
 impl ProjectRoot {
     /// The root for checking `paths` (the first one decides), or `root`
     /// when the user named it (`--root`).
+    ///
+    /// A root that no marker made (no `--root`, no git work tree or
+    /// `dslint.toml`/`pyproject.toml` above the first path: the current
+    /// folder) bounds what is read, as product.md says, but the project's
+    /// own sources are looked for only in the folder that holds every
+    /// checked path ([`scope`](Self::scope)): `dslint check /tmp/repo` run
+    /// from `/tmp` looked through all of `/tmp` for C readers and
+    /// Dockerfiles (84 s against 0.01 s from inside the folder).
     pub fn for_paths(paths: &[PathBuf], root: Option<&Path>) -> io::Result<ProjectRoot> {
-        let path = match root {
-            Some(r) => std::fs::canonicalize(r)?,
-            None => discover(paths.first().map_or(Path::new("."), PathBuf::as_path))?,
-        };
-        Ok(ProjectRoot::new(path))
+        if let Some(r) = root {
+            return Ok(ProjectRoot::new(std::fs::canonicalize(r)?));
+        }
+        let first = paths.first().map_or(Path::new("."), PathBuf::as_path);
+        let (path, marked) = discover_marked(first)?;
+        let mut root = ProjectRoot::new(path);
+        if !marked {
+            root.scope = checked_folder(paths).filter(|s| s != &root.path && s.starts_with(&root.path));
+        }
+        Ok(root)
+    }
+
+    /// Where the project's own sources are looked for (the walks of
+    /// `Workspace::reader_keys` and `Workspace::unknown_in_container`):
+    /// the root, or for a root no marker made the folder that holds every
+    /// checked path.
+    pub fn scope(&self) -> &Path {
+        self.scope.as_deref().unwrap_or(&self.path)
     }
 
     /// A root at a folder that exists (canonicalized here).
@@ -124,6 +152,7 @@ impl ProjectRoot {
         ProjectRoot {
             path,
             follow_outside: false,
+            scope: None,
             cwd: std::env::current_dir().ok(),
             dirs: Arc::default(),
         }
@@ -479,6 +508,11 @@ fn push_components(todo: &mut Vec<std::ffi::OsString>, path: &Path) {
 /// folder); else the current folder when it encloses `start`, else
 /// `start`'s own folder.
 pub fn discover(start: &Path) -> io::Result<PathBuf> {
+    discover_marked(start).map(|(root, _)| root)
+}
+
+/// [`discover`]'s folder, and whether a marker made it.
+fn discover_marked(start: &Path) -> io::Result<(PathBuf, bool)> {
     let cwd = std::fs::canonicalize(std::env::current_dir()?)?;
     let abs = std::fs::canonicalize(start).unwrap_or_else(|_| cwd.join(start));
     let first = if abs.is_dir() {
@@ -488,10 +522,40 @@ pub fn discover(start: &Path) -> io::Result<PathBuf> {
     };
     for dir in first.ancestors() {
         if MARKERS.iter().any(|m| std::fs::symlink_metadata(dir.join(m)).is_ok()) {
-            return Ok(dir.to_path_buf());
+            return Ok((dir.to_path_buf(), true));
         }
     }
-    if first.starts_with(&cwd) { Ok(cwd) } else { Ok(first) }
+    if first.starts_with(&cwd) {
+        Ok((cwd, false))
+    } else {
+        Ok((first, false))
+    }
+}
+
+/// The deepest folder that holds every one of `paths` (a folder itself, a
+/// file its folder), canonical; `None` without a current folder.
+fn checked_folder(paths: &[PathBuf]) -> Option<PathBuf> {
+    let cwd = std::fs::canonicalize(std::env::current_dir().ok()?).ok()?;
+    let dot = [PathBuf::from(".")];
+    let paths = if paths.is_empty() { &dot[..] } else { paths };
+    let mut common: Option<PathBuf> = None;
+    for p in paths {
+        let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
+        let dir = if abs.is_dir() {
+            abs
+        } else {
+            abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf)
+        };
+        common = Some(match common {
+            None => dir,
+            Some(c) => c
+                .ancestors()
+                .find(|a| dir.starts_with(a))
+                .unwrap_or(Path::new("/"))
+                .to_path_buf(),
+        });
+    }
+    common
 }
 
 #[cfg(test)]

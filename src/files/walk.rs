@@ -747,6 +747,99 @@ impl Rules {
     }
 }
 
+/// What the project's own `.gitignore` files exclude, asked of paths that
+/// are missing (DS704): a file the repository ignores (a model a script
+/// downloads, a library the build makes) is one no clone carries, so the
+/// tree cannot say whether it is there where the app runs. Only
+/// `.gitignore` counts, from the root down, as git reads them: a `.ignore`
+/// is a search tool's and `.git/info/exclude` one clone's, and neither
+/// keeps a file out of the repository. Read with the walk's bounds
+/// ([`MAX_IGNORE_BYTES`], …) and guarantees (a regular file, inside the
+/// root); each folder's once a run.
+pub struct GitIgnores {
+    rules: Rules,
+    /// Each folder's rules, its own `.gitignore` and those above it
+    /// (`None`: none), or `Err` where one could not be read.
+    dirs: Mutex<std::collections::HashMap<PathBuf, Result<Option<Arc<DirRules>>, ()>>>,
+}
+
+impl std::fmt::Debug for GitIgnores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitIgnores").finish_non_exhaustive()
+    }
+}
+
+impl GitIgnores {
+    pub fn new(root: &ProjectRoot) -> GitIgnores {
+        GitIgnores {
+            rules: Rules::new(root),
+            dirs: Mutex::default(),
+        }
+    }
+
+    /// Whether the `.gitignore` files exclude `path` (absolute, no `..`,
+    /// under the root; a missing file): it or a folder on its way down from
+    /// the root matches a pattern of a `.gitignore` of a folder above it
+    /// (the deepest match wins; `!pattern` keeps a path, not one inside an
+    /// excluded folder, as git). A `.gitignore` that cannot be read or past
+    /// the bounds leaves it unknown: `true` (no claim made on it).
+    pub fn excludes(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(self.rules.root.path()) else {
+            return false;
+        };
+        let mut dir = self.rules.root.path().to_path_buf();
+        let Ok(mut rules) = self.rules_of(&dir, None) else {
+            return true;
+        };
+        let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+        for (i, part) in parts.iter().enumerate() {
+            let child = super::join(&dir, part);
+            let last = i + 1 == parts.len();
+            if rules.as_ref().is_some_and(|r| r.ignores(&child, !last)) {
+                return true;
+            }
+            if last {
+                break;
+            }
+            dir = child;
+            rules = match self.rules_of(&dir, rules) {
+                Ok(r) => r,
+                Err(()) => return true,
+            };
+        }
+        false
+    }
+
+    /// The rules in force in `dir` (`parent`: those of the folder above).
+    /// A folder that is not there holds no `.gitignore`.
+    fn rules_of(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> Result<Option<Arc<DirRules>>, ()> {
+        if let Some(r) = self.dirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return r;
+        }
+        let present = std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+        let found = if present {
+            self.rules.read_ignore(dir, ".gitignore", None)
+        } else {
+            Ok(None)
+        };
+        let r = match found {
+            _ if self.rules.over.load(Ordering::Relaxed) => Err(()),
+            Err(_) => Err(()),
+            Ok(None) => Ok(parent),
+            Ok(Some(git)) => Ok(Some(Arc::new(DirRules {
+                ignore: Gitignore::empty(),
+                git,
+                exclude: Gitignore::empty(),
+                parent,
+            }))),
+        };
+        if let Ok(mut m) = self.dirs.lock() {
+            m.insert(dir.to_path_buf(), r.clone());
+        }
+        r
+    }
+}
+
 /// The notice for a walk its ignore files stopped. Which bound they went
 /// past first depends on the order the threads read them in: all three
 /// are named, so the output does not.

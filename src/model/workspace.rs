@@ -166,6 +166,9 @@ pub struct Workspace {
     /// image, and its scripts and Compose files bind-mount into a container
     /// (`unknown_in_container`), found the first time a path is missing.
     container_copies: std::sync::OnceLock<Containers>,
+    /// What the project's own `.gitignore` files exclude
+    /// (`git_ignored`), read the first time a path is missing.
+    git_ignores: std::sync::OnceLock<crate::files::walk::GitIgnores>,
     /// What the containers are given of each file, by id, found the first
     /// time one of its paths is missing (`unknown_in_container`): a file
     /// names many paths, and most files are in no container. Sized to the
@@ -489,6 +492,7 @@ impl Workspace {
             missing_dirs: previous.missing_dirs,
             reader_keys: previous.reader_keys,
             container_copies: previous.container_copies,
+            git_ignores: previous.git_ignores,
             walk_stopped: previous.walk_stopped,
             ..Workspace::default()
         };
@@ -767,6 +771,27 @@ impl Workspace {
         }
     }
 
+    /// Whether the project's own `.gitignore` files exclude `path`, a
+    /// path found missing (`Target::Missing`): a model the project
+    /// downloads or builds and never commits, a library its build makes.
+    /// No clone carries such a file, so its absence from the tree says
+    /// nothing of the machine that runs the app: unknown (DS704, DS404).
+    /// Matched where the path lands (links inside the root followed), with
+    /// the `.gitignore` of each folder from the root down to it
+    /// ([`crate::files::walk::GitIgnores`]); one that cannot be read leaves
+    /// the path unknown too.
+    pub fn git_ignored(&self, path: &Path) -> bool {
+        let Some(root) = &self.root else {
+            return false;
+        };
+        let Place::Missing(real) = self.place(path) else {
+            return false;
+        };
+        self.git_ignores
+            .get_or_init(|| crate::files::walk::GitIgnores::new(root))
+            .excludes(&real)
+    }
+
     /// The files under the whole root that `wanted` picks, each with what
     /// `visit` made of it on the walk's threads (the lazy scans of the
     /// project's own sources: `reader_keys`, `unknown_in_container`); `None`
@@ -777,9 +802,9 @@ impl Workspace {
         wanted: &(dyn Fn(&Path) -> bool + Sync),
         visit: &(dyn Fn(crate::files::walk::Listed) -> T + Sync),
     ) -> Option<Vec<(PathBuf, T)>> {
-        let walked = crate::files::walk::walk(root, root.path(), wanted, visit);
+        let walked = crate::files::walk::walk(root, root.scope(), wanted, visit);
         if walked.stopped {
-            let _ = self.walk_stopped.set(root.path().to_path_buf());
+            let _ = self.walk_stopped.set(root.scope().to_path_buf());
             return None;
         }
         Some(walked.files)
@@ -828,7 +853,7 @@ impl Workspace {
         let this = &*self;
         // A walk of the whole root also takes the project's own readers'
         // keys (`reader_keys`), so they need no walk of their own.
-        let root_walked = std::fs::canonicalize(top).is_ok_and(|t| t == root.path());
+        let root_walked = std::fs::canonicalize(top).is_ok_and(|t| t == root.scope());
         let whole_root = root_walked && self.reader_keys.get().is_none();
         // And what its Dockerfiles copy, its scripts and Compose files
         // mount (`unknown_in_container`).
@@ -1576,6 +1601,25 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
         Ok(bytes) => bytes,
         // No file to read (a link to a FIFO or a device): no reader.
         Err(crate::files::read::ReadError::NotRegular(_)) => return SourceKeys::default(),
+        // Over the cap (a generated header: a model's weights as a C
+        // array): looked through in pieces, not kept. With none of the
+        // marks any reader's keys need (`c_keys::may_read_keys`) it reads
+        // no keys; with one, its keys are unknown, as they are past
+        // `MAX_READER_SCAN_BYTES`: a mark in the first part makes a
+        // `strcmp` or `==` anywhere after it a key (`c_keys::keys`), so a
+        // first part read alone would not give them all.
+        Err(crate::files::read::ReadError::TooLarge { .. }) => {
+            let found = crate::files::read::find_any(
+                l.path,
+                !l.link,
+                MAX_READER_SCAN_BYTES,
+                crate::syntax::c_keys::READER_MARKS,
+            );
+            return SourceKeys {
+                unread: !matches!(found, Ok(Some(false))),
+                ..SourceKeys::default()
+            };
+        }
         Err(_) => {
             return SourceKeys {
                 unread: true,
@@ -1596,6 +1640,11 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
         unread: false,
     }
 }
+
+/// How much of a C source over the size cap is looked through for a
+/// reader's marks (`scan_reader_source`): 1 GiB, a second or so of reading
+/// in pieces; past it the file's keys are unknown.
+const MAX_READER_SCAN_BYTES: u64 = 1 << 30;
 
 /// A file the walk listed, read under the size cap: a link (to a regular
 /// file inside the root) by following it, any other name as listed

@@ -303,6 +303,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS704: referenced files exist.
     for r in &p.references {
         match &r.target {
+            // A path the project's own .gitignore excludes (a model it
+            // downloads or builds) is in no clone: whether it is there
+            // where the app runs is unknown (`Workspace::git_ignored`).
+            Target::Missing(path) if ctx.ws.git_ignored(path) => {}
             Target::Missing(path) => {
                 out.push(
                     Diagnostic::new(

@@ -336,7 +336,12 @@ fn check_entries(
                 format!("`{}` in [{}]: {removal}", e.key, group.name),
             )
             .when(When::RemovedKey, true)
-            .why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there");
+            .why(if schema == Schema::Tracker {
+                // A test app's `[tracker]` file: see `unknown_key_why`.
+                "a release whose test apps no longer read the key passes over it (deepstream-test2's C reader, set_tracker_properties, prints \"Unknown key\"; the Python apps' loop over config['tracker'] says nothing), so the setting has no effect there"
+            } else {
+                "a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there"
+            });
             if let Some(new) = spec.note.strip_prefix("renamed ") {
                 d = d.expected(format!("`{new}`"));
             }
@@ -432,10 +437,19 @@ fn app_refuses_source_group(file: FileId, doc: &Document, group: &crate::syntax:
 /// What the reader does with a key it does not know (DS002's why). The new
 /// nvstreammux's `[source-config-N]` reader
 /// (`MuxConfigParser::ParseTxtConfigPerSourceProps`, MuxConfigParser.cpp)
-/// asks GLib for its fixed keys only and says nothing of the others.
+/// asks GLib for its fixed keys only and says nothing of the others. A test
+/// app's `[tracker]` file is read by the app itself, and which app (C or
+/// Python) is not in the file: deepstream-test2's `set_tracker_properties`
+/// (deepstream_test2_app.c) compares each key with the ones it sets and
+/// prints "Unknown key '%s' for group [%s]" for the rest; the Python apps
+/// (deepstream_python_apps' deepstream-test2 and its copies) loop over
+/// configparser's `config['tracker']` with an `if key == 'tracker-width':`
+/// for each key they set and no `else`: the rest pass without a word.
 fn unknown_key_why(schema: Schema, group: &str) -> &'static str {
     if schema == Schema::NewStreammux && group.starts_with("source-config") {
         "the new nvstreammux reads only its own keys of a [source-config-N] group and silently ignores the rest, so the setting has no effect"
+    } else if schema == Schema::Tracker {
+        "the test app that reads this file sets only the keys it names: deepstream-test2's C reader (set_tracker_properties) prints \"Unknown key\" and goes on, the Python apps' loop over config['tracker'] (`if key == 'tracker-width': ...`) passes over it without a word; either way nvtracker never gets the setting"
     } else {
         "DeepStream prints \"Unknown key\" and ignores it, so the setting has no effect"
     }

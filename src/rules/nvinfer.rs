@@ -361,7 +361,30 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
     let (Some(p), Some(eff), false, false) = (p, inf.int("batch-size"), tensor_batch, parallel) else {
         return;
     };
-    let Some((fb, why)) = ctx.final_batch(p) else { return };
+    // deepstream-app sets the streammux's batch from `[source-list]`
+    // whatever runs: the list's length (`parse_config_file`,
+    // deepstream_app_config_parser.c: `num_source_sub_bins`, before
+    // `create_multi_source_bin` skips the sources whose `enable` is 0), or
+    // nvmultiurisrcbin's `max-batch-size` (`create_pipeline`,
+    // deepstream_app.c). The primary runs one batch per streammux batch, so
+    // that batch is the one it should take (DS701 asks the same); fewer
+    // running sources are the list's to change (DS101). With facts the
+    // measured final_batch stands (the list or `max-batch-size` is what to
+    // change then: DS101); without, that batch is better than the preset.
+    let measured = ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_some();
+    let forced = p
+        .first(&Role::Streammux)
+        .filter(|_| !measured)
+        .and_then(|m| m.int("batch-size"))
+        .filter(|b| b.setting.layer == Layer::Derived)
+        .and_then(|b| Some((u32::try_from(b.value).ok()?, b.setting.derived.clone()?)));
+    let (fb, why) = match forced {
+        Some((n, how)) => (n, format!("deepstream-app sets the streammux batch to {n}: {how}")),
+        None => match ctx.final_batch(p) {
+            Some(f) => f,
+            None => return,
+        },
+    };
     if eff.value == fb as i64 {
         return;
     }

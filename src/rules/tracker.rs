@@ -174,7 +174,13 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     );
     if let (Some(v), Some(loc)) = (at.str("ll-lib-file").map(|e| e.value), site(at, "ll-lib-file")) {
         let judged = !verbatim || std::path::Path::new(v.trim()).is_absolute();
-        if let (true, Some(Target::Missing(p))) = (judged, ws.resolve(loc.file, v)) {
+        let missing = match ws.resolve(loc.file, v) {
+            // A library the project's .gitignore excludes (one its build
+            // makes) is in no clone: unknown (`Workspace::git_ignored`).
+            Some(Target::Missing(p)) if !ws.git_ignored(&p) => Some(p),
+            _ => None,
+        };
+        if let (true, Some(p)) = (judged, missing) {
             out.push(
                 Diagnostic::new(
                     Rule::TrackerLibraryMissing,

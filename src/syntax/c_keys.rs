@@ -38,11 +38,14 @@ pub fn is_source(path: &std::path::Path) -> bool {
         .any(|x| ext.eq_ignore_ascii_case(x))
 }
 
+/// What every construct [`keys`] and [`group_defines`] take holds, or what
+/// makes them take more: a source with none of them reads no keys.
+pub const READER_MARKS: &[&[u8]] = &[b"CONFIG_", b"g_key_file_", b"YAML::"];
+
 /// Whether the bytes may hold a reader's keys (a cheap look before
 /// `keys`).
 pub fn may_read_keys(text: &[u8]) -> bool {
-    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
-    has(b"CONFIG_") || has(b"g_key_file_") || has(b"YAML::")
+    READER_MARKS.iter().any(|m| memchr::memmem::find(text, m).is_some())
 }
 
 /// The key names the source reads (unsorted, each once: a file of 10 MiB

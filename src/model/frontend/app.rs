@@ -420,10 +420,11 @@ impl Reader<'_> {
             (true, None) => Some(false),
             (true, Some(v)) => glib::parse_int(v).map(|on| on != 0),
         };
-        let streams = match (runs, listed) {
-            (Some(true), n) => n,
+        // The listed sources that run, by index: all of them, or only those
+        // an enabled `[sourceN]` turns on; `None` when none is known to.
+        let running: Option<Vec<usize>> = match (runs, listed) {
+            (Some(true), Some(n)) => Some((0..n as usize).collect()),
             (Some(false), Some(n)) => {
-                // Only the listed sources an enabled `[sourceN]` turns on.
                 let mut on: Vec<usize> = overrides
                     .iter()
                     .filter_map(source_index)
@@ -431,17 +432,52 @@ impl Reader<'_> {
                     .collect();
                 on.sort_unstable();
                 on.dedup();
-                u32::try_from(on.len()).ok().filter(|&k| k > 0)
+                Some(on).filter(|on| !on.is_empty())
             }
             _ => None,
         };
+        let streams = running.as_ref().and_then(|on| u32::try_from(on.len()).ok());
+        let multi = list.factory.as_deref() == Some("nvmultiurisrcbin");
+        let uris = doc
+            .get(&list.name, "list")
+            .and_then(|e| e.value.as_deref())
+            .map(split_uris)
+            .unwrap_or_default();
+        // The kind of the sources that run (DS105), not of every entry
+        // (`create_multi_source_bin` opens none whose `enable` is 0): each
+        // entry's URI, unknown where an enabled `[sourceN]` writes the
+        // source's own `type` or `uri` (`parse_source` overwrites the
+        // entry's), and unknown when none is known to run.
+        // nvmultiurisrcbin's streams come and go at run time: kept unknown.
+        if let (Role::Source(s), false) = (&mut list.role, multi) {
+            let overridden = |i: usize| {
+                overrides
+                    .iter()
+                    .filter(|o| source_index(o) == Some(i))
+                    .any(|o| o.props.iter().any(|p| matches!(p.name.as_str(), "type" | "uri")))
+            };
+            let kinds: Vec<SourceKind> = running
+                .iter()
+                .flatten()
+                .map(|&i| match uris.get(i) {
+                    Some(u) if !overridden(i) => uri_kind(u),
+                    _ => SourceKind::Other,
+                })
+                .collect();
+            s.kind = if kinds.contains(&SourceKind::Live) {
+                SourceKind::Live
+            } else if !kinds.is_empty() && kinds.iter().all(|k| *k == SourceKind::File) {
+                SourceKind::File
+            } else {
+                SourceKind::Other
+            };
+        }
         if let Role::Source(s) = &mut list.role {
             s.streams = streams;
         }
         // No listed source known to run: what `[source-attr-all]` says of
         // them describes none (DS102 silent, not judging a camera that is
         // never opened).
-        let multi = list.factory.as_deref() == Some("nvmultiurisrcbin");
         let none_run = match runs {
             None if !doc.has_group(ATTR_ALL) => {
                 Some("[source-list] without [source-attr-all]: deepstream-app refuses the config")
@@ -499,10 +535,12 @@ impl Reader<'_> {
         let Some(entry) = doc.get(&list.name, "list") else {
             return;
         };
-        let uris = entry.value.as_deref().map(split_uris).unwrap_or_default();
         let at = (self.root, entry.spans.key());
-        if !uris.is_empty() {
-            let types: Vec<Option<u8>> = uris.iter().map(|u| listed_source_type(u)).collect();
+        // The types of the sources that run (an entry that does not run
+        // opens nothing).
+        let running: Vec<&String> = running.iter().flatten().filter_map(|&i| uris.get(i)).collect();
+        if !running.is_empty() {
+            let types: Vec<Option<u8>> = running.iter().map(|u| listed_source_type(u)).collect();
             let value = match types[0] {
                 Some(t) if types.iter().all(|x| *x == Some(t)) => Value::Known(t.to_string().into()),
                 _ => Value::Unknown("the [source-list] entries are of different source types".into()),
@@ -539,8 +577,9 @@ impl Reader<'_> {
 
     /// What deepstream-app derives from `[source-list]` for the mux's and the
     /// primary nvinfer's `batch-size` (DS 9.1 `deepstream_app_config_parser.c`):
-    /// the number of listed sources, or with nvmultiurisrcbin its
-    /// `max-batch-size`.
+    /// the number of listed sources, whether they run or not (asked of the
+    /// list before `inherit_source_attr_all` counts those that run), or
+    /// with nvmultiurisrcbin its `max-batch-size`.
     fn source_list_batch(&self, list: &Element) -> Option<Setting> {
         let doc = &self.ws.files[self.root].doc;
         let group = &list.name;
@@ -708,6 +747,12 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
         // In deepstream-app, `[sourceN]` groups beside `[source-list]` only
         // override settings of listed sources; they add no stream.
         if kind == Kind::App {
+            // The batches are the list's length, taken before the running
+            // sources are counted: `parse_config_file` sets both to
+            // `num_source_sub_bins`, every listed source, and only then does
+            // `create_multi_source_bin` (deepstream_source_bin.c) skip
+            // those whose `enable` is 0.
+            let batch = r.source_list_batch(&list);
             r.inherit_source_attr_all(&mut list, &found.sources);
             found.sources.clear();
             // Only the key-file reader derives the batches (the YAML
@@ -717,7 +762,7 @@ pub fn build(ws: Access<'_>, root: FileId, referenced: &mut HashSet<FileId>) -> 
             // `batch-size` (`create_primary_gie_bin`: `is_batch_size_set`);
             // otherwise its config file's value, or nvinfer's default, stands.
             let keyfile = r.ws.files[root].doc.format == Format::KeyFile;
-            if let Some(batch) = r.source_list_batch(&list).filter(|_| keyfile) {
+            if let Some(batch) = batch.filter(|_| keyfile) {
                 if let Some(m) = &mut found.streammux {
                     push_setting(m, "batch-size", batch.clone());
                 }
