@@ -130,19 +130,41 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     read_capped_sized(&mut file, cap, size)
 }
 
+/// Open `real` (a real path: no link in it) through no link at all:
+/// `openat2`'s `RESOLVE_NO_SYMLINKS`, so a folder on the way that became a
+/// link since it was placed (to a folder outside the root) fails the open
+/// (`ELOOP`) instead of being followed; `O_NOFOLLOW` alone guards only the
+/// last name. Where the kernel has no `openat2` (before Linux 5.6, or a
+/// sandbox that refuses it: `ENOSYS`, `EPERM`), `O_NOFOLLOW` alone.
+pub fn open_without_links(real: &Path, flags: rustix::fs::OFlags) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+    let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    if !NO_OPENAT2.load(Ordering::Relaxed) {
+        match rustix::fs::openat2(CWD, real, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS) {
+            Err(e) if e == rustix::io::Errno::NOSYS || e == rustix::io::Errno::PERM => {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+            }
+            opened => return opened.map_err(std::io::Error::from),
+        }
+    }
+    rustix::fs::open(real, flags, Mode::empty()).map_err(std::io::Error::from)
+}
+
 /// The bytes of a file a folder listing just showed to be a regular file
-/// and not a link (a walk's entry): opened without a look first (the
-/// listing was that look; a FIFO or device swapped in since opens without
-/// blocking, as `O_NONBLOCK` asks, and is refused on the open descriptor),
-/// and never through a link: one swapped in since the listing is refused,
-/// as it was placed against the root as a plain file, not where it leads.
-pub fn read_listed(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
-        .open(path);
+/// and not a link (a walk's entry), by its real path: opened without a
+/// look first (the listing was that look; a FIFO or device swapped in
+/// since opens without blocking, as `O_NONBLOCK` asks, and is refused on
+/// the open descriptor), and never through a link
+/// ([`open_without_links`]): one swapped in since the listing, for the
+/// file or a folder above it, is refused, as the file was placed against
+/// the root as a plain file in plain folders, not where a link leads.
+pub fn read_listed(real: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    use rustix::fs::OFlags;
+    let opened = open_without_links(real, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY);
     let mut file = match opened {
-        Ok(f) => f,
+        Ok(fd) => File::from(fd),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
             return Err(ReadError::Io("became a link while the folder was walked".into()));
         }
@@ -262,6 +284,25 @@ mod tests {
             read_listed(&d.path().join("l"), 10),
             Err(ReadError::Io("became a link while the folder was walked".into()))
         );
+    }
+
+    /// A folder above a listed file that became a link since the listing
+    /// (to a folder outside the root) is not followed either: the file is
+    /// read by its real path, and no link on the way is (hostile9: a walk
+    /// racing with a folder swapped for a link read and echoed a file
+    /// outside the root).
+    #[test]
+    fn listed_reads_follow_no_link_on_the_way() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir(base.join("outside")).unwrap();
+        std::fs::write(base.join("outside/f"), "secret").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("was_a_folder")).unwrap();
+        assert_eq!(
+            read_listed(&base.join("was_a_folder/f"), 10),
+            Err(ReadError::Io("became a link while the folder was walked".into()))
+        );
+        assert_eq!(read_listed(&base.join("outside/f"), 10).unwrap(), b"secret");
     }
 
     /// The size taken when the file was opened is a hint: read in one call

@@ -116,6 +116,17 @@ pub struct Listed<'a> {
     /// Whether the name is a link (to a regular file: the walk follows
     /// links that stay inside the root).
     pub link: bool,
+    /// The real path of the folder that listed it (`None`: not placed
+    /// inside the root).
+    pub real_dir: Option<&'a Path>,
+}
+
+impl Listed<'_> {
+    /// The real path of a file listed as no link: its folder's real path
+    /// and its name (what `read::read_listed` opens).
+    pub fn real(&self) -> Option<PathBuf> {
+        Some(self.real_dir?.join(self.path.file_name()?))
+    }
 }
 
 /// Walk `top` (a folder placed inside `root`) on the pool's threads.
@@ -295,12 +306,21 @@ struct Listing {
 
 /// List `dir` once: `open(O_DIRECTORY)`, `getdents64` until it gives
 /// nothing, `close` (what `std::fs::read_dir` does, less glibc's `fstat`
-/// of the folder to size its buffer).
-fn list(dir: &Path) -> io::Result<Listing> {
-    use rustix::fs::{FileType, Mode, OFlags, RawDir};
+/// of the folder to size its buffer). The folder is opened by its real
+/// path (`real`), through no link (`read::open_without_links`): a folder
+/// its parent listed, or a folder above it, that became a link since (to a
+/// folder outside the root) fails the open instead of being walked. Its
+/// entries are named under `dir`, the path as walked.
+fn list(dir: &Path, real: &Path) -> io::Result<Listing> {
+    use rustix::fs::{FileType, OFlags, RawDir};
     use std::os::unix::ffi::OsStrExt;
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
-    let fd = rustix::fs::open(dir, flags, Mode::empty()).map_err(io::Error::from)?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NONBLOCK;
+    // A link on the way is `ELOOP`, the folder itself a link (or a file)
+    // `ENOTDIR` (`O_DIRECTORY` with `O_NOFOLLOW`).
+    let fd = read::open_without_links(real, flags).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP | libc::ENOTDIR) => io::Error::other("became a link or a file while the walk went on"),
+        _ => e,
+    })?;
     let mut buf = Vec::with_capacity(LISTING_BYTES);
     let mut raw = RawDir::new(fd, buf.spare_capacity_mut());
     let mut entries = Vec::new();
@@ -366,7 +386,11 @@ impl<'w, T: Send> Walker<'w, T> {
             }
             Ok(m) if m.is_file() => {
                 if (self.wanted)(self.top) {
-                    self.visit_files(vec![(self.top.to_path_buf(), false)]);
+                    let real_dir = match super::parent(self.top).map(|p| self.root.place_dir(p)) {
+                        Some(Place::Inside(real)) => Some(Arc::from(real)),
+                        _ => None,
+                    };
+                    self.visit_files(vec![(self.top.to_path_buf(), false)], real_dir);
                 }
             }
             Ok(_) => {}
@@ -379,7 +403,21 @@ impl<'w, T: Send> Walker<'w, T> {
         if self.rules.over.load(Ordering::Relaxed) {
             return;
         }
-        let listing = list(&folder.path);
+        // A folder its parent listed as no link is placed from its parent
+        // (no look at the disk), a link where it leads; it is listed by
+        // that real path, through no link (`list`).
+        if matches!(folder.rules, FolderRules::Under(_)) && !folder.link {
+            self.root.note_listed_dir(&folder.path);
+        }
+        let (listing, real_dir): (_, Option<Arc<Path>>) = match self.root.place_dir(&folder.path) {
+            Place::Inside(real) => (list(&folder.path, &real), Some(Arc::from(real))),
+            // Gone since its parent listed it: as the open would say.
+            Place::Missing(_) => (Err(io::Error::from_raw_os_error(libc::ENOENT)), None),
+            Place::Outside => (
+                Err(io::Error::other("leads outside the project root; not walked")),
+                None,
+            ),
+        };
         let rules = match &folder.rules {
             FolderRules::Known(r) => r.clone(),
             FolderRules::Under(parent) => {
@@ -387,12 +425,7 @@ impl<'w, T: Send> Walker<'w, T> {
                 // could not be listed, looked for one by one, as before).
                 let found = listing.as_ref().ok().map(|l| &l.found);
                 match self.rules.of_dir(&folder.path, parent.clone(), found) {
-                    Ok(r) => {
-                        if !folder.link {
-                            self.root.note_listed_dir(&folder.path);
-                        }
-                        Some(r)
-                    }
+                    Ok(r) => Some(r),
                     Err(why) => {
                         if let Ok(mut p) = self.pruned.lock() {
                             p.push((folder.path.clone(), why));
@@ -492,19 +525,24 @@ impl<'w, T: Send> Walker<'w, T> {
         // The last run here, the others on tasks of their own.
         while files.len() > FILES_A_TASK {
             let run = files.split_off(files.len() - FILES_A_TASK);
-            s.spawn(move |_| self.visit_files(run));
+            let real_dir = real_dir.clone();
+            s.spawn(move |_| self.visit_files(run, real_dir));
         }
-        self.visit_files(files);
+        self.visit_files(files, real_dir);
     }
 
-    fn visit_files(&self, files: Vec<(PathBuf, bool)>) {
+    fn visit_files(&self, files: Vec<(PathBuf, bool)>, real_dir: Option<Arc<Path>>) {
         if files.is_empty() {
             return;
         }
         let made: Vec<(PathBuf, T)> = files
             .into_iter()
             .map(|(path, link)| {
-                let t = (self.visit)(Listed { path: &path, link });
+                let t = (self.visit)(Listed {
+                    path: &path,
+                    link,
+                    real_dir: real_dir.as_deref(),
+                });
                 (path, t)
             })
             .collect();
@@ -957,6 +995,54 @@ mod semantics {
     }
 
     type Seen = (Vec<(String, bool)>, Vec<(String, String)>, bool);
+
+    /// A folder its parent listed that becomes a link to a folder outside
+    /// the root before it is listed itself (a walk racing with a rename)
+    /// is not walked: it is listed by its real path, through no link
+    /// (hostile9: outside files were listed as the folder's and read).
+    /// On one thread the folder's task runs after its parent's entries
+    /// were all asked about, so the swap, made when the first is, lands
+    /// between the two listings.
+    #[test]
+    fn a_folder_swapped_for_a_link_out_is_not_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let repo = base.join("repo");
+        write(&repo.join("a.txt"), "");
+        write(&repo.join("sub/inside.txt"), "");
+        write(&base.join("out/secret.txt"), "");
+        write(&base.join("out/deeper/secret2.txt"), "");
+        let root = ProjectRoot::at(&repo).unwrap();
+        let swapped = std::sync::atomic::AtomicBool::new(false);
+        let wanted = |p: &Path| {
+            if !swapped.swap(true, Ordering::SeqCst) {
+                std::fs::rename(repo.join("sub"), base.join("sub_was")).unwrap();
+                symlink(base.join("out"), repo.join("sub")).unwrap();
+            }
+            p.extension().is_some_and(|e| e == "txt")
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let walked = pool.install(|| walk(&root, &repo, &wanted, &|l: Listed| l.link));
+        assert!(swapped.load(Ordering::SeqCst));
+        let files: Vec<String> = walked
+            .files
+            .iter()
+            .map(|(p, _)| p.strip_prefix(&repo).unwrap().display().to_string())
+            .collect();
+        assert_eq!(files, ["a.txt"]);
+        let problems: Vec<(String, String)> = walked
+            .problems
+            .iter()
+            .map(|(p, m)| (p.strip_prefix(&repo).unwrap().display().to_string(), m.clone()))
+            .collect();
+        assert_eq!(
+            problems,
+            [(
+                "sub".to_string(),
+                "became a link or a file while the walk went on; skipped".to_string()
+            )]
+        );
+    }
 
     fn seen(root: &ProjectRoot, top: &Path, shown: &Path) -> Seen {
         let wanted = |p: &Path| p.extension().is_some_and(|e| e == "txt" || e == "yml" || e == "log");

@@ -1647,13 +1647,17 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
 const MAX_READER_SCAN_BYTES: u64 = 1 << 30;
 
 /// A file the walk listed, read under the size cap: a link (to a regular
-/// file inside the root) by following it, any other name as listed
-/// (`read_listed`: not followed if it became a link since).
+/// file inside the root) by following it, any other name by its real path
+/// (`read_listed`: not followed if it, or a folder above it, became a link
+/// since).
 fn read_walked(l: &crate::files::walk::Listed) -> Result<Vec<u8>, crate::files::read::ReadError> {
+    use crate::files::read::{ReadError, read_listed, read_regular};
     if l.link {
-        crate::files::read::read_regular(l.path, MAX_FILE_BYTES)
-    } else {
-        crate::files::read::read_listed(l.path, MAX_FILE_BYTES)
+        return read_regular(l.path, MAX_FILE_BYTES);
+    }
+    match l.real() {
+        Some(real) => read_listed(&real, MAX_FILE_BYTES),
+        None => Err(ReadError::Io("is not inside the project root".into())),
     }
 }
 
