@@ -367,8 +367,9 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
     // `create_multi_source_bin` skips the sources whose `enable` is 0), or
     // nvmultiurisrcbin's `max-batch-size` (`create_pipeline`,
     // deepstream_app.c). The primary runs one batch per streammux batch, so
-    // that batch is the one it should take (DS701 asks the same); fewer
-    // running sources are the list's to change (DS101). With facts the
+    // that batch is the one it should take when the sources that run fill
+    // it (DS701 asks the same); fewer running sources are the list's to
+    // change (DS101). With facts the
     // measured final_batch stands (the list or `max-batch-size` is what to
     // change then: DS101); without, that batch is better than the preset.
     let measured = ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_some();
@@ -378,12 +379,17 @@ fn check_primary_batch(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut
         .and_then(|m| m.int("batch-size"))
         .filter(|b| b.setting.layer == Layer::Derived)
         .and_then(|b| Some((u32::try_from(b.value).ok()?, b.setting.derived.clone()?)));
-    let (fb, why) = match forced {
-        Some((n, how)) => (n, format!("deepstream-app sets the streammux batch to {n}: {how}")),
-        None => match ctx.final_batch(p) {
-            Some(f) => f,
-            None => return,
-        },
+    let (fb, why) = match (forced, ctx.final_batch(p)) {
+        (Some((n, how)), Some((running, _))) if n == running => {
+            (n, format!("deepstream-app sets the streammux batch to {n}: {how}"))
+        }
+        // The list sets the streammux to a batch its running sources do not
+        // fill (or whose running count is unknown): whether the primary
+        // should take the streammux's batch or the streams' (once the list
+        // is mended, as DS101 asks) is not known, so DS201 is silent.
+        (Some(_), _) => return,
+        (None, Some(f)) => f,
+        (None, None) => return,
     };
     if eff.value == fb as i64 {
         return;
