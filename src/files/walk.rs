@@ -797,9 +797,27 @@ impl Rules {
 pub struct GitIgnores {
     rules: Rules,
     /// Each folder's rules, its own `.gitignore` and those above it
-    /// (`None`: none), or `Err` where one could not be read.
-    dirs: Mutex<std::collections::HashMap<PathBuf, Result<Option<Arc<DirRules>>, ()>>>,
+    /// (`None`: none), or `Err` where one could not be read; only folders
+    /// that are there, and only up to [`GIT_IGNORES_MAX_BYTES`] of paths.
+    dirs: Mutex<GitIgnoreDirs>,
 }
+
+/// The folders [`GitIgnores`] has read, and the bytes of their paths.
+#[derive(Default)]
+struct GitIgnoreDirs {
+    rules: std::collections::HashMap<PathBuf, Result<InForce, ()>>,
+    bytes: usize,
+}
+
+/// The `.gitignore` rules in force in a folder (`None`: none).
+type InForce = Option<Arc<DirRules>>;
+
+/// The most bytes of folder paths [`GitIgnores`] remembers: past it a
+/// folder's `.gitignore` is read again when asked (a config naming 40,000
+/// missing files, each through a link to a folder 3.8 KiB deep, must not
+/// make the run hold a path per missing folder: `tests/safety.rs`,
+/// `placements_through_long_links_are_bounded_in_bytes`).
+const GIT_IGNORES_MAX_BYTES: usize = 1 << 24;
 
 impl std::fmt::Debug for GitIgnores {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -826,7 +844,7 @@ impl GitIgnores {
             return false;
         };
         let mut dir = self.rules.root.path().to_path_buf();
-        let Ok(mut rules) = self.rules_of(&dir, None) else {
+        let Ok(Some(mut rules)) = self.rules_of(&dir, None) else {
             return true;
         };
         let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
@@ -840,26 +858,43 @@ impl GitIgnores {
                 break;
             }
             dir = child;
-            rules = match self.rules_of(&dir, rules) {
-                Ok(r) => r,
+            rules = match self.rules_of(&dir, rules.clone()) {
+                Ok(Some(r)) => r,
+                // A folder that is not there holds no `.gitignore`, and
+                // neither do the folders under it: the rules above stand.
+                Ok(None) => return self.ignored_below(&parts[i + 1..], &dir, rules),
                 Err(()) => return true,
             };
         }
         false
     }
 
-    /// The rules in force in `dir` (`parent`: those of the folder above).
-    /// A folder that is not there holds no `.gitignore`.
-    fn rules_of(&self, dir: &Path, parent: Option<Arc<DirRules>>) -> Result<Option<Arc<DirRules>>, ()> {
-        if let Some(r) = self.dirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
-            return r;
+    /// `excludes` for the parts of a path under `dir`, a folder that is not
+    /// there, by the rules in force above it.
+    fn ignored_below(&self, parts: &[&std::ffi::OsStr], dir: &Path, rules: InForce) -> bool {
+        let Some(rules) = rules else { return false };
+        let mut path = dir.to_path_buf();
+        for (i, part) in parts.iter().enumerate() {
+            path = super::join(&path, part);
+            if rules.ignores(&path, i + 1 < parts.len()) {
+                return true;
+            }
         }
-        let present = std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
-        let found = if present {
-            self.rules.read_ignore(dir, ".gitignore", None)
-        } else {
-            Ok(None)
-        };
+        false
+    }
+
+    /// The rules in force in `dir` (`parent`: those of the folder above);
+    /// `Ok(None)` where `dir` is not there (it is not remembered: the
+    /// missing paths asked about are many, their folders as deep as a link
+    /// makes them).
+    fn rules_of(&self, dir: &Path, parent: InForce) -> Result<Option<InForce>, ()> {
+        if let Some(r) = self.dirs.lock().ok().and_then(|m| m.rules.get(dir).cloned()) {
+            return r.map(Some);
+        }
+        if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            return Ok(None);
+        }
+        let found = self.rules.read_ignore(dir, ".gitignore", None);
         let r = match found {
             _ if self.rules.over.load(Ordering::Relaxed) => Err(()),
             Err(_) => Err(()),
@@ -872,9 +907,13 @@ impl GitIgnores {
             }))),
         };
         if let Ok(mut m) = self.dirs.lock() {
-            m.insert(dir.to_path_buf(), r.clone());
+            let len = dir.as_os_str().len();
+            if m.bytes + len <= GIT_IGNORES_MAX_BYTES {
+                m.bytes += len;
+                m.rules.insert(dir.to_path_buf(), r.clone());
+            }
         }
-        r
+        r.map(Some)
     }
 }
 
