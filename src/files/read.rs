@@ -180,14 +180,14 @@ pub fn read_listed(real: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// Whether any of `needles` occurs in a file, read in pieces that are not
 /// kept (a file too large to read whole: memory stays at one piece);
 /// `None` when the file is over `cap` bytes (not read to its end:
-/// unknown). Opened as [`read_listed`] opens a walk's entry (`listed`) or
-/// as [`read_regular`] a link's target.
+/// unknown). Opened as [`read_listed`] opens a walk's entry (`listed`:
+/// `path` is its real path, opened through no link) or as
+/// [`read_regular`] a link's target.
 pub fn find_any(path: &Path, listed: bool, cap: u64, needles: &[&[u8]]) -> Result<Option<bool>, ReadError> {
     let mut file = if listed {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
-            .open(path)
+        use rustix::fs::OFlags;
+        let file = open_without_links(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
+            .map(File::from)
             .map_err(|e| ReadError::Io(e.to_string()))?;
         let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
         if let Some(what) = describe(meta.file_type()) {

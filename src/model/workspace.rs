@@ -1609,12 +1609,14 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
         // `strcmp` or `==` anywhere after it a key (`c_keys::keys`), so a
         // first part read alone would not give them all.
         Err(crate::files::read::ReadError::TooLarge { .. }) => {
-            let found = crate::files::read::find_any(
-                l.path,
-                !l.link,
-                MAX_READER_SCAN_BYTES,
-                crate::syntax::c_keys::READER_MARKS,
-            );
+            let marks = crate::syntax::c_keys::READER_MARKS;
+            let found = match (l.link, l.real()) {
+                (true, _) => crate::files::read::find_any(l.path, false, MAX_READER_SCAN_BYTES, marks),
+                // A walk's entry, by its real path through no link, as
+                // `read_walked` reads it.
+                (false, Some(real)) => crate::files::read::find_any(&real, true, MAX_READER_SCAN_BYTES, marks),
+                (false, None) => Ok(None),
+            };
             return SourceKeys {
                 unread: !matches!(found, Ok(Some(false))),
                 ..SourceKeys::default()
