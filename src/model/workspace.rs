@@ -2389,16 +2389,11 @@ fn skip_reason(doc: &Document) -> String {
     )
 }
 
-/// Whether `normalize` gives `path` back as it is: names between single
-/// `/`s, none of them `.` or `..`, no `/` at the end, after at most one at
-/// the start (the components `normalize` pushes back are then its bytes).
+/// Whether `normalize` gives `path` back as it is: a plain path (names
+/// between single `/`s, none `.` or `..`, no `/` at the end), whose
+/// components `normalize` would push back as its own bytes.
 fn is_normal(path: &Path) -> bool {
-    let bytes = path.as_os_str().as_bytes();
-    let names = bytes.strip_prefix(b"/").unwrap_or(bytes);
-    !names.is_empty()
-        && names
-            .split(|&b| b == b'/')
-            .all(|n| !n.is_empty() && n != b"." && n != b"..")
+    crate::base::path_order::is_plain(path)
 }
 
 /// A key for "the same file": the canonical path when it exists.
