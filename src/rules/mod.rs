@@ -1161,8 +1161,11 @@ pub fn report_distinct(
             withhold_batch_fixes_on_unread_shares(ws, pipelines, &mut out);
             // A file read with `?` for bytes that are not UTF-8 (in comments)
             // is linted but never rewritten: writing it back would change
-            // those bytes.
-            for d in &mut out {
+            // those bytes. Each finding on its own, on all threads: a fix
+            // reads the files it edits (their texts, scattered in memory),
+            // and on one thread this was most of the folds' time (~50 ms
+            // of the 100k bench tree's check, the other thread idle).
+            out.par_iter_mut().with_min_len(FIXES_A_TASK).for_each(|d| {
                 if d.fix
                     .as_ref()
                     .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
@@ -1172,7 +1175,7 @@ pub fn report_distinct(
                 if let Some(f) = d.fix.as_deref_mut() {
                     keep_notes_unsafe(ws, f);
                 }
-            }
+            });
             // Files named on the command line: their findings, and those of
             // their pipelines that involve them (moved to their side).
             sel.scope(ws).report(ws, out)
@@ -1182,6 +1185,10 @@ pub fn report_distinct(
     withhold_outside(ws, pipelines, &mut out);
     out
 }
+
+/// Findings whose fixes a task of [`report_distinct`] looks at, at least
+/// (a few hundred nanoseconds each).
+const FIXES_A_TASK: usize = 256;
 
 /// A fix that rewrites a value on a line that goes on with a note keeps
 /// the note (surgical: only the value's bytes change), but cannot tell
@@ -1278,19 +1285,29 @@ fn sort_by_place(out: &mut [Diagnostic], rank: &[usize]) {
 }
 
 /// Put `items` in the order `from` gives (position j takes the item at
-/// `from[j]`; `from` is a permutation), in place: each cycle of the
-/// permutation is followed once, `usize::MAX` marking a position given
-/// its item.
+/// `from[j]`; `from` is a permutation), in place, front to back: position
+/// j takes its item by a swap with wherever it is now, and the item the
+/// swap moved out of j is followed to its new place (`to[p]`: where the
+/// item now at p goes; `from` is kept for the positions still to fill).
+/// Following each cycle of the permutation instead, each step waited on
+/// the load of the one before (a cache miss a finding once the findings
+/// outgrow the caches: 87 ms on the main thread alone for the 100k bench
+/// tree's join); here the steps' loads do not depend on one another and
+/// the processor overlaps them (2.3x faster on a million 96-byte items).
 fn permute<T>(items: &mut [T], mut from: Vec<usize>) {
-    for i in 0..from.len() {
-        let mut j = i;
-        while from[j] != usize::MAX {
-            let k = std::mem::replace(&mut from[j], usize::MAX);
-            if k == i {
-                break;
-            }
+    let mut to = vec![0; from.len()];
+    for (j, &k) in from.iter().enumerate() {
+        to[k] = j;
+    }
+    for j in 0..from.len() {
+        let k = from[j];
+        if k != j {
+            // Positions before j hold their items: k > j, and the item
+            // that was at j goes after j.
             items.swap(j, k);
-            j = k;
+            let t = to[j];
+            from[t] = k;
+            to[k] = t;
         }
     }
 }
@@ -1872,10 +1889,10 @@ mod tests {
             }
         }
         let mut perms = Vec::new();
-        all((0..5).collect(), Vec::new(), &mut perms);
-        assert_eq!(perms.len(), 120);
+        all((0..6).collect(), Vec::new(), &mut perms);
+        assert_eq!(perms.len(), 720);
         for from in perms {
-            let mut items: Vec<String> = (0..5).map(|i| format!("item {i}")).collect();
+            let mut items: Vec<String> = (0..6).map(|i| format!("item {i}")).collect();
             let gathered: Vec<String> = from.iter().map(|&i| items[i].clone()).collect();
             permute(&mut items, from);
             assert_eq!(items, gathered);
