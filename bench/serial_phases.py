@@ -8,12 +8,15 @@ pool's running time, and the time only one thread had work ("1 has work":
 what a second core cannot shorten). Phases are named by the main thread
 renaming itself `m:NAME` (prctl PR_SET_NAME; a temporary marker, not in
 the code); without markers the whole run is one phase, named after the
-first rename, so give the binary one marker at least. Usage:
+first rename, so give the binary one marker at least, or name the
+binary's command (its first 15 bytes, as `comm` holds it) as the
+argument: then the run is followed from its exec, one phase (`start`).
+Usage:
 
   RAYON_NUM_THREADS=2 perf record -a -e sched:sched_switch,sched:sched_waking,\
     sched:sched_wakeup_new,sched:sched_process_fork,task:task_rename -o X.data \
     -- chrt -f 10 BIN check TREE >/dev/null
-  perf script -i X.data | python3 bench/serial_phases.py
+  perf script -i X.data | python3 bench/serial_phases.py [COMM]
 
 `chrt -f 10` keeps the shared machine's other builds off the run's CPUs.
 A rayon worker spinning before it sleeps counts as having work, so the
@@ -27,8 +30,9 @@ for line in sys.stdin:
     if m:
         comm, tid, cpu, t, e, rest = m.groups(); ev.append((float(t), int(tid), e, rest))
 main = None
+comm = sys.argv[1][:15] if len(sys.argv) > 1 else None
 for t, tid, e, rest in ev:
-    if e == 'task:task_rename' and 'newcomm=m:' in rest:
+    if e == 'task:task_rename' and ('newcomm=m:' in rest or (comm and f'newcomm={comm} ' in rest)):
         main = int(re.search(r'(?:^|\s)pid=(\d+)', rest).group(1)); break
 tids = {main}
 for t, tid, e, rest in ev:
