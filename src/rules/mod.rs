@@ -1099,10 +1099,40 @@ fn append_why(d: &mut Diagnostic, text: &str) {
 }
 
 /// `out` without the findings whose `marked` entry is true (one entry a
-/// finding, in order).
+/// finding, in order). Those taken out are dropped on all threads (the
+/// folds take out a copy of a shared config's finding a pipeline: freed
+/// on one thread, a tenth of the folds' time on the 100k bench tree).
 fn remove_marked(out: &mut Vec<Diagnostic>, marked: Vec<bool>) {
     let mut marked = marked.into_iter();
-    out.retain(|_| !marked.next().unwrap_or(false));
+    let gone: Vec<Diagnostic> = out.extract_if(.., |_| marked.next().unwrap_or(false)).collect();
+    gone.into_par_iter().for_each(drop);
+}
+
+/// The rules [`fold_batch_findings`] folds, the most specific first.
+const BATCH_FOLDED: [Rule; 3] = [Rule::BatchMismatch, Rule::BatchBelowStreams, Rule::StreammuxBatchSize];
+
+/// The rules [`fold_shared_config_findings`] folds.
+const SHARED_FOLDED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
+
+/// Where the findings of [`BATCH_FOLDED`] and of [`SHARED_FOLDED`] rules
+/// are, in order: what the folds look at (`fold_shared_primary_batch` at
+/// DS701, among the first), found in one pass on all threads. Each fold
+/// looked at every finding in turn on one thread (the other idle), a few
+/// in a hundred of them theirs.
+fn fold_candidates(out: &[Diagnostic]) -> (Vec<usize>, Vec<usize>) {
+    use rayon::iter::Either;
+    out.par_iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            if BATCH_FOLDED.contains(&d.rule()) {
+                Some(Either::Left(i))
+            } else if SHARED_FOLDED.contains(&d.rule()) {
+                Some(Either::Right(i))
+            } else {
+                None
+            }
+        })
+        .partition_map(|at| at)
 }
 
 /// A finding kept for two copies keeps its fix only when both copies'
@@ -1153,12 +1183,13 @@ pub fn report_distinct(
             let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
             // After selection and suppressions: `--select DS101` still shows
             // DS101. The folded findings are marked, and dropped together.
+            let (batch, shared) = fold_candidates(&out);
             let mut folded = vec![false; out.len()];
-            fold_batch_findings(&mut out, &mut folded);
-            fold_shared_config_findings(&mut out, &mut folded);
-            fold_shared_primary_batch(ws, &mut out, &mut folded);
+            fold_batch_findings(&mut out, &mut folded, &batch);
+            fold_shared_config_findings(&mut out, &mut folded, &shared);
+            fold_shared_primary_batch(ws, &mut out, &mut folded, &batch);
             remove_marked(&mut out, folded);
-            withhold_batch_fixes_on_unread_shares(ws, pipelines, &mut out);
+            let readers = primary_batch_readers(pipelines);
             // A file read with `?` for bytes that are not UTF-8 (in comments)
             // is linted but never rewritten: writing it back would change
             // those bytes. Each finding on its own, on all threads: a fix
@@ -1166,6 +1197,7 @@ pub fn report_distinct(
             // and on one thread this was most of the folds' time (~50 ms
             // of the 100k bench tree's check, the other thread idle).
             out.par_iter_mut().with_min_len(FIXES_A_TASK).for_each(|d| {
+                withhold_batch_fix_on_unread_share(ws, &readers, d);
                 if d.fix
                     .as_ref()
                     .is_some_and(|f| f.edits.iter().any(|e| ws.files[e.file].lossy))
@@ -1353,18 +1385,18 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// most specific is kept, in that order, and the others become notes of its
 /// `why`. Linear: the findings are indexed by place once. Marks the
 /// findings it folds in `folded` (one entry a finding: none marked yet).
-fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
-    const ORDER: [Rule; 3] = [Rule::BatchMismatch, Rule::BatchBelowStreams, Rule::StreammuxBatchSize];
-    let rank = |d: &Diagnostic| ORDER.iter().position(|r| *r == d.rule());
+fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
+    let rank = |d: &Diagnostic| BATCH_FOLDED.iter().position(|r| *r == d.rule());
     let mut host: FastMap<(FileId, usize, usize), usize> = FastMap::default();
-    for (i, d) in out.iter().enumerate() {
+    for &i in candidates {
+        let d = &out[i];
         let Some(r) = rank(d) else { continue };
         let slot = host.entry((d.file, d.span.start, d.span.end)).or_insert(i);
         if rank(&out[*slot]).is_some_and(|kept| r < kept) {
             *slot = i;
         }
     }
-    for i in 0..out.len() {
+    for &i in candidates {
         let Some(&j) = rank(&out[i]).and_then(|_| host.get(&(out[i].file, out[i].span.start, out[i].span.end))) else {
             continue;
         };
@@ -1387,12 +1419,11 @@ fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
 /// fix is right for the shared file: the kept finding has none. Linear: the
 /// findings are indexed by place once. Marks the findings it folds in
 /// `folded` (and passes over those marked before).
-fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
-    const SHARED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
+fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
     let mut host: FastMap<(Rule, FileId, usize, usize), usize> = FastMap::default();
-    for i in 0..out.len() {
+    for &i in candidates {
         let d = &out[i];
-        if folded[i] || !SHARED.contains(&d.rule()) {
+        if folded[i] || !SHARED_FOLDED.contains(&d.rule()) {
             continue;
         }
         let j = *host.entry((d.rule(), d.file, d.span.start, d.span.end)).or_insert(i);
@@ -1434,7 +1465,7 @@ fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool]) {
 /// are. Linear: the findings are indexed by the primary's place once.
 /// Marks the findings it folds in `folded` (and passes over those marked
 /// before: a DS701 `fold_batch_findings` folded into another at its place).
-fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mut [bool]) {
+fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
     // DS701's first related place is the primary's batch (or its config's
     // `[property]` where the batch is unset).
     let primary = |d: &Diagnostic| {
@@ -1444,8 +1475,8 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mu
             .map(|(f, span)| (*f, span.start, span.end))
     };
     let mut groups: FastMap<(FileId, usize, usize), Vec<usize>> = FastMap::default();
-    for (i, d) in out.iter().enumerate() {
-        if let Some(k) = primary(d).filter(|_| !folded[i]) {
+    for &i in candidates {
+        if let Some(k) = primary(&out[i]).filter(|_| !folded[i]) {
             groups.entry(k).or_default().push(i);
         }
     }
@@ -1515,17 +1546,35 @@ fn primary_batch(p: &Pipeline) -> PrimaryBatch {
 /// finding). Such fixes are withheld, with a note naming the other app; the
 /// findings stay (each is true of the app it names). Where every app's batch
 /// is known the fixes stay: their conflicts are `fold_shared_primary_batch`'s
-/// and the fix loop's.
-fn withhold_batch_fixes_on_unread_shares(ws: &Workspace, pipelines: &[Pipeline], out: &mut [Diagnostic]) {
-    if !out
-        .iter()
-        .any(|d| matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) && d.fix.is_some())
-    {
+/// and the fix loop's. One finding at a time, by the apps' reads of their
+/// primaries ([`primary_batch_readers`]): on all threads.
+fn withhold_batch_fix_on_unread_share(ws: &Workspace, readers: &PrimaryBatchReaders, d: &mut Diagnostic) {
+    if !matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) {
         return;
     }
-    // Per primary config read by an app for its batch: how many apps read
-    // it, and the first whose streammux batch is unknown.
-    let mut readers: FastMap<FileId, (usize, Option<FileId>)> = FastMap::default();
+    let Some(fix) = &d.fix else { return };
+    let other = fix.edits.iter().find_map(|e| match readers.get(&e.file) {
+        Some(&(n, Some(root))) if n > 1 => Some(root),
+        _ => None,
+    });
+    if let Some(root) = other {
+        let note = format!(
+            "{} also loads this primary config and sets a streammux batch dslint cannot read: no batch-size is known to be right for the shared file (no fix)",
+            crate::files::shown(&ws.files[root].path)
+        );
+        add_note(d, &note);
+        d.fix = None;
+    }
+}
+
+/// Per primary config read by an app for its batch: how many apps read
+/// it, and the first whose streammux batch is unknown
+/// ([`withhold_batch_fix_on_unread_share`]).
+type PrimaryBatchReaders = FastMap<FileId, (usize, Option<FileId>)>;
+
+/// [`PrimaryBatchReaders`] of the pipelines.
+fn primary_batch_readers(pipelines: &[Pipeline]) -> PrimaryBatchReaders {
+    let mut readers: PrimaryBatchReaders = FastMap::default();
     for p in pipelines {
         let summary = match p.primary_batch {
             PrimaryBatch::Unread => primary_batch(p),
@@ -1540,24 +1589,7 @@ fn withhold_batch_fixes_on_unread_shares(ws: &Workspace, pipelines: &[Pipeline],
             entry.1 = Some(p.root);
         }
     }
-    for d in out.iter_mut() {
-        if !matches!(d.rule(), Rule::BatchMismatch | Rule::PrimaryBatchSize) {
-            continue;
-        }
-        let Some(fix) = &d.fix else { continue };
-        let other = fix.edits.iter().find_map(|e| match readers.get(&e.file) {
-            Some(&(n, Some(root))) if n > 1 => Some(root),
-            _ => None,
-        });
-        if let Some(root) = other {
-            let note = format!(
-                "{} also loads this primary config and sets a streammux batch dslint cannot read: no batch-size is known to be right for the shared file (no fix)",
-                crate::files::shown(&ws.files[root].path)
-            );
-            add_note(d, &note);
-            d.fix = None;
-        }
-    }
+    readers
 }
 
 /// Files outside the project root are read only with `--follow-outside`,
