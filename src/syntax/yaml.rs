@@ -1158,6 +1158,13 @@ mod tests {
                 "deepstream:\n  nodes:\n    - a\n    - b: 1\n      c:\n      - d\nx:\n  y: 2\n",
                 true,
             ),
+            (
+                "deepstream:\n  nodes:\n  - type: nvinfer\n    # c\n    properties:\n      config-file-path: \"/a b.yml\" # c\n      label: 'x'\n",
+                true,
+            ),
+            ("deepstream:\n  b: \"x\\ty\"\n", false),
+            ("deepstream:\n  b: 'it''s'\n", false),
+            ("deepstream:\n  b: \"x\" y\n", false),
             ("deepstream:\n  b:\n", false),
             ("deepstream:\n  b:\n  c: 1\n", false),
             ("deepstream:\n  b: [1]\n", false),
@@ -1318,8 +1325,31 @@ mod tests {
         }
         fn word(rng: &mut Rng) -> &'static str {
             [
-                "a", "b", "name", "type", "x-y", "k.1", "1", "q0", "/p/q.txt", "-1", "true",
-            ][rng.below(11)]
+                "a",
+                "b",
+                "name",
+                "type",
+                "x-y",
+                "k.1",
+                "1",
+                "q0",
+                "/p/q.txt",
+                "-1",
+                "true",
+                "\"/a b.txt\"",
+                "'x: y'",
+                "\"a # b\" # c",
+                "\"\"",
+                "''",
+                "'it''s'",
+                "\"a\\\"b\"",
+                "\"a\\nb\"",
+                "\"x\" y",
+                "'x'#c",
+                "\"x\"  ",
+                "\"x",
+                "'",
+            ][rng.below(24)]
         }
         /// A map at `col`; `first` is what goes before its first key
         /// (a dash, for an item map).
@@ -1484,12 +1514,19 @@ mod tests {
         let mut taken = 0;
         let mut with_trees = 0;
         let mut plain = 0;
+        let mut plain_trees = 0;
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
             taken += same_at_every_cut(&text);
             plain += plain_pieces_as_parsed(&text);
+            let masked = mask_opencv_directive(&text);
+            plain_trees += usize::from(
+                yaml_plain::read_piece(&masked, 0, masked.len()).is_some_and(|(read, _)| !read.kept.is_empty()),
+            );
             with_trees += usize::from(parse(text).kept.is_some());
         }
+        eprintln!("{plain_trees} of {with_trees} files with kept trees read them plain");
+        assert!(plain_trees >= 1, "{plain_trees} files with kept trees read plain");
         assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
         assert!(plain > 500, "{plain} pieces read plain over {} files", files.len());
         assert!(with_trees >= 3, "{with_trees} files with kept trees");

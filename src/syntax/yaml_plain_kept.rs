@@ -5,7 +5,8 @@
 //! Every line of the value is one of
 //!
 //! - `key: value` or `key:` at its map's column (`yaml_plain`'s keys and
-//!   values; a `key:` is followed by a more indented map or sequence, or by
+//!   values, or a value quoted on its line with nothing to unescape:
+//!   real pipelines quote their paths; a `key:` is followed by a more indented map or sequence, or by
 //!   a sequence at the key's own column: YAML's indentless sequence);
 //! - `- value`, `- key: value` or `- key:` at its sequence's column (one
 //!   space after the dash; an item map's later keys two columns in);
@@ -28,6 +29,7 @@ use super::Entry;
 use super::yaml::{self, make_entry};
 use super::yaml_plain::{key_at, value_at};
 use super::yaml_tree::Node;
+use crate::base::Span;
 
 /// The deepest collection read here (the parser and `yaml_tree` go far
 /// deeper; no pipeline nests near this).
@@ -167,7 +169,7 @@ impl<'t> Lines<'t> {
                 self.advance();
                 self.nested(col, depth + 1)?
             } else {
-                let (value, span) = value_at(self.text, body, after, self.at)?;
+                let (value, span) = scalar_at(self.text, body, after, self.at)?;
                 self.advance();
                 Node::Scalar(value.to_string(), span)
             };
@@ -182,6 +184,9 @@ impl<'t> Lines<'t> {
             }
         }
         let end = pairs.last().map_or(start, |(_, v)| v.span().end);
+        // Most maps hold one to three pairs: a vector grown by pushing
+        // holds room for four (+50 MiB of an 8 MiB pipeline's peak).
+        pairs.shrink_to_fit();
         Some(Node::Map(pairs, start..end))
     }
 
@@ -211,7 +216,7 @@ impl<'t> Lines<'t> {
             let item = if key_at(self.text, body, self.at, col + 2).is_some() {
                 self.map(col + 2, depth + 1)?
             } else {
-                let (value, span) = value_at(self.text, body, col + 1, self.at)?;
+                let (value, span) = scalar_at(self.text, body, col + 1, self.at)?;
                 self.advance();
                 Node::Scalar(value.to_string(), span)
             };
@@ -229,6 +234,40 @@ impl<'t> Lines<'t> {
             }
         }
         let end = items.last().map_or(start, |n| n.span().end);
+        items.shrink_to_fit();
         Some(Node::Seq(items, start..end))
     }
+}
+
+/// The scalar after a key's `:` (or a dash) at `after` of a line's `body`
+/// (at `line` in `text`): a plain one (`yaml_plain::value_at`), or one
+/// quoted on its line with nothing to unescape (no backslash in double quotes,
+/// no `''` in single ones), then only spaces and a comment. Its value is
+/// what is inside the quotes; its span holds them, as the parser's does.
+fn scalar_at<'a>(text: &'a str, body: &[u8], after: usize, line: usize) -> Option<(&'a str, Span)> {
+    if let Some(plain) = value_at(text, body, after, line) {
+        return Some(plain);
+    }
+    if body.get(after) != Some(&b' ') {
+        return None;
+    }
+    let open = after + body[after..].iter().take_while(|&&b| b == b' ').count();
+    let quote = *body.get(open)?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let close = open + 1 + memchr::memchr(quote, &body[open + 1..])?;
+    if quote == b'"' && body[open + 1..close].contains(&b'\\') {
+        return None;
+    }
+    // After the closing quote: spaces, then the end or a comment after
+    // one (a quote right after it is an escaped `''`: refused here).
+    let rest = &body[close + 1..];
+    let blanks = rest.iter().take_while(|&&b| b == b' ').count();
+    match rest.get(blanks) {
+        None => {}
+        Some(b'#') if blanks > 0 => {}
+        Some(_) => return None,
+    }
+    Some((&text[line + open + 1..line + close], line + open..line + close + 1))
 }
