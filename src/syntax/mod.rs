@@ -19,6 +19,7 @@ pub mod shell_cuts;
 pub mod shell_plain;
 pub mod yaml;
 mod yaml_plain;
+mod yaml_plain_kept;
 pub mod yaml_tree;
 
 use std::hash::BuildHasher;

@@ -302,7 +302,7 @@ type KeptTrees = Vec<(String, yaml_tree::Node)>;
 pub(super) struct Read {
     pub(super) groups: Vec<Group>,
     pub(super) root: Option<usize>,
-    kept: KeptTrees,
+    pub(super) kept: KeptTrees,
     /// A group's entries while it is read, then moved into a vector of
     /// their exact count: one allocation a group, where a vector grown by
     /// pushing took two or three and `Document::new` one more to trim it.
@@ -956,6 +956,12 @@ mod tests {
                 "{:?} of {text:?}",
                 &masked[from..to]
             );
+            assert_eq!(
+                format!("{:?}", read.kept),
+                format!("{:?}", parsed.kept),
+                "kept trees of {:?} of {text:?}",
+                &masked[from..to]
+            );
             plain += 1;
         }
         plain
@@ -1143,7 +1149,34 @@ mod tests {
             ("a:\r\n  b: 1\r\n", false),
             ("a: # c\n  b: 1\n", false),
             ("a:\n  b c: 1\n", false),
-            ("deepstream:\n  b: 1\n", false),
+            ("deepstream:\n  b: 1\n", true),
+            (
+                "deepstream:\n  nodes:\n  - type: q\n    properties:\n      a: 1\n  edges:\n    q: r\n",
+                true,
+            ),
+            (
+                "deepstream:\n  nodes:\n    - a\n    - b: 1\n      c:\n      - d\nx:\n  y: 2\n",
+                true,
+            ),
+            (
+                "deepstream:\n  nodes:\n  - type: nvinfer\n    # c\n    properties:\n      config-file-path: \"/a b.yml\" # c\n      label: 'x'\n",
+                true,
+            ),
+            ("deepstream:\n  b: \"x\\ty\"\n", false),
+            ("deepstream:\n  b: 'it''s'\n", false),
+            ("deepstream:\n  b: \"x\" y\n", false),
+            ("deepstream:\n  b:\n", false),
+            ("deepstream:\n  b:\n  c: 1\n", false),
+            ("deepstream:\n  b: [1]\n", false),
+            ("deepstream:\n  - b\n", false),
+            ("deepstream:\n- b\n", false),
+            ("deepstream:\n  b: 1\n   c: 2\n", false),
+            ("deepstream:\n  b: 1\n c: 2\n", false),
+            ("deepstream:\n  b:\n  -  c\n", false),
+            ("deepstream:\n  b:\n  - - c\n", false),
+            ("deepstream:\n  b:\n  - c\n    d\n", false),
+            ("deepstream:\n  b:\n    c: 1\n   d: 2\n", false),
+            ("deepstream: # c\n  b: 1\n", false),
             ("deepstream: 1\n", false),
             ("# c\n", false),
         ] {
@@ -1249,6 +1282,168 @@ mod tests {
         );
     }
 
+    /// A Service Maker pipeline of the benchmark's shape (`bench/speed.py`'s
+    /// 8 MiB file, smaller) is read plain, its `deepstream:` tree and group
+    /// as the parser reads them: no parser event for any of its lines
+    /// (before, a kept key always went to the parser: three quarters of an
+    /// 8 MiB pipeline's check, on one thread).
+    #[test]
+    fn a_service_maker_pipeline_is_read_plain() {
+        let mut text = String::from(
+            "deepstream:\n  nodes:\n  - type: nvstreammux\n    name: mux\n    properties:\n      batch-size: 4\n",
+        );
+        for i in 0..500 {
+            text.push_str(&format!(
+                "  - type: queue\n    name: q{i}\n    properties:\n      max-size-buffers: 4\n"
+            ));
+        }
+        text.push_str("  edges:\n    mux: q0\n");
+        let (read, root) = yaml_plain::read_piece(&text, 0, text.len()).expect("read plain");
+        assert_eq!(root, None);
+        assert_eq!(read.kept.len(), 1);
+        assert_eq!(read.kept[0].1.get("nodes").map(|n| n.items().len()), Some(501));
+        assert_eq!(plain_pieces_as_parsed(&text), 1);
+        let d = parse(text.clone());
+        kept_as_a_second_parse(&text, &d);
+        assert_eq!(shown(&d), shown(&parse_in_pieces(text, usize::MAX)));
+    }
+
+    /// Kept values of generated block lines (maps, indented and indentless
+    /// sequences, item maps, comments and blanks at any depth), most of
+    /// them plain, some broken by one line: whatever is read plain reads
+    /// so in the parser too, trees and all.
+    #[test]
+    fn generated_kept_blocks_read_plain_as_parsed() {
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: usize) -> usize {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                (self.0 % n as u64) as usize
+            }
+        }
+        fn word(rng: &mut Rng) -> &'static str {
+            [
+                "a",
+                "b",
+                "name",
+                "type",
+                "x-y",
+                "k.1",
+                "1",
+                "q0",
+                "/p/q.txt",
+                "-1",
+                "true",
+                "\"/a b.txt\"",
+                "'x: y'",
+                "\"a # b\" # c",
+                "\"\"",
+                "''",
+                "'it''s'",
+                "\"a\\\"b\"",
+                "\"a\\nb\"",
+                "\"x\" y",
+                "'x'#c",
+                "\"x\"  ",
+                "\"x",
+                "'",
+            ][rng.below(24)]
+        }
+        /// A map at `col`; `first` is what goes before its first key
+        /// (a dash, for an item map).
+        fn map(rng: &mut Rng, out: &mut Vec<String>, col: usize, first: Option<String>, depth: usize) {
+            let mut lead = first;
+            for _ in 0..1 + rng.below(3) {
+                let pad = lead.take().unwrap_or_else(|| " ".repeat(col));
+                let key = ["a", "b", "nodes", "edges", "properties", "k-1", "x.y", "q0"][rng.below(8)];
+                match if depth > 4 { 0 } else { rng.below(6) } {
+                    0..=2 => out.push(format!("{pad}{key}: {}", word(rng))),
+                    3 => {
+                        out.push(format!("{pad}{key}:"));
+                        let at = col + 1 + rng.below(3);
+                        map(rng, out, at, None, depth + 1);
+                    }
+                    _ => {
+                        out.push(format!("{pad}{key}:"));
+                        let at = if rng.below(2) == 0 { col } else { col + 1 + rng.below(3) };
+                        seq(rng, out, at, depth + 1);
+                    }
+                }
+                if rng.below(8) == 0 {
+                    out.push(["", "  # c", "# c", "      "][rng.below(4)].to_string());
+                }
+            }
+        }
+        fn seq(rng: &mut Rng, out: &mut Vec<String>, col: usize, depth: usize) {
+            for _ in 0..1 + rng.below(3) {
+                let dash = format!("{}- ", " ".repeat(col));
+                if rng.below(2) == 0 {
+                    out.push(format!("{dash}{}", word(rng)));
+                } else {
+                    map(rng, out, col + 2, Some(dash), depth + 1);
+                }
+            }
+        }
+        const BROKEN: &[&str] = &[
+            "  k:",
+            "  -",
+            "  -  x",
+            "  - - x",
+            "  k: [a]",
+            "  k: 'x'",
+            "  k: &a x",
+            "  ? k",
+            "  k: x:",
+            "   z",
+            " z: 1",
+            "k: 1",
+            "  - k: 1
+   j: 2",
+            "  k: a
+    b",
+            "	k: 1",
+            "  k: {a: 1}",
+            "  k: *a",
+            "  k: |
+    x",
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut plain, mut tried) = (0, 0);
+        for n in 0..4000 {
+            let mut lines = Vec::new();
+            let col = 1 + rng.below(4);
+            map(&mut rng, &mut lines, col, None, 1);
+            match rng.below(6) {
+                0 => {
+                    let at = rng.below(lines.len());
+                    lines.insert(at, BROKEN[rng.below(BROKEN.len())].to_string());
+                }
+                1 => {
+                    let at = rng.below(lines.len());
+                    let shift = if rng.below(2) == 0 {
+                        " ".to_string()
+                    } else {
+                        String::new()
+                    };
+                    lines[at] = format!("{shift}{}", lines[at].strip_prefix(' ').unwrap_or(&lines[at]));
+                }
+                _ => {}
+            }
+            let body = lines.join("\n");
+            let head = ["", "a: 1\n", "g:\n  k: v\n"][n % 3];
+            let tail = ["\n", "\nz: 1\n", "", "\n# c\n\n", "\ndeepstream:\n  n: 1\n"][rng.below(5)];
+            let text = format!("{head}deepstream:\n{body}{tail}");
+            plain += plain_pieces_as_parsed(&text);
+            let d = parse(text.clone());
+            kept_as_a_second_parse(&text, &d);
+            assert_eq!(shown(&d), shown(&parse_in_pieces(text, usize::MAX)));
+            tried += 1;
+        }
+        assert!(plain > tried / 2, "{plain} of {tried} read plain");
+    }
+
     /// A small file of plain lines is read plain (no parser), as the
     /// parser reads it; one line that is not plain leaves the whole file
     /// to the parser, errors and all.
@@ -1319,12 +1514,19 @@ mod tests {
         let mut taken = 0;
         let mut with_trees = 0;
         let mut plain = 0;
+        let mut plain_trees = 0;
         for f in &files {
             let Ok(text) = std::fs::read_to_string(f) else { continue };
             taken += same_at_every_cut(&text);
             plain += plain_pieces_as_parsed(&text);
+            let masked = mask_opencv_directive(&text);
+            plain_trees += usize::from(
+                yaml_plain::read_piece(&masked, 0, masked.len()).is_some_and(|(read, _)| !read.kept.is_empty()),
+            );
             with_trees += usize::from(parse(text).kept.is_some());
         }
+        eprintln!("{plain_trees} of {with_trees} files with kept trees read them plain");
+        assert!(plain_trees >= 1, "{plain_trees} files with kept trees read plain");
         assert!(taken > 500, "{taken} cuts read in pieces over {} files", files.len());
         assert!(plain > 500, "{plain} pieces read plain over {} files", files.len());
         assert!(with_trees >= 3, "{with_trees} files with kept trees");

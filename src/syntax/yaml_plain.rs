@@ -28,6 +28,7 @@ use std::borrow::Cow;
 
 use super::Entry;
 use super::yaml::{KEPT_KEYS, Node, Read, read_group_end};
+use super::yaml_plain_kept;
 use crate::base::Span;
 
 /// The longest key read here (YAML's implicit keys may be 1024 characters;
@@ -68,10 +69,19 @@ pub(super) fn read_piece(text: &str, from: usize, to: usize) -> Option<(Read, Op
             if let Some((name, name_span)) = open.take() {
                 close(text, &mut read, name, name_span)?;
             }
-            // A kept key's value, whatever it is, is a tree the parser
-            // builds.
+            // A kept key's value is a tree: read plain where its lines
+            // are plain too (`yaml_plain_kept`), else by the parser.
             if KEPT_KEYS.contains(&key) {
-                return None;
+                if after != body.len() {
+                    return None;
+                }
+                let block = yaml_plain_kept::read(text, (end + 1).min(to), to)?;
+                read.scratch = block.entries;
+                let group = read_group_end(text, key.to_string(), key_span, &mut read.scratch);
+                read.groups.push(group);
+                read.kept.push((key.to_string(), block.tree));
+                line = block.next_line;
+                continue;
             }
             if after == body.len() {
                 open = Some((key.to_string(), key_span));
@@ -135,7 +145,7 @@ fn close(text: &str, read: &mut Read, name: String, name_span: Span) -> Option<(
 
 /// The key that starts at `lead` of a line's `body` (at `line` in `text`),
 /// and where its `:` ends (the index in `body` after it).
-fn key_at<'a>(text: &'a str, body: &[u8], line: usize, lead: usize) -> Option<(&'a str, usize)> {
+pub(super) fn key_at<'a>(text: &'a str, body: &[u8], line: usize, lead: usize) -> Option<(&'a str, usize)> {
     let first = *body.get(lead)?;
     if !(first.is_ascii_alphanumeric() || first == b'_') {
         return None;
@@ -153,7 +163,7 @@ fn key_at<'a>(text: &'a str, body: &[u8], line: usize, lead: usize) -> Option<(&
 /// The value after a key's `:` at `after` of a line's `body` (one space
 /// or more, the value, then only spaces and a comment), with its span
 /// (`line`: where the body starts in `text`).
-fn value_at<'a>(text: &'a str, body: &[u8], after: usize, line: usize) -> Option<(&'a str, Span)> {
+pub(super) fn value_at<'a>(text: &'a str, body: &[u8], after: usize, line: usize) -> Option<(&'a str, Span)> {
     let rest = &body[after..];
     if rest.first() != Some(&b' ') {
         return None;

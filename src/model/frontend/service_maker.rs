@@ -28,13 +28,16 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use rayon::prelude::*;
+
 use crate::base::FileId;
 use crate::model::detect::Kind;
 use crate::model::frontend::app::{CONFIG_PATH_KEYS, DATA_PATH_KEYS, collect_path_references, uri_kind};
 use crate::model::frontend::config::{config_file, config_props};
 use crate::model::frontend::{SINK_FACTORIES, by_name, factory_role, overlay, setting};
 use crate::model::graph::{
-    ConfigFile, Element, Home, Layer, Link, Pipeline, PrimaryBatch, Reference, Role, Source, SourceKind, Stage, Value,
+    ConfigFile, Element, Home, Layer, Link, Pipeline, PrimaryBatch, Property, Reference, Role, Source, SourceKind,
+    Stage, Value,
 };
 use crate::model::workspace::Workspace;
 use crate::syntax::yaml_tree::Node;
@@ -147,10 +150,34 @@ pub fn build(ws: &mut Workspace, root: FileId, referenced: &mut HashSet<FileId>)
             })
         })
         .collect();
-    let mut elements: Vec<Element> = Vec::new();
+    // Each node's own properties on all threads (a large pipeline's
+    // nodes were most of its build, on one thread), the config files they
+    // name loaded in written order on this one, then each element made up
+    // on all threads again; joined in written order (the same pipeline).
+    let declared: Vec<(Vec<Property>, Vec<Reference>)> = {
+        let ws: &Workspace = ws;
+        decls
+            .par_iter()
+            .with_min_len(PAR_NODES)
+            .map(|d| declared_props(ws, root, &text, d))
+            .collect()
+    };
+    let configs: Vec<Option<ConfigFile>> = decls
+        .iter()
+        .zip(&declared)
+        .map(|(d, (props, _))| config(ws, root, d, props, referenced))
+        .collect();
+    let ws: &Workspace = ws;
+    let made: Vec<(Element, Vec<Reference>)> = decls
+        .par_iter()
+        .zip(declared)
+        .zip(configs)
+        .with_min_len(PAR_NODES)
+        .map(|((d, (props, refs)), config)| (element(ws, root, &text, d, props, config), refs))
+        .collect();
+    let mut elements: Vec<Element> = Vec::with_capacity(made.len());
     let mut references = Vec::new();
-    for d in &decls {
-        let (e, refs) = element(ws, root, &text, d, referenced);
+    for (e, refs) in made {
         elements.push(e);
         references.extend(refs);
     }
@@ -184,15 +211,12 @@ fn is_false(v: &str) -> bool {
     yaml_bool(v) == Some(false)
 }
 
-/// One element from its node: its properties (translated), the config
-/// file it loads laid under them, its home, and its path references.
-fn element(
-    ws: &mut Workspace,
-    root: FileId,
-    text: &str,
-    d: &NodeDecl,
-    referenced: &mut HashSet<FileId>,
-) -> (Element, Vec<Reference>) {
+/// Nodes a task of the pool takes at least (a small pipeline's build stays
+/// on its thread).
+const PAR_NODES: usize = 512;
+
+/// A node's own properties (translated) and its path references.
+fn declared_props(ws: &Workspace, root: FileId, text: &str, d: &NodeDecl) -> (Vec<Property>, Vec<Reference>) {
     let infer = matches!(
         d.factory.as_str(),
         "nvinfer" | "nvinferbin" | "nvinferserver" | "nvinferserverbin"
@@ -222,8 +246,19 @@ fn element(
         }
         settings.push((entry.key.clone(), s));
     }
-    let mut props = by_name(settings.into_iter());
-    let config: Option<ConfigFile> = config_key(&d.factory)
+    (by_name(settings.into_iter()), refs)
+}
+
+/// The config file a node's properties name, loaded (added to
+/// `referenced`).
+fn config(
+    ws: &mut Workspace,
+    root: FileId,
+    d: &NodeDecl,
+    props: &[Property],
+    referenced: &mut HashSet<FileId>,
+) -> Option<ConfigFile> {
+    config_key(&d.factory)
         .and_then(|key| props.iter().find(|p| p.name == key))
         .and_then(|p| match &p.effective()?.value {
             Value::Known(v) => Some(v.clone()),
@@ -239,7 +274,19 @@ fn element(
         .map(|id| {
             referenced.insert(id);
             config_file(ws, id)
-        });
+        })
+}
+
+/// One element from its node: its properties, the config file it loads
+/// laid under them, and its home.
+fn element(
+    ws: &Workspace,
+    root: FileId,
+    text: &str,
+    d: &NodeDecl,
+    mut props: Vec<Property>,
+    config: Option<ConfigFile>,
+) -> Element {
     if let Some(c) = &config {
         // What the element sets overrides its file.
         let mut under = config_props(ws, c);
@@ -268,18 +315,15 @@ fn element(
         .as_ref()
         .and_then(|c| c.home.clone())
         .or_else(|| declared.clone());
-    (
-        Element {
-            role,
-            factory: Some(d.factory.clone()),
-            name: d.name.clone(),
-            props,
-            config,
-            home,
-            declared,
-        },
-        refs,
-    )
+    Element {
+        role,
+        factory: Some(d.factory.clone()),
+        name: d.name.clone(),
+        props,
+        config,
+        home,
+        declared,
+    }
 }
 
 /// A path a property names, resolved (DS704): the keys deepstream-app's
