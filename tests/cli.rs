@@ -371,6 +371,10 @@ fn output_does_not_depend_on_threads() {
         (&["check", "testdata", "--format", "rdjson"], 1000),
         (&["check", "testdata", "--statistics"], 30),
         (&["fix", "testdata", "--diff"], 300),
+        // The fix loop's selection, log and counts are made on all
+        // threads: the fixes' order (`--show-fixes`, JSON) is a claim too.
+        (&["fix", "testdata", "--diff", "--unsafe-fixes", "--show-fixes"], 300),
+        (&["fix", "testdata", "--format", "json", "--unsafe-fixes"], 300),
     ];
     for &(args, lines) in runs {
         let one = dslint_env(args, &[("RAYON_NUM_THREADS", "1".into())]);

@@ -98,15 +98,18 @@ pub fn applied<'a>(
     text: impl Fn(FileId) -> &'a str + Sync,
 ) -> BTreeMap<FileId, String> {
     use rayon::prelude::*;
-    let mut by_file: BTreeMap<FileId, Vec<&Edit>> = BTreeMap::new();
-    for e in edits {
-        by_file.entry(e.file).or_default().push(e);
-    }
+    // Grouped by file with a stable sort on all threads (each file's edits
+    // in the order given, as pushing them into a map by file did, on one
+    // thread: a pass of a large tree has tens of thousands).
+    let mut edits: Vec<&Edit> = edits.into_iter().collect();
+    edits.par_sort_by_key(|e| e.file);
+    let by_file: Vec<&[&Edit]> = edits.chunk_by(|a, b| a.file == b.file).collect();
     by_file
         .into_par_iter()
-        .map(|(file, edits)| {
+        .map(|edits| {
+            let file = edits[0].file;
             let mut t = text(file).to_string();
-            apply_in(&mut t, edits);
+            apply_in(&mut t, edits.to_vec());
             (file, t)
         })
         .collect()

@@ -367,18 +367,25 @@ impl Run {
         let diagnostics: &[Diagnostic] = &last.diagnostics;
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
-        let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
+        let in_scope = |f: &Fix| opts.fix_related || f.edits.iter().all(|e| covered[e.file]);
         let mut out = FixOutcome {
             passes,
             ..FixOutcome::default()
         };
-        for d in diagnostics {
-            if !opts.unsafe_fixes && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe) {
-                *out.unsafe_left.entry(d.code()).or_default() += 1;
-            }
+        // Every finding looked at on all threads (each list in report
+        // order): one thread's walks over them were most of `finish`.
+        if !opts.unsafe_fixes {
+            out.unsafe_left = diagnostics
+                .par_iter()
+                .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe))
+                .fold(BTreeMap::new, |mut by_code, d| {
+                    *by_code.entry(d.code()).or_default() += 1;
+                    by_code
+                })
+                .reduce(BTreeMap::new, add_counts);
         }
         out.related_left = diagnostics
-            .iter()
+            .par_iter()
             .filter_map(|d| {
                 let f = d.fix.as_ref().filter(|f| applicable(f) && !in_scope(f))?;
                 let edits = edits_outside(&covered, f)
@@ -402,36 +409,50 @@ impl Run {
         // original, each compared once (not once a fix that edits them).
         // The texts are moved, not copied: the run's overlay ends here.
         let mut overlay = overlay;
+        // Each file's texts paired here, compared on all threads (the
+        // texts of thousands of files).
+        let paired: Vec<(Key, PathBuf, String, String)> = originals
+            .into_iter()
+            .filter_map(|(key, (path, original))| {
+                let new = overlay.remove(&key)?;
+                Some((key, path, original, new))
+            })
+            .collect();
+        let paired: Vec<(Key, PathBuf, String, String)> = paired
+            .into_par_iter()
+            .filter(|(_, _, original, new)| new != original)
+            .collect();
         // The files that differ, each with the path `changed` names it by.
         let mut differ: PathMap<PathBuf> = PathMap::default();
-        let mut changed: Vec<(PathBuf, (String, String))> = Vec::new();
-        for (key, (path, original)) in originals {
-            if let Some(new) = overlay.remove(&key) {
-                if new != original {
-                    if !frozen.contains(key.as_path()) {
-                        differ.insert(key, path.clone());
-                    }
-                    changed.push((path, (original, new)));
-                }
+        let mut changed: Vec<(PathBuf, (String, String))> = Vec::with_capacity(paired.len());
+        for (key, path, original, new) in paired {
+            if !frozen.contains(key.as_path()) {
+                differ.insert(key, path.clone());
             }
+            changed.push((path, (original, new)));
         }
         // Sorted first with `path_order` (inserted one by one, the map's
         // path comparisons were ~48M instructions of the main thread's on
         // the 10k bench tree): the map is then built from a sorted run.
+        // (Stable, on all threads, as `sort_by`.)
         let cmp = path_order::comparator(changed.iter().map(|(p, _)| p.as_path()));
-        changed.sort_by(|(a, _), (b, _)| cmp(a, b));
+        changed.par_sort_by(|(a, _), (b, _)| cmp(a, b));
         out.changed = changed.into_iter().collect();
         // What the run did is what its final texts hold: a fix to a file that
         // ended as it began (later fixes undid it, the file shared by
         // pipelines that want different values) or that was left unfixed is
         // not reported as applied, nor counted.
         // (Each file looked up once: `None` where one is not kept.)
-        for (mut fix, files) in logged {
-            if let Some(edits) = files.iter().map(|k| differ.get(k).cloned()).collect() {
-                *out.applied.entry(fix.code).or_default() += 1;
-                fix.edits = edits;
-                out.log.push(fix);
-            }
+        // (On all threads, in the order applied.)
+        out.log = logged
+            .into_par_iter()
+            .filter_map(|(mut fix, files)| {
+                fix.edits = files.iter().map(|k| differ.get(k).cloned()).collect::<Option<_>>()?;
+                Some(fix)
+            })
+            .collect();
+        for fix in &out.log {
+            *out.applied.entry(fix.code).or_default() += 1;
         }
         // What else the loop kept (every fix applied, with its keys and
         // title: ~13M instructions to free on the 10k bench tree) is freed
@@ -501,7 +522,8 @@ fn run_once(
         }
         let covered = opts.selection.scope(ws).covered(ws);
         let applicable = |f: &Fix| f.applicability == Applicability::Safe || opts.unsafe_fixes;
-        let in_scope = |f: &Fix| opts.fix_related || edits_outside(&covered, f).is_empty();
+        // (`edits_outside` is empty: every file it edits is covered.)
+        let in_scope = |f: &Fix| opts.fix_related || f.edits.iter().all(|e| covered[e.file]);
         // Whether a finding's fix is banned: its key is made (a path and a
         // title copied) only for a fix whose title a banned fix has.
         let allowed = |d: &Diagnostic| match &d.fix {
@@ -536,8 +558,9 @@ fn run_once(
             None
         } else {
             loop {
+                // Every finding looked at on all threads, in report order.
                 let mut fixable: Vec<&Diagnostic> = diagnostics
-                    .iter()
+                    .par_iter()
                     .filter(wanted)
                     .filter(|d| {
                         d.fix.as_ref().is_some_and(|f| {
@@ -624,17 +647,27 @@ fn run_once(
         let pass_at = passes;
         passes += 1;
         wanted_by_pass.push(wanted_here);
-        // By address: a scan of `taken` per fixable finding was quadratic
-        // (18k fixes in a pass of a 10k-file tree: a third of a second).
-        let taken_at: HashSet<usize> = taken.iter().map(|&t| t as *const Fix as usize).collect();
-        // Where each taken fix's finding is, on all threads, in order.
-        let done: Vec<((AppliedFix, Vec<Key>), PassFix)> = fixable
-            .par_iter()
-            .filter_map(|d| {
-                let f = d
-                    .fix
+        // Which fixable findings' fixes were taken: `select` keeps the
+        // order it is given (each fixable finding's fix), so one walk
+        // beside `taken` marks them (a scan of `taken` per finding was
+        // quadratic; a set of addresses, hashed on one thread, a serial
+        // step of each pass).
+        let mut next = taken.iter().peekable();
+        let was_taken: Vec<bool> = fixable
+            .iter()
+            .map(|d| {
+                d.fix
                     .as_deref()
-                    .filter(|&f| taken_at.contains(&(f as *const Fix as usize)))?;
+                    .is_some_and(|f| next.next_if(|&&t| std::ptr::eq(t, f)).is_some())
+            })
+            .collect();
+        debug_assert!(next.next().is_none(), "every fix taken is a fixable finding's");
+        // Where each taken fix's finding is, on all threads, in order.
+        let (done_logged, done_applied): (Vec<(AppliedFix, Vec<Key>)>, Vec<PassFix>) = fixable
+            .par_iter()
+            .zip(was_taken)
+            .filter_map(|(d, taken)| {
+                let f = d.fix.as_deref().filter(|_| taken)?;
                 let file = &ws.files[d.file];
                 let (line, _) = file.position(d.span.start);
                 // Each file once (a fix may edit a file in several places).
@@ -662,19 +695,26 @@ fn run_once(
                 };
                 Some((logged, applied))
             })
-            .collect();
-        for (l, a) in done {
-            logged.push(l);
-            applied.push(a);
-        }
+            .unzip();
+        logged.extend(done_logged);
+        applied.extend(done_applied);
 
+        // The texts before a file's first fix are copied on all threads
+        // (a pass of the 10k bench tree changes ~4.5k files, and a copy
+        // is a fresh allocation to fault in), then put in place.
+        let firsts: Vec<(Key, (PathBuf, String))> = texts
+            .par_iter()
+            .filter(|(file, _)| !originals.contains_key(checked.key(**file)))
+            .map(|(&file, _)| {
+                (
+                    key(file),
+                    (ws.files[file].path.clone(), ws.files[file].doc.text.clone()),
+                )
+            })
+            .collect();
+        originals.extend(firsts);
         for (file, text) in texts {
-            let path = ws.files[file].path.clone();
-            let k = key(file);
-            originals
-                .entry(k.clone())
-                .or_insert_with(|| (path.clone(), ws.files[file].doc.text.clone()));
-            overlay.insert(k, text);
+            overlay.insert(key(file), text);
         }
     };
     Some(Run {
@@ -735,8 +775,11 @@ fn narrow(
         applied,
         wanted,
         before,
+        after: reference_after,
         ..
     } = reference;
+    // (Thousands of paths: freed off the main thread.)
+    rayon::spawn(move || drop(reference_after));
     let region = Region {
         reference: wanted,
         ..region
@@ -840,13 +883,19 @@ fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
         .collect();
     let with_renamed = checked.read_with(&renamed);
     let near_renamed = |f: FileId| with_renamed.get(f).is_none_or(|n| *n);
-    let mut inert = inert::Inert::new(&checked.ws);
+    // On all threads, each task with its own `Inert` (what it keeps of a
+    // file is made from the file alone: the answers are the same).
     let moved: Vec<FileId> = fixable
-        .iter()
+        .par_iter()
         .filter(|d| !is_rename(d))
         .filter_map(|d| d.fix.as_deref())
-        .filter(|f| f.edits.iter().any(|e| near_renamed(e.file)) && !inert.fix_is_inert(f))
-        .flat_map(|f| f.edits.iter().map(|e| e.file))
+        .filter(|f| f.edits.iter().any(|e| near_renamed(e.file)))
+        .map_init(
+            || inert::Inert::new(&checked.ws),
+            |inert, f| (!inert.fix_is_inert(f)).then_some(f),
+        )
+        .flatten_iter()
+        .flat_map_iter(|f| f.edits.iter().map(|e| e.file))
         .collect();
     if moved.is_empty() {
         return none();
@@ -854,7 +903,7 @@ fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
     let near = checked.read_with(&moved);
     let near = |f: FileId| near.get(f).is_none_or(|n| *n);
     fixable
-        .iter()
+        .par_iter()
         .map(|d| is_rename(d) && (near(d.file) || d.fix.iter().flat_map(|f| &f.edits).any(|e| near(e.file))))
         .collect()
 }
@@ -918,6 +967,14 @@ impl Returns {
         }
         cycling
     }
+}
+
+/// Two counts by code as one (the folds of `Run::finish`).
+fn add_counts(mut a: BTreeMap<&'static str, usize>, b: BTreeMap<&'static str, usize>) -> BTreeMap<&'static str, usize> {
+    for (code, n) in b {
+        *a.entry(code).or_default() += n;
+    }
+    a
 }
 
 /// A text's fingerprint, to tell a text the file already had (here, and

@@ -20,7 +20,7 @@
 //! and `narrow_restart_on_a_large_tree_equals_full_restart` (tests/fix.rs)
 //! compare it with the whole loop run again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::base::FileId;
@@ -28,41 +28,76 @@ use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::key::Key;
 use rayon::prelude::*;
 
-/// Findings at warning or above, counted by (canonical file, code);
-/// hashed with foldhash (thousands of paths a count on the 10k bench tree).
-pub type Counts = HashMap<(Key, &'static str), usize, foldhash::fast::RandomState>;
+/// Findings at warning or above, counted by (canonical file, code): each
+/// pair once, sorted by the file's canonical path (as bytes) and the code.
+/// A sorted list, not a map: it is made on all threads (a sort), and
+/// `introduced` looks its pairs up on all threads; one thread hashing a
+/// key for each pair (thousands of paths a count on the 10k bench tree)
+/// was a serial step of each loop's first and last check.
+#[derive(Default)]
+pub struct Counts(Vec<((Key, &'static str), usize)>);
+
+impl Counts {
+    /// How many findings of this pair, 0 where none.
+    fn get(&self, pair: &(Key, &'static str)) -> usize {
+        self.0
+            .binary_search_by(|(p, _)| order(p, pair))
+            .map_or(0, |at| self.0[at].1)
+    }
+}
+
+/// The order of `Counts`: the key's bytes, then the code.
+fn order(a: &(Key, &'static str), b: &(Key, &'static str)) -> std::cmp::Ordering {
+    fn bytes(k: &Key) -> &[u8] {
+        std::borrow::Borrow::borrow(k)
+    }
+    (bytes(&a.0), a.1).cmp(&(bytes(&b.0), b.1))
+}
 
 /// (`key`: a file's canonical path, found once a file: each file's is
 /// asked first on all threads.)
 pub fn warned<'k>(diagnostics: &[Diagnostic], key: impl Fn(FileId) -> &'k Key + Sync) -> Counts {
-    // Counted by file id first: a path is copied (and hashed) once a
-    // (file, code) pair, not once a finding.
-    let mut by_id: HashMap<(FileId, &'static str), usize, foldhash::fast::RandomState> = HashMap::default();
-    for d in diagnostics.iter().filter(|d| d.severity() >= Severity::Warning) {
-        *by_id.entry((d.file, d.code())).or_default() += 1;
+    // Counted by file id first: a path is copied once a (file, code) pair,
+    // not once a finding.
+    let mut by_id: Vec<(FileId, &'static str)> = diagnostics
+        .par_iter()
+        .filter(|d| d.severity() >= Severity::Warning)
+        .map(|d| (d.file, d.code()))
+        .collect();
+    by_id.par_sort_unstable();
+    let mut pairs: Vec<((FileId, &'static str), usize)> = Vec::new();
+    for p in by_id {
+        match pairs.last_mut() {
+            Some((last, n)) if *last == p => *n += 1,
+            _ => pairs.push((p, 1)),
+        }
     }
     // A key is a canonical path (`fs::canonicalize`, a system call a
     // component): the first loop's first count asks one for thousands of
     // files (~0.04 s on one thread at 10k files).
-    let mut files: Vec<FileId> = by_id.keys().map(|(f, _)| *f).collect();
-    files.sort_unstable();
-    files.dedup();
-    files.par_iter().for_each(|&f| {
-        key(f);
+    let mut counts: Vec<((Key, &'static str), usize)> = pairs
+        .into_par_iter()
+        .map(|((file, code), n)| ((key(file).clone(), code), n))
+        .collect();
+    counts.par_sort_unstable_by(|(a, _), (b, _)| order(a, b));
+    // Two files of one canonical path (named twice) are one.
+    counts.dedup_by(|(later, n), (kept, m)| {
+        let same = order(later, kept).is_eq();
+        if same {
+            *m += *n;
+        }
+        same
     });
-    let mut counts = Counts::with_capacity_and_hasher(by_id.len(), Default::default());
-    for ((file, code), n) in by_id {
-        *counts.entry((key(file).clone(), code)).or_default() += n;
-    }
-    counts
+    Counts(counts)
 }
 
 /// The (file, code) pairs with more findings than before fixing, sorted
 /// (by path, as `Path` orders).
 pub fn introduced(before: &Counts, now: &Counts) -> Vec<(Key, &'static str)> {
     let mut new: Vec<(Key, &'static str)> = now
-        .iter()
-        .filter(|(k, n)| **n > before.get(*k).copied().unwrap_or(0))
+        .0
+        .par_iter()
+        .filter(|(k, n)| *n > before.get(k))
         .map(|(k, _)| k.clone())
         .collect();
     new.sort_by(|(a, x), (b, y)| (a.as_path(), x).cmp(&(b.as_path(), y)));
