@@ -1003,13 +1003,12 @@ fn early_renames_equal_waiting_renames() {
     }
 }
 
-/// A value that ends in a stray CR (`k=1\r\r\n`) is two lines to the
-/// differ (similar ends a line at a lone CR too): each diff line is shown
-/// on a line of its own, the CR escaped as every control character of a
-/// diff is (`escape_controls`), where it used to join the `-`, `+` and
-/// context lines into one.
+/// A value that ends in a stray CR (`k=1\r\r\n`) is one line, as GLib
+/// reads it (the value `1\r`) and as `patch` does: the CR is shown escaped
+/// as every control character of a diff is (`escape_controls`), the line
+/// end as it is.
 #[test]
-fn a_stray_cr_in_a_diff_is_escaped_and_ends_its_line() {
+fn a_stray_cr_in_a_diff_is_escaped_in_its_line() {
     let d = diff::unified(
         Path::new("app.txt"),
         "[a]\nk=1\r\r\nz=0\n",
@@ -1018,6 +1017,53 @@ fn a_stray_cr_in_a_diff_is_escaped_and_ends_its_line() {
     );
     assert_eq!(
         d,
-        "--- a/app.txt\n+++ b/app.txt\n@@ -1,4 +1,4 @@\n [a]\n-k=1\\x0d\n+k=2\\x0d\n \r\n z=0\n"
+        "--- a/app.txt\n+++ b/app.txt\n@@ -1,3 +1,3 @@\n [a]\n-k=1\\x0d\r\n+k=2\\x0d\r\n z=0\n"
+    );
+}
+
+/// A lone CR ends no line for GLib (`g_key_file_parse_data` splits on
+/// `\n` only) nor for `patch` and `git apply`: a diff's lines are the
+/// file's `\n` lines, so its hunks name the lines that GLib, `patch` and
+/// `check`'s findings name. `similar` ended a line at a lone CR too: a
+/// file with lone CRs above a change got hunks at the wrong lines, each CR
+/// one line further down, and `patch` refused them ("Hunk #1 FAILED at
+/// 7", hostile10) or applied them at an offset. A lone CR is shown
+/// escaped in the line it is in.
+#[test]
+fn lone_crs_end_no_diff_line() {
+    let old = "[property]\n# note\rstill note\ngpu-id=0\nonnx-file=m.onnx\nbatch-size=1\nnetwork-mode=2\n# x\ry\ngie-unique-id=1\nprocess-mode=1\nnetwork-type=0\ncluster-mode=2\nmodel-engine-file=a.engine\ninterval=0\n";
+    // Line 12 (the 14th for a reader that ends a line at a CR).
+    let new = old.replace("a.engine", "b.engine");
+    let d = diff::unified(Path::new("pgie.txt"), old, &new, false);
+    assert_eq!(
+        d,
+        "--- a/pgie.txt\n+++ b/pgie.txt\n@@ -9,5 +9,5 @@\n process-mode=1\n network-type=0\n cluster-mode=2\n-model-engine-file=a.engine\n+model-engine-file=b.engine\n interval=0\n"
+    );
+    // `patch` applies it where it says, with no offset.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("pgie.txt"), old).unwrap();
+    let mut patch = std::process::Command::new("patch")
+        .args(["-p1", "--batch"])
+        .current_dir(tmp.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("GNU patch is installed");
+    use std::io::Write;
+    patch.stdin.take().unwrap().write_all(d.as_bytes()).unwrap();
+    let out = patch.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "patching file pgie.txt\n");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("pgie.txt")).unwrap(), new);
+    // A change beside a lone CR: the CR's line is one line of context.
+    let new = old.replace("gie-unique-id=1", "gie-unique-id=2");
+    assert_eq!(
+        diff::unified(Path::new("pgie.txt"), old, &new, false),
+        "--- a/pgie.txt\n+++ b/pgie.txt\n@@ -5,7 +5,7 @@\n batch-size=1\n network-mode=2\n # x\\x0dy\n-gie-unique-id=1\n+gie-unique-id=2\n process-mode=1\n network-type=0\n cluster-mode=2\n"
+    );
+    // A last line that ends in a lone CR has no line end.
+    assert_eq!(
+        diff::unified(Path::new("f.txt"), "[a]\nk=1\r", "[a]\nk=2\r", false),
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n [a]\n-k=1\r\n\\ No newline at end of file\n+k=2\r\n\\ No newline at end of file\n"
     );
 }

@@ -846,8 +846,9 @@ fn ignore_files_above_the_root_are_never_read() {
     assert!(out.contains(&format!("{OVER_IGNORE}\n  --> .")), "{out}");
 }
 
-/// What a walk stopped by its ignore files says.
-const OVER_IGNORE: &str = "the ignore files (.ignore, .gitignore) under it are over 524288 bytes, 10000 patterns or 10000 wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory); nothing walked";
+/// What a walk stopped by its ignore files, or by the folders it entered
+/// through links, says.
+const OVER_IGNORE: &str = "the ignore files (.ignore, .gitignore) under it are over 524288 bytes, 10000 patterns or 10000 wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory), or its links to folders lead to over 16384 folders (a folder reached through two links is walked once for each); nothing walked";
 
 /// `check` in `dir` with its output thrown away; its own peak memory in
 /// KiB (`wait4`'s `ru_maxrss`: this child's, not the other tests').
@@ -1201,5 +1202,115 @@ fn placements_through_long_links_are_bounded_in_bytes() {
     assert!(
         deep - shallow < 64 * 1024,
         "peak {shallow} KiB shallow, {deep} KiB deep"
+    );
+}
+
+/// A `[source-list]` of many entries beside many `[sourceN]` groups (each
+/// overrides its listed source, `parse_source` on `multi_source_config[N]`):
+/// whether an override writes the source's `type` or `uri` was asked of
+/// every override for each entry, entries times overrides (hostile10:
+/// 200,000 entries and 20,000 groups, a 1.8 MB file, 18 s of CPU; a 10 MiB
+/// file holds 10^6 entries and 10^5 groups). Finishes in linear work.
+#[test]
+fn a_source_list_beside_many_overrides_finishes() {
+    let l = layout();
+    let (entries, overrides) = (200_000, 20_000);
+    let list: Vec<String> = (0..entries).map(|i| format!("usb:{}", i % 4)).collect();
+    let mut text = format!(
+        "[application]\nenable-perf-measurement=1\n\n[source-list]\nlist={}\n\n[source-attr-all]\nenable=1\ntype=1\n",
+        list.join(";")
+    );
+    for i in 0..overrides {
+        text.push_str(&format!("[source{i}]\nenable=1\ntype=1\n"));
+    }
+    text.push_str("\n[streammux]\nbatch-size=1\nwidth=1920\nheight=1080\n");
+    std::fs::write(l.repo.join("app.txt"), text).unwrap();
+    let (rc, out, err) = run_bounded(
+        &l.repo,
+        &["check", "app.txt", "--statistics"],
+        &[],
+        Duration::from_secs(10),
+    );
+    assert_eq!((rc, err.as_str()), (1, ""));
+    assert_eq!(
+        out,
+        "count  code   severity  fix  name\n    1  DS101  info           streammux-batch-size\n    1  DS105  warning   [*]  live-source\n    2  total: 0 errors, 1 warning, 1 info in 1 file\nfix: [*] safe, applied by `dslint fix`; [-] unsafe, needs `dslint fix --unsafe-fixes`\n"
+    );
+}
+
+/// Links to folders inside the root are followed, as the `ignore` crate
+/// followed them, and a folder reached through two of them is walked once
+/// for each: levels of folders, each holding two links to the next, are
+/// 2^levels folders to walk (hostile10: 16 levels, 65,536 folders, 31 s;
+/// 30 levels, 10^9, would not end). The folders a walk enters through
+/// links are bounded (`files::walk::MAX_LINKED_FOLDERS`): past the bound
+/// nothing is walked, with the notice, and the run fails (as for ignore
+/// files past theirs); a few levels are walked as before.
+#[test]
+fn folders_reached_through_links_are_bounded() {
+    let l = layout();
+    let chain = |top: &Path, levels: usize| {
+        for i in 0..=levels {
+            std::fs::create_dir_all(top.join(format!("f{i}"))).unwrap();
+            std::fs::write(top.join(format!("f{i}/notes.txt")), "").unwrap();
+        }
+        for i in 0..levels {
+            for name in ["a", "b"] {
+                symlink(format!("../f{}", i + 1), top.join(format!("f{i}/{name}"))).unwrap();
+            }
+        }
+    };
+    std::fs::create_dir_all(l.repo.join("few")).unwrap();
+    chain(&l.repo.join("few"), 3);
+    let (rc, out, err) = run_bounded(&l.repo, &["check", "few", "--show-files"], &[], Duration::from_secs(20));
+    assert_eq!((rc, err.as_str()), (0, ""));
+    // f0's notes as itself and through its links (1 + 2 + 4 + 8 paths),
+    // f1's (7), f2's (3), f3's (1): each path listed.
+    assert_eq!(out.matches("notes.txt").count(), 1 + 3 + 7 + 15, "{out}");
+    // Stopped after 16,384 folders: ~2.5 s of CPU (mostly the loop checks'
+    // opens of each folder above a link), 12 s on a loaded 2-core box.
+    chain(&l.repo, 30);
+    let (rc, out, err) = run_bounded(&l.repo, &["check", "."], &[], Duration::from_secs(60));
+    assert_eq!((rc, err), (2, format!("dslint: .: {OVER_IGNORE}\n")), "{out}");
+}
+
+/// Whether a missing path is one the project's `.gitignore` files exclude
+/// (DS704 is then silent: no clone carries it) asks each folder on its way
+/// of the `.gitignore` of each folder above it, quadratic in its depth, and
+/// was asked again for each path (hostile10: 200 paths 1,000 folders deep,
+/// a `.gitignore` in each folder, 13 s of CPU; a 10 MiB config holds
+/// thousands). A folder is asked once a run, and a path's matches are
+/// bounded (`files::walk::GitIgnores`): past them it is unknown, and
+/// DS704 silent on it, as on any path whose `.gitignore`s cannot be read.
+#[test]
+fn gitignore_verdicts_on_deep_missing_paths_are_bounded() {
+    let l = layout();
+    let mut deep = l.repo.clone();
+    for _ in 0..250 {
+        deep.push("d");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join(".gitignore"), "*.tmp\n").unwrap();
+    }
+    let rel = "d/".repeat(250);
+    let mut text = String::from(
+        "[application]\nenable-perf-measurement=1\n[streammux]\nbatch-size=1\nwidth=1\nheight=1\n[sink0]\nenable=1\ntype=1\n",
+    );
+    text.push_str("[source0]\nenable=1\ntype=3\nuri=file://gone/m.mp4\n");
+    for i in 1..2000 {
+        text.push_str(&format!("[source{i}]\nenable=1\ntype=3\nuri=file://{rel}m{i}.mp4\n"));
+    }
+    std::fs::write(l.repo.join("app.txt"), text).unwrap();
+    let (rc, out, err) = run_bounded(
+        &l.repo,
+        &["check", "app.txt", "--statistics"],
+        &[],
+        Duration::from_secs(10),
+    );
+    assert_eq!((rc, err.as_str()), (0, ""));
+    // The path in a folder that is not there is judged (no `.gitignore`
+    // excludes it: DS704); each of the 1,999 deep ones is unknown.
+    assert_eq!(
+        out,
+        "count  code   severity  fix  name\n    1  DS101  info      [-]  streammux-batch-size\n    1  DS704  info           missing-file\n    2  total: 0 errors, 0 warnings, 2 info in 1 file\nfix: [*] safe, applied by `dslint fix`; [-] unsafe, needs `dslint fix --unsafe-fixes`\n"
     );
 }

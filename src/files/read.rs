@@ -149,7 +149,47 @@ pub fn open_without_links(real: &Path, flags: rustix::fs::OFlags) -> std::io::Re
             opened => return opened.map_err(std::io::Error::from),
         }
     }
-    rustix::fs::open(real, flags, Mode::empty()).map_err(std::io::Error::from)
+    open_without_openat2(real, flags)
+}
+
+/// [`open_without_links`] where the kernel has no `openat2`: each folder
+/// on the way is opened on its own, from `/`, through no link
+/// (`O_PATH | O_DIRECTORY | O_NOFOLLOW`: a link is opened as itself, not
+/// a folder, and fails; `O_PATH` asks no read permission, as a lookup
+/// asks none), then the last name with `O_NOFOLLOW`. A link on the way is
+/// `ELOOP`, as `RESOLVE_NO_SYMLINKS` makes it; `O_NOFOLLOW` alone, the
+/// fallback before (hostile10), guarded only the last name, and a
+/// sandbox's `EPERM` for `openat2` (a container's seccomp profile, common
+/// on CI runners) turned it on for the whole run. Some `openat`s more a
+/// file: taken only where `openat2` is not.
+fn open_without_openat2(real: &Path, flags: rustix::fs::OFlags) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::path::Component;
+    let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let (Some(parent), Some(name)) = (real.parent(), real.file_name()) else {
+        // `/` (a real path ends in no `..`).
+        return rustix::fs::open(real, flags, Mode::empty()).map_err(std::io::Error::from);
+    };
+    let step = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let start = if real.is_absolute() { "/" } else { "." };
+    let mut dir = rustix::fs::open(start, step, Mode::empty())?;
+    for part in parent.components() {
+        let Component::Normal(part) = part else {
+            continue;
+        };
+        dir = match rustix::fs::openat(&dir, part, step, Mode::empty()) {
+            Ok(fd) => fd,
+            // A link (opened as itself, no folder) or a file.
+            Err(e) if e == rustix::io::Errno::NOTDIR => {
+                let link = rustix::fs::statat(&dir, part, AtFlags::SYMLINK_NOFOLLOW)
+                    .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink);
+                let code = if link { libc::ELOOP } else { libc::ENOTDIR };
+                return Err(std::io::Error::from_raw_os_error(code));
+            }
+            Err(e) => return Err(e.into()),
+        };
+    }
+    rustix::fs::openat(&dir, name, flags, Mode::empty()).map_err(std::io::Error::from)
 }
 
 /// The bytes of a file a folder listing just showed to be a regular file
@@ -161,8 +201,17 @@ pub fn open_without_links(real: &Path, flags: rustix::fs::OFlags) -> std::io::Re
 /// file or a folder above it, is refused, as the file was placed against
 /// the root as a plain file in plain folders, not where a link leads.
 pub fn read_listed(real: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read_listed_with(real, cap, open_without_links)
+}
+
+/// [`read_listed`], opening with `open` (tests take the fallback).
+fn read_listed_with(
+    real: &Path,
+    cap: u64,
+    open: fn(&Path, rustix::fs::OFlags) -> std::io::Result<std::os::fd::OwnedFd>,
+) -> Result<Vec<u8>, ReadError> {
     use rustix::fs::OFlags;
-    let opened = open_without_links(real, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY);
+    let opened = open(real, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY);
     let mut file = match opened {
         Ok(fd) => File::from(fd),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
@@ -303,6 +352,87 @@ mod tests {
             Err(ReadError::Io("became a link while the folder was walked".into()))
         );
         assert_eq!(read_listed(&base.join("outside/f"), 10).unwrap(), b"secret");
+    }
+
+    /// Where the kernel has no `openat2` (or a sandbox refuses it: `EPERM`
+    /// under a container's seccomp profile, common on CI runners), a link
+    /// on the way is still not followed: the fallback took `O_NOFOLLOW`
+    /// alone, which guards only the last name, so a folder swapped for a
+    /// link to a folder outside was followed (hostile10). Each folder on
+    /// the way is opened on its own, from `/`, through no link.
+    #[test]
+    fn without_openat2_no_link_on_the_way_is_followed() {
+        use rustix::fs::OFlags;
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(base.join("outside/deeper")).unwrap();
+        std::fs::write(base.join("outside/deeper/f"), "secret").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("was_a_folder")).unwrap();
+        std::fs::write(base.join("file"), "").unwrap();
+        let open = |p: &Path, flags: OFlags| open_without_openat2(p, flags).map_err(|e| e.raw_os_error());
+        let read = OFlags::RDONLY | OFlags::NONBLOCK;
+        let dir = OFlags::RDONLY | OFlags::DIRECTORY;
+        // A link on the way: ELOOP, as `RESOLVE_NO_SYMLINKS` says; a file
+        // on the way: ENOTDIR; nothing there: ENOENT.
+        let cases = [
+            ("was_a_folder/deeper/f", read, Some(libc::ELOOP)),
+            ("was_a_folder/deeper", dir, Some(libc::ELOOP)),
+            ("file/f", read, Some(libc::ENOTDIR)),
+            ("gone/f", read, Some(libc::ENOENT)),
+        ];
+        for (p, flags, errno) in cases {
+            assert_eq!(open(&base.join(p), flags).err(), Some(errno), "{p}");
+        }
+        // Every case, and the last name a link: what `openat2` says, where
+        // this kernel has it.
+        for (p, flags) in [
+            ("was_a_folder", dir),
+            ("was_a_folder", read),
+            ("file", dir),
+            ("outside/deeper/f", read),
+            ("outside/deeper", dir),
+        ]
+        .into_iter()
+        .chain(cases.iter().map(|c| (c.0, c.1)))
+        {
+            let fallback = open(&base.join(p), flags).err();
+            let openat2 = open_without_links(&base.join(p), flags).map_err(|e| e.raw_os_error());
+            assert_eq!(fallback, openat2.err(), "{p}");
+        }
+        // No link: opened, with the flags asked.
+        let mut f = File::from(open(&base.join("outside/deeper/f"), read).unwrap());
+        let mut text = String::new();
+        f.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "secret");
+        assert!(open(&base.join("outside/deeper"), dir).is_ok());
+        assert!(open(Path::new("/"), dir).is_ok());
+        // Reads through the fallback keep `read_listed`'s refusals.
+        assert_eq!(
+            read_listed_with(&base.join("was_a_folder/deeper/f"), 10, open_without_openat2),
+            Err(ReadError::Io("became a link while the folder was walked".into()))
+        );
+    }
+
+    /// A needle cut by a piece's end (1 MiB) is found, wherever the cut
+    /// falls in it, and in a file of many pieces; a file over the cap is
+    /// unknown (hostile10: held, no change).
+    #[test]
+    fn find_any_finds_a_needle_across_piece_ends() {
+        let d = tempfile::tempdir().unwrap();
+        let f = std::fs::canonicalize(d.path()).unwrap().join("big.c");
+        let piece = 1 << 20;
+        let needle: &[u8] = b"g_key_file_get_string";
+        for cut in 0..=needle.len() {
+            let mut bytes = vec![b'x'; 3 * piece];
+            let at = 2 * piece - cut;
+            bytes[at..at + needle.len()].copy_from_slice(needle);
+            std::fs::write(&f, &bytes).unwrap();
+            let cap = bytes.len() as u64;
+            assert_eq!(find_any(&f, false, cap, &[b"zz", needle]), Ok(Some(true)), "cut {cut}");
+            assert_eq!(find_any(&f, true, cap, &[needle]), Ok(Some(true)), "cut {cut}");
+            assert_eq!(find_any(&f, false, cap, &[b"g_key_file_get_strinh"]), Ok(Some(false)));
+            assert_eq!(find_any(&f, false, cap - 1, &[b"zz"]), Ok(None));
+        }
     }
 
     /// The size taken when the file was opened is a hint: read in one call

@@ -65,6 +65,9 @@ struct DirCache {
     /// components); foldhash, as the workspace's maps (bounded:
     /// `DIR_CACHE_MAX`).
     map: RwLock<HashMap<Vec<u8>, Walked, foldhash::fast::RandomState>>,
+    /// The `lstat`s placings made (tests count them).
+    #[cfg(test)]
+    looks: std::sync::atomic::AtomicUsize,
 }
 
 const DIR_CACHE_MAX: usize = 1 << 16;
@@ -253,76 +256,25 @@ impl ProjectRoot {
         self.place_from(path, false)
     }
 
-    /// Place a file its folder's listing just showed to be there and not a
-    /// link (a walk's entry): its folder from the cache, and no look at the
-    /// file itself.
-    pub fn place_listed(&self, path: &Path) -> Place {
-        let Some((parent, name)) = parent_and_name(path) else {
-            return self.place(path);
-        };
-        let abs_parent;
-        let parent = if parent.is_absolute() {
-            parent
-        } else {
-            match &self.cwd {
-                Some(cwd) => {
-                    abs_parent = super::join(cwd, parent);
-                    abs_parent.as_path()
-                }
-                None => return Place::Outside,
-            }
-        };
-        match self.dir(parent) {
-            Walked::At {
-                mut at, missing: false, ..
-            } => {
-                at.push(name);
-                if self.holds(&at) {
-                    Place::Inside(at)
-                } else {
-                    Place::Outside
-                }
-            }
-            _ => self.place(path),
-        }
-    }
-
-    /// Remember a folder its parent's listing just showed to be there and
-    /// not a link (a walk's entry): placed from its parent's place, as
-    /// [`place_listed`](Self::place_listed) places a file, with no look at
-    /// the disk. The first file placed in it then costs no `lstat` of the
-    /// folder (one a folder, a quarter of a walk's looks).
-    pub fn note_listed_dir(&self, path: &Path) {
-        let Some((parent, name)) = parent_and_name(path) else {
+    /// Remember a folder a walk placed from its parent's real path (its
+    /// parent's listing showed it to be there and not a link): `real`. The
+    /// first path placed in it then costs no `lstat` of the folder (one a
+    /// folder, a quarter of a walk's looks).
+    pub fn note_listed_dir(&self, path: &Path, real: &Path) {
+        if !self.holds(real) {
             return;
-        };
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            match &self.cwd {
-                Some(cwd) => super::join(cwd, path),
-                None => return,
-            }
-        };
-        let abs_parent = super::parent(&abs).unwrap_or(parent);
-        if let Walked::At {
-            mut at,
-            links,
-            missing: false,
-        } = self.dir(abs_parent)
-        {
-            at.push(name);
-            if let Ok(mut m) = self.dirs.map.write() {
-                if m.len() < DIR_CACHE_MAX {
-                    m.insert(
-                        abs.into_os_string().into_encoded_bytes(),
-                        Walked::At {
-                            at,
-                            links,
-                            missing: false,
-                        },
-                    );
-                }
+        }
+        let Some(abs) = self.absolute(path) else { return };
+        if let Ok(mut m) = self.dirs.map.write() {
+            if m.len() < DIR_CACHE_MAX {
+                m.insert(
+                    abs.into_os_string().into_encoded_bytes(),
+                    Walked::At {
+                        at: real.to_path_buf(),
+                        links: 0,
+                        missing: false,
+                    },
+                );
             }
         }
     }
@@ -384,6 +336,18 @@ impl ProjectRoot {
         state
     }
 
+    /// Count an `lstat` of a placing (tests ask [`looks`](Self::looks)).
+    fn looked(&self) {
+        #[cfg(test)]
+        self.dirs.looks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many `lstat`s this root's placings made (its clones' too).
+    #[cfg(test)]
+    pub fn looks(&self) -> usize {
+        self.dirs.looks.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Walk `path`'s components on from `from`.
     fn walk(&self, from: Walked, path: &Path) -> Walked {
         let Walked::At {
@@ -403,6 +367,7 @@ impl ProjectRoot {
             if missing || !visible {
                 return Walked::At { at, links, missing };
             }
+            self.looked();
             match std::fs::symlink_metadata(&at) {
                 Ok(m) if m.file_type().is_symlink() => {
                     at.pop();
@@ -440,6 +405,7 @@ impl ProjectRoot {
             if missing || !visible {
                 continue;
             }
+            self.looked();
             match std::fs::symlink_metadata(&at) {
                 Ok(m) if m.file_type().is_symlink() => {
                     links += 1;
@@ -468,14 +434,6 @@ impl Walked {
             missing: false,
         }
     }
-}
-
-/// A path's parent and its last component, when that is a name.
-fn parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
-    super::split_name(path).or_else(|| match (path.parent(), path.components().next_back()) {
-        (Some(parent), Some(Component::Normal(name))) => Some((parent, name)),
-        _ => None,
-    })
 }
 
 /// `path.starts_with(dir)` for the paths a placing builds: absolute, one
@@ -653,11 +611,6 @@ mod tests {
             assert_eq!(fresh.place(&p), r.place_now(&p), "{}", p.display());
             assert_eq!(r.place(&p), r.place_now(&p), "{}", p.display());
         }
-        assert_eq!(
-            r.place_listed(&root.join("in/x.txt")),
-            Place::Inside(root.join("a/x.txt"))
-        );
-        assert_eq!(r.place_listed(&root.join("out/secret")), Place::Outside);
         for outside in [
             root.join("../elsewhere/secret"),
             root.join("out/secret"),

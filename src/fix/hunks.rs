@@ -1,6 +1,7 @@
 //! The hunks of a unified diff (3 lines of context), as `similar`'s
 //! `TextDiff::from_lines(..).unified_diff()` writes them, byte for byte,
-//! from a line diff of only the changed part of the texts.
+//! from a line diff of only the changed part of the texts, its lines
+//! ended at `\n` alone ([`lines`]).
 //!
 //! `fix` changes few bytes of a file (most fixes are one value), yet a
 //! line diff of the whole texts splits both into lines, compares every
@@ -72,36 +73,23 @@ fn diff_room(a: &str, b: &str, old: &str, new: &str) -> usize {
     old.len() + new.len() + (old.len() + new.len()) / 16 + a.len() + b.len() + 64
 }
 
-/// `text`'s lines as `similar`'s `tokenize_lines` splits it (each with its
-/// line end): a line ends after a `\n`, a `\r\n` or a lone `\r`. The
-/// ends are found with `memchr`: `similar`'s own split was a quarter of
-/// the diffs' instructions on the 10k bench tree. `similar` then diffs
-/// these slices as it diffs its own (`TextDiffConfig::diff_slices` and
-/// `diff_lines` run the same `capture_ops`; only the missing-newline hint
-/// of `similar`'s own unified diff tells them apart, and `write_diff`
-/// writes its own).
+/// `text`'s lines (each with its line end): a line ends after a `\n`, as
+/// GLib's key-file reader (`g_key_file_parse_data`), `patch` and `git
+/// apply` end it; a CR before it is part of the line, and so is a lone CR.
+/// `similar`'s `tokenize_lines` also ends a line at a lone CR: a diff of a
+/// file with lone CRs named lines one further down for each CR above, and
+/// `patch` refused it (hostile10). The ends are found with `memchr`
+/// (`similar`'s own split was a quarter of the diffs' instructions on the
+/// 10k bench tree); `similar` then diffs these slices as it diffs its own
+/// (`TextDiffConfig::diff_slices` and `diff_lines` run the same
+/// `capture_ops`), and `write_diff` writes the hunks.
 fn lines(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() / 24 + 2);
     let mut start = 0;
-    if memchr::memchr(b'\r', bytes).is_none() {
-        for i in memchr::memchr_iter(b'\n', bytes) {
-            out.push(&text[start..=i]);
-            start = i + 1;
-        }
-    } else {
-        let mut ends = memchr::memchr2_iter(b'\r', b'\n', bytes);
-        while let Some(i) = ends.next() {
-            let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
-                // The `\n` of the pair is the next end found.
-                ends.next();
-                i + 2
-            } else {
-                i + 1
-            };
-            out.push(&text[start..end]);
-            start = end;
-        }
+    for i in memchr::memchr_iter(b'\n', bytes) {
+        out.push(&text[start..=i]);
+        start = i + 1;
     }
     if start < bytes.len() {
         out.push(&text[start..]);
@@ -156,20 +144,11 @@ pub fn window(old: &str, new: &str) -> Window {
     Window { start, old_end }
 }
 
-/// How many lines `similar` splits `bytes` into when they end in a `\n`
-/// (or are empty): a line ends at `\n`, `\r\n` or a lone `\r`.
+/// How many lines [`lines`] splits `bytes` into when they end in a `\n`
+/// (or are empty).
 fn lines_in(bytes: &[u8]) -> usize {
     // A plain count (the compiler makes it a vector loop).
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    if memchr::memchr(b'\r', bytes).is_none() {
-        return newlines;
-    }
-    let lone_cr = bytes
-        .iter()
-        .enumerate()
-        .filter(|&(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
-        .count();
-    newlines + lone_cr
+    bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Bytes two slices share at the start: a block at a time (the slices'
@@ -248,13 +227,14 @@ fn write_diff(out: &mut String, a: &str, b: &str, ops: &[DiffOp], old: &[&str], 
     }
 }
 
-/// Lines of a hunk, each after its mark; one without a line end gets one
-/// and the missing-newline hint.
+/// Lines of a hunk, each after its mark; one without a line end (the
+/// text's last, a lone CR at its end too) gets one and the missing-newline
+/// hint.
 fn push_lines(out: &mut String, mark: char, lines: &[&str]) {
     for value in lines {
         out.push(mark);
         out.push_str(value);
-        if !value.ends_with(['\r', '\n']) {
+        if !value.ends_with('\n') {
             out.push_str("\n\\ No newline at end of file\n");
         }
     }
@@ -293,18 +273,28 @@ fn push_number(out: &mut String, mut n: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// What `fix --diff` wrote before this module: `similar` over the
-    /// whole texts.
+    /// whole texts, its lines ended at `\n` alone (as GLib and `patch`
+    /// end them): each CR stands in as a character `similar` ends no line
+    /// at, and is put back in what it writes.
     fn similar_whole(old: &str, new: &str) -> String {
-        TextDiff::from_lines(old, new)
+        similar_lf(old, new, "a/f", "b/f")
+    }
+
+    /// `similar`'s diff of two texts whose lines end at `\n` alone.
+    pub(crate) fn similar_lf(old: &str, new: &str, a: &str, b: &str) -> String {
+        const CR: &str = "\u{e000}";
+        let (old, new) = (old.replace('\r', CR), new.replace('\r', CR));
+        TextDiff::from_lines(&old, &new)
             .unified_diff()
             .context_radius(3)
-            .header("a/f", "b/f")
+            .header(a, b)
             .to_string()
+            .replace(CR, "\r")
     }
 
     #[test]
@@ -339,7 +329,7 @@ mod tests {
     }
 
     #[test]
-    fn line_ends_as_similar_splits_them() {
+    fn line_ends_as_glib_splits_them() {
         for (old, new) in [
             ("a\r\nb\r\nc", "a\r\nB\r\nc"),
             ("a\rb\rc\r", "a\rb\rd\r"),
@@ -452,10 +442,12 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
-        /// Lines split as `similar` splits them, every line end and none.
+        /// Lines end at `\n` alone (a CR is part of its line), as GLib,
+        /// `patch` and `git apply` end them.
         #[test]
-        fn lines_as_similar_splits_them(text in "[a\\r\\n\u{e9}]{0,40}") {
-            prop_assert_eq!(lines(&text), similar::DiffableStr::tokenize_lines(text.as_str()));
+        fn lines_end_at_newlines(text in "[a\\r\\n\u{e9}]{0,40}") {
+            prop_assert_eq!(lines(&text), text.split_inclusive('\n').collect::<Vec<_>>());
+            prop_assert_eq!(lines_in(text.as_bytes()), text.matches('\n').count());
         }
 
         #[test]

@@ -865,12 +865,12 @@ impl Workspace {
             if containers && is_container_source(l.path) && !is_candidate(l.path) {
                 return WalkedFile::bare(Loaded::ContainerSources(scan_containerfile(l)));
             }
-            // A listed file that is no link is where its folder is: no look
-            // at it before it is opened.
+            // A listed file that is no link is where its folder is (the
+            // walk's real path of it): no look at it before it is opened.
             let (key, place) = if l.link {
                 this.identify(l.path)
             } else {
-                match root.place_listed(l.path) {
+                match l.real().map_or(Place::Outside, Place::Inside) {
                     Place::Inside(real) => {
                         // As a reference will spell it (`resolve` places
                         // normalized paths): its placement is this one.
@@ -923,6 +923,11 @@ impl Workspace {
         if walked.stopped {
             let _ = self.walk_stopped.set(top.to_path_buf());
         }
+        // What the listings said of each folder's `.gitignore`, for
+        // `git_ignored` (its folders are not looked at again).
+        self.git_ignores
+            .get_or_init(|| crate::files::walk::GitIgnores::new(&root))
+            .share(std::mem::take(&mut walked.listed));
         let mut sources = Vec::new();
         if whole_root || containers {
             let mut readers = ReaderKeys::default();

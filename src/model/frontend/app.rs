@@ -450,12 +450,17 @@ impl Reader<'_> {
         // entry's), and unknown when none is known to run.
         // nvmultiurisrcbin's streams come and go at run time: kept unknown.
         if let (Role::Source(s), false) = (&mut list.role, multi) {
-            let overridden = |i: usize| {
-                overrides
-                    .iter()
-                    .filter(|o| source_index(o) == Some(i))
-                    .any(|o| o.props.iter().any(|p| matches!(p.name.as_str(), "type" | "uri")))
-            };
+            // The entries an override writes `type` or `uri` for, found
+            // once: asked of every override for each entry, a list of 10^6
+            // entries beside 10^5 `[sourceN]` groups (a 10 MiB file) was
+            // 10^11 steps (hostile10: 200,000 entries and 20,000 groups,
+            // 1.8 MB, took 18 s).
+            let overridden: HashSet<usize> = overrides
+                .iter()
+                .filter(|o| o.props.iter().any(|p| matches!(p.name.as_str(), "type" | "uri")))
+                .filter_map(source_index)
+                .collect();
+            let overridden = |i: usize| overridden.contains(&i);
             let kinds: Vec<SourceKind> = running
                 .iter()
                 .flatten()
