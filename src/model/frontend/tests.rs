@@ -291,8 +291,10 @@ fn an_unset_nvinfer_batch_is_the_default_1_where_the_app_is_known() {
 
 #[test]
 fn nvmultiurisrcbin_batch_is_its_max_batch_size() {
+    // `[source-attr-all]`: without it `parse_config_file` refuses the
+    // config, and no batch is set.
     let app = "[application]\n[source-list]\nuse-nvmultiurisrcbin=1\nmax-batch-size=8\nlist=rtsp://a\n\
-               [streammux]\nbatch-size=1\n";
+               [source-attr-all]\nenable=1\n[streammux]\nbatch-size=1\n";
     let (_d, ws, g) = graph(&[("app.txt", app)]);
     let p = &g.pipelines[0];
     let list = p.sources().next().unwrap();
