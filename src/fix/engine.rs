@@ -633,6 +633,15 @@ fn run_once(
             }
         };
         let Some(pass) = pass else {
+            // Reached exactly when this pass found a cycle and, with the
+            // cycling files frozen, nothing else was left to fix: a file
+            // cycles only after a pass that changed it was applied (it must
+            // have come back once, `Returns::pass`), so `originals` holds it
+            // and `freeze` always puts it back. The findings above were read
+            // from the texts before that: read them again from the texts that
+            // will be written, before `after` counts them. Not removable
+            // while the cycle guard stands; no input found reaches the guard
+            // (see the tests below), so none reaches this either.
             if reverted {
                 continue;
             }

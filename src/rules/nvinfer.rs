@@ -76,10 +76,19 @@ fn caffe_uff(version: Option<(u32, u32)>) -> CaffeUff {
 /// or a TAO model (`tlt-encoded-model`, built by
 /// `NvDsInferCudaEngineGetFromTltModel`). `getCudaEngineFromCustomLib` then
 /// keeps INT8 without a calibration table (no FP16 fallback).
+///
+/// So, perhaps, does a network only a custom library builds (a
+/// `custom-lib-path` and no ONNX or TAO model: `custom-network-config`, a
+/// Caffe or UFF model): without `engine-create-func-name`, `buildModel`
+/// still looks up the library's deprecated `NvDsInferCudaEngineGet` and,
+/// when it is exported, builds through it (`getCudaEngineFromCustomLib`,
+/// INT8 kept); otherwise the library's `NvDsInferCreateModelParser` parses
+/// the network and `configCommonOptions` falls back to FP16. Which the
+/// library exports is not in the config: unknown, as for a named function.
 fn engine_from_function(inf: &Element) -> bool {
-    ["engine-create-func-name", "tlt-encoded-model"]
-        .iter()
-        .any(|k| inf.str(k).is_some_and(|e| !e.value.trim().is_empty()))
+    let set = |k: &&str| inf.str(k).is_some_and(|e| !e.value.trim().is_empty());
+    ["engine-create-func-name", "tlt-encoded-model"].iter().any(set)
+        || (set(&"custom-lib-path") && !BUILT_IN_SOURCE_KEYS.iter().any(set))
 }
 
 /// The precision TensorRT builds in, as nvinfer names the engine it saves
@@ -132,6 +141,11 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let calib_written = calib.is_some_and(|c| !c.trim().is_empty());
     let has_calib = match &calib_target {
         Some(Target::Exists(_)) => Some(true),
+        // A table the project's own `.gitignore` excludes (made by a
+        // calibration run, or fetched with the model) is in no clone:
+        // whether it is there where the app runs is unknown
+        // (`Workspace::git_ignored`), as DS704 holds for a model file.
+        Some(Target::Missing(p)) if ws.git_ignored(p) => None,
         Some(Target::Missing(_)) => Some(false),
         None if !calib_written => Some(false),
         None | Some(Target::Outside(_)) => None,
@@ -150,10 +164,12 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     let engine_only = !model_source;
     // An engine outside the tree (or not a plain path) may exist: if it
     // does, it is deserialized and network-mode changes nothing; whether it
-    // does is unknown (Precision 5), so neither DS202 nor DS206 speaks.
+    // does is unknown (Precision 5), so neither DS202 nor DS206 speaks. So
+    // is one the project's `.gitignore` excludes, unless its name says it
+    // was built for a smaller batch (refused wherever it is).
     let engine_unknown = engine
         .as_ref()
-        .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, None).is_none());
+        .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_known.or(p.map(|_| 1))).is_none());
     // A network-mode written as something no integer reader takes (a
     // template's `{{network_mode}}`, a `$VAR`) is not unset: its value is
     // unknown (what nvinfer does with it is DS003's), so DS202/DS206 are
@@ -643,15 +659,19 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
 /// missing, or its name says it was built for a smaller batch than
 /// `batch`; `Some(true)` when it exists (its batch read from its name when
 /// the name follows nvinfer's pattern, else taken as usable); `None` when
-/// it is outside the tree or not a path (unknown).
+/// it is outside the tree or not a path (unknown), or missing from a path
+/// the project's own `.gitignore` excludes (`Workspace::git_ignored`: an
+/// engine is a build product no clone carries, so where the app runs it may
+/// exist) unless its name says it was built for a smaller batch, which
+/// `checkBackendParams` refuses wherever the file is.
 fn engine_usable(ctx: &Ctx, value: &str, loc: &Site, batch: Option<i64>) -> Option<bool> {
+    let base = value.rsplit('/').next().unwrap_or(value).trim_end();
+    let built_for = parse_engine_name(base).map(|(_, b, _, _)| b as i64);
+    let too_small = matches!((built_for, batch), (Some(b), Some(wb)) if b < wb);
     match ctx.ws.resolve(loc.file, value)? {
+        Target::Missing(p) if ctx.ws.git_ignored(&p) && !too_small => None,
         Target::Missing(_) => Some(false),
-        Target::Exists(_) => {
-            let base = value.rsplit('/').next().unwrap_or(value).trim_end();
-            let built_for = parse_engine_name(base).map(|(_, b, _, _)| b as i64);
-            Some(!matches!((built_for, batch), (Some(b), Some(wb)) if b < wb))
-        }
+        Target::Exists(_) => Some(!too_small),
         Target::Outside(_) => None,
     }
 }

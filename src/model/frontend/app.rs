@@ -16,7 +16,7 @@ use crate::base::FileId;
 use crate::base::shared::Shared;
 use crate::model::detect::{Kind, app_source_group, app_yaml_skips, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
-use crate::model::frontend::{group_props, home, int, value};
+use crate::model::frontend::{group_props, home, int, source_list, value};
 use crate::model::graph::{
     Element, Home, Layer, Link, Pipeline, PrimaryBatch, Property, Reference, Role, Setting, Source, SourceKind, Stage,
     Value,
@@ -363,8 +363,14 @@ impl Reader<'_> {
         } else {
             SourceKind::Other
         };
+        // deepstream-app's key-file reader counts `num-source-bins` or the
+        // list's entries as GLib splits them, and refuses what it cannot
+        // count (`listed_count`); the test apps' YAML lists are their
+        // sequences.
         let streams = if multiurisrcbin {
             None
+        } else if self.kind == Kind::App && doc.format == Format::KeyFile {
+            source_list::listed_count(doc, group, false).ok()
         } else {
             u32::try_from(uris.len()).ok()
         };
@@ -438,6 +444,10 @@ impl Reader<'_> {
         };
         let streams = running.as_ref().and_then(|on| u32::try_from(on.len()).ok());
         let multi = list.factory.as_deref() == Some("nvmultiurisrcbin");
+        let streams = match &running {
+            Some(on) if !multi && doc.get(&list.name, "list").is_none() => copies_streams(doc, on.len(), overrides),
+            _ => streams,
+        };
         let uris = doc
             .get(&list.name, "list")
             .and_then(|e| e.value.as_deref())
@@ -537,14 +547,13 @@ impl Reader<'_> {
         if multi {
             return;
         }
-        let Some(entry) = doc.get(&list.name, "list") else {
-            return;
-        };
-        let at = (self.root, entry.spans.key());
+        // Without `list` each source keeps `[source-attr-all]`'s type
+        // (`set_source_all_configs` sets one only from a list entry).
+        let at = doc.get(&list.name, "list").map(|e| (self.root, e.spans.key()));
         // The types of the sources that run (an entry that does not run
         // opens nothing).
         let running: Vec<&String> = running.iter().flatten().filter_map(|&i| uris.get(i)).collect();
-        if !running.is_empty() {
+        if let (Some(at), false) = (at, running.is_empty()) {
             let types: Vec<Option<u8>> = running.iter().map(|u| listed_source_type(u)).collect();
             let value = match types[0] {
                 Some(t) if types.iter().all(|x| *x == Some(t)) => Value::Known(t.to_string().into()),
@@ -566,7 +575,7 @@ impl Reader<'_> {
             let Some(n) = source_index(o) else {
                 continue;
             };
-            if n >= uris.len() {
+            if listed.is_none_or(|l| n >= l as usize) {
                 continue;
             }
             for p in &o.props {
@@ -588,7 +597,20 @@ impl Reader<'_> {
     fn source_list_batch(&self, list: &Element) -> Option<Setting> {
         let doc = &self.ws.files[self.root].doc;
         let group = &list.name;
-        if list.factory.as_deref() == Some("nvmultiurisrcbin") {
+        let multi = list.factory.as_deref() == Some("nvmultiurisrcbin");
+        // A list the app refuses or cannot count: the written batches are
+        // overwritten, with what is not known.
+        let n = match source_list::listed_count(doc, group, multi) {
+            Ok(n) => n,
+            Err(why) => {
+                let at = doc.groups_named(group).next().map_or(0..0, |g| g.name_span.clone());
+                return Some(Setting {
+                    layer: Layer::Derived,
+                    ..Setting::unknown((self.root, at), why)
+                });
+            }
+        };
+        if multi {
             let max = list.str("max-batch-size")?;
             glib::parse_int(max.value)?;
             return Some(Setting {
@@ -597,10 +619,9 @@ impl Reader<'_> {
                 ..max.setting.clone()
             });
         }
-        let n = list.source()?.streams?;
         let at = doc
-            .get(group, "list")
-            .or_else(|| doc.get("", "source-list"))
+            .get(group, "num-source-bins")
+            .or_else(|| doc.get(group, "list"))
             .map_or(0..0, |e| e.spans.key());
         Some(Setting {
             value: Value::Known(n.to_string().into()),
@@ -610,6 +631,34 @@ impl Reader<'_> {
             derived: Some(format!("[source-list] sets it to the number of sources ({n})").into()),
         })
     }
+}
+
+/// The streams of `running` listed sources under a `[source-list]` without
+/// `list`: copies of `[source-attr-all]` (`set_source_all_configs`), one
+/// stream each, but a multi-URI copy (type 3) becomes `num-sources` streams
+/// (at least one) in `parse_config_file`, after the batches are set (a
+/// type-3 copy beside a `[sourceN]` group is refused: `listed_count`). Not
+/// known (`None`): a type `create_multi_source_bin` (deepstream_source_bin.c)
+/// opens none of (unset: 0, IPC: "Source type not yet implemented"; no
+/// integer: refused), or an enabled `[sourceN]` that writes its own `type`.
+fn copies_streams(doc: &Document, running: usize, overrides: &[Element]) -> Option<u32> {
+    const ATTR_ALL: &str = "source-attr-all";
+    let ty = int(doc, ATTR_ALL, "type")?;
+    let per = if ty == 3 {
+        match value(doc, ATTR_ALL, "num-sources") {
+            None => 1,
+            Some(v) => glib::parse_int(v)?.max(1),
+        }
+    } else if matches!(ty, 1 | 2 | 4..=8)
+        && !overrides
+            .iter()
+            .any(|o| o.props.iter().any(|p| p.name.as_str() == "type"))
+    {
+        1
+    } else {
+        return None;
+    };
+    u32::try_from(per.checked_mul(i64::try_from(running).ok()?)?).ok()
 }
 
 /// The groups of a file, in order (owned: the reader then borrows the

@@ -30,6 +30,7 @@ pub mod metamux;
 pub mod parallel;
 pub mod python;
 pub mod service_maker;
+mod source_list;
 #[cfg(test)]
 mod tests;
 

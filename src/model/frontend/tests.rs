@@ -291,8 +291,10 @@ fn an_unset_nvinfer_batch_is_the_default_1_where_the_app_is_known() {
 
 #[test]
 fn nvmultiurisrcbin_batch_is_its_max_batch_size() {
+    // `[source-attr-all]`: without it `parse_config_file` refuses the
+    // config, and no batch is set.
     let app = "[application]\n[source-list]\nuse-nvmultiurisrcbin=1\nmax-batch-size=8\nlist=rtsp://a\n\
-               [streammux]\nbatch-size=1\n";
+               [source-attr-all]\nenable=1\n[streammux]\nbatch-size=1\n";
     let (_d, ws, g) = graph(&[("app.txt", app)]);
     let p = &g.pipelines[0];
     let list = p.sources().next().unwrap();
@@ -552,5 +554,79 @@ fn pipelines_are_visited_as_built_only_when_the_building_changes_nothing() {
         assert_eq!(format!("{:?}", g.standalone), format!("{:?}", whole.standalone));
         let kinds = |ws: &Workspace| ws.files.iter().map(|f| f.kind).collect::<Vec<_>>();
         assert_eq!(kinds(&plain), kinds(&visiting));
+    }
+}
+
+/// `[source-list]` without `list` (DS 9.1 `parse_source_list`): the sources
+/// are `num-source-bins` copies of `[source-attr-all]`
+/// (`set_source_all_configs`), and both batches are that number
+/// (`parse_config_file`: `num_source_sub_bins`); a multi-URI type (3) copy
+/// then becomes `num-sources` streams, after the batches are set. Whatever
+/// deepstream-app refuses or cannot be counted is unknown: a count that
+/// disagrees with `list` or with the sensor lists ("Mismatch in …"), a list
+/// entry it cannot open ("not in proper format"), a `num-source-bins` that
+/// is no integer or 0, a type-3 copy beside a `[sourceN]` group ("MultiURI
+/// support not available if [source-list] is provided").
+#[test]
+fn source_list_num_source_bins_is_the_count_without_a_list() {
+    let attr = "[source-attr-all]\nenable=1\ntype=2\nuri=file:///a.mp4\n";
+    let cases: [(&str, &str, Option<u32>, Option<i64>); 13] = [
+        ("num-source-bins=4\n", "", Some(4), Some(4)),
+        ("num-source-bins=4\n", "[source1]\nenable=0\n", Some(4), Some(4)),
+        // The copies are attr-all's: enable=0 runs none but source 2.
+        (
+            "num-source-bins=4\n",
+            "[source-attr-all]\nenable=0\ntype=2\nuri=file:///a.mp4\n[source2]\nenable=1\n",
+            Some(1),
+            Some(4),
+        ),
+        ("num-source-bins=x\n", "", None, None),
+        ("num-source-bins=0\n", "", None, None),
+        ("num-source-bins=2000\n", "", None, None),
+        // Both written: they must agree, and the sensor lists with them.
+        ("num-source-bins=2\nlist=file:///a.mp4;file:///b.mp4\n", "", None, None),
+        (
+            "num-source-bins=2\nlist=file:///a.mp4;file:///b.mp4\nsensor-id-list=a;b\nsensor-name-list=A;B\n",
+            "",
+            Some(2),
+            Some(2),
+        ),
+        (
+            "num-source-bins=3\nlist=file:///a.mp4;file:///b.mp4\nsensor-id-list=a;b\nsensor-name-list=A;B\n",
+            "",
+            None,
+            None,
+        ),
+        // GLib counts the empty entry; set_source_all_configs cannot open it.
+        ("list=file:///a.mp4;;file:///b.mp4\n", "", None, None),
+        ("list=file:///a.mp4; file:///b.mp4\n", "", None, None),
+        // Multi-URI copies: num-sources streams each, the batch the count.
+        (
+            "num-source-bins=2\n",
+            "[source-attr-all]\nenable=1\ntype=3\nnum-sources=3\nuri=file:///a_%d.mp4\n",
+            Some(6),
+            Some(2),
+        ),
+        (
+            "num-source-bins=2\n",
+            "[source-attr-all]\nenable=1\ntype=3\nnum-sources=3\nuri=file:///a_%d.mp4\n[source1]\nenable=0\n",
+            None,
+            None,
+        ),
+    ];
+    for (list, rest, streams, batch) in cases {
+        let attr = if rest.contains("[source-attr-all]") { "" } else { attr };
+        let app = format!(
+            "[application]\n[source-list]\n{list}{attr}{rest}[streammux]\nbatch-size=7\n\
+             [primary-gie]\nenable=1\nbatch-size=7\nconfig-file=pgie.txt\n"
+        );
+        let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
+        let p = &g.pipelines[0];
+        assert_eq!(p.streams(), streams, "{list}{rest}");
+        for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
+            assert_eq!(e.int("batch-size").map(|b| b.value), batch, "{} {list}{rest}", e.name);
+            // Never the written 7: the app overwrites it.
+            assert_eq!(e.unknown("batch-size"), batch.is_none(), "{} {list}{rest}", e.name);
+        }
     }
 }

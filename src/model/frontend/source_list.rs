@@ -1,0 +1,136 @@
+//! How many sources deepstream-app's key-file reader makes of a
+//! `[source-list]` (DS 9.1 `parse_source_list`, `set_source_all_configs`,
+//! `parse_config_file`, deepstream_app_config_parser.c), or why that is not
+//! known: a config the app refuses, or one whose count it would read past
+//! its own arrays, is unknown (Precision 5), never a count dslint guesses.
+
+use crate::model::detect::app_source_group;
+use crate::syntax::{Document, glib};
+
+/// `MAX_SOURCE_BINS` (deepstream_config.h): the size of
+/// `multi_source_config`, which `set_source_all_configs` fills up to the
+/// listed count without a check.
+const MAX_SOURCE_BINS: i64 = 1024;
+
+/// The type a `[source-list] list` entry gives its source, as
+/// `set_source_all_configs` reads it: `file://`, `rtsp://`, or `usb:`/`csi:`
+/// with a number to the end; any other entry is refused ("not in proper
+/// format", or an empty entry read past its end: `uri + 4`).
+pub(super) fn entry_opens(uri: &str) -> bool {
+    if uri.starts_with("file://") || uri.starts_with("rtsp://") {
+        return true;
+    }
+    let id = |rest: &str| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    uri.strip_prefix("csi:")
+        .or_else(|| uri.strip_prefix("usb:"))
+        .is_some_and(id)
+}
+
+/// The entries of a `;` list key as `g_key_file_get_string_list` returns
+/// them (an empty entry counts, nothing is trimmed), or why GLib refuses it.
+fn string_list(doc: &Document, group: &str, key: &str) -> Result<Option<Vec<String>>, String> {
+    let Some(entry) = doc.get(group, key) else {
+        return Ok(None);
+    };
+    let Some(v) = entry.value.as_deref() else {
+        return Err(format!("[{group}] {key} is not a list GLib reads"));
+    };
+    glib::split_list(v)
+        .map(Some)
+        .map_err(|e| format!("[{group}] {key} is not a list GLib reads ({e}): deepstream-app refuses the config"))
+}
+
+/// The number of listed sources, `num_source_sub_bins`, which
+/// `parse_config_file` gives the streammux's and the primary's batch:
+/// `num-source-bins` where written, else the entries of `list`. Both
+/// written, `parse_source_list` refuses the config unless `list`,
+/// `sensor-id-list` and `sensor-name-list` each have that many entries
+/// ("Mismatch in URIs provided and num-source-bins.", and the same for the
+/// sensor IDs and names: an unwritten list has none). Without
+/// `[source-attr-all]` the app refuses the config; with it,
+/// `set_source_all_configs` refuses a `list` entry it cannot open. With
+/// nvmultiurisrcbin (`multi`) 0 is a count (streams come over REST), without
+/// it no source runs: unknown. Above `MAX_SOURCE_BINS` the app writes past
+/// its array, and at it refuses any `[sourceN]` ("App supports max").
+pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u32, String> {
+    let uris = string_list(doc, group, "list")?;
+    let bins = match doc.get(group, "num-source-bins") {
+        None => None,
+        Some(e) => {
+            // `g_key_file_get_integer`: a gint; a negative one is a huge
+            // guint `total_num_sources`.
+            let n = e
+                .value
+                .as_deref()
+                .and_then(glib::parse_int)
+                .filter(|n| i32::try_from(*n).is_ok());
+            match n {
+                Some(n) if n >= 0 => Some(n),
+                Some(_) => {
+                    return Err(format!(
+                        "[{group}] num-source-bins is negative: deepstream-app reads it as a count past its arrays"
+                    ));
+                }
+                None => {
+                    return Err(format!(
+                        "[{group}] num-source-bins is not an integer: deepstream-app refuses the config"
+                    ));
+                }
+            }
+        }
+    };
+    let n = match (bins, &uris) {
+        (Some(n), Some(uris)) => {
+            for key in ["list", "sensor-id-list", "sensor-name-list"] {
+                let len = match key {
+                    "list" => uris.len(),
+                    _ => string_list(doc, group, key)?.map_or(0, |l| l.len()),
+                };
+                if i64::try_from(len).ok() != Some(n) {
+                    return Err(format!(
+                        "[{group}] {key} has {len} entries, num-source-bins {n}: deepstream-app refuses the config (parse_source_list: \"Mismatch\")"
+                    ));
+                }
+            }
+            n
+        }
+        (Some(n), None) => n,
+        (None, Some(uris)) => i64::try_from(uris.len()).unwrap_or(i64::MAX),
+        (None, None) => 0,
+    };
+    if !doc.has_group("source-attr-all") {
+        return Err(format!(
+            "[{group}] without [source-attr-all]: deepstream-app refuses the config"
+        ));
+    }
+    if let Some((i, bad)) = uris.iter().flatten().enumerate().find(|(_, u)| !entry_opens(u)) {
+        return Err(format!(
+            "[{group}] list entry {} ({bad:?}) is none of file://, rtsp://, usb:N, csi:N: deepstream-app refuses the config (set_source_all_configs)",
+            i + 1
+        ));
+    }
+    // Without `list` every source is a copy of `[source-attr-all]`, type
+    // and all: a multi-URI one (3) beside any `[sourceN]` group, which
+    // `parse_config_file` checks after `parse_source` (that reads nothing
+    // of a group whose `enable` is 0, so the entry keeps the copy's type).
+    let any_source_group = || doc.group_names().iter().any(|g| app_source_group(g));
+    let attr_type = doc
+        .get("source-attr-all", "type")
+        .and_then(|e| e.value.as_deref())
+        .and_then(glib::parse_int);
+    if uris.is_none() && attr_type == Some(3) && any_source_group() {
+        return Err(
+            "[source-attr-all] type=3 beside a [sourceN] group: deepstream-app refuses the config (\"MultiURI support not available if [source-list] is provided\")"
+                .to_string(),
+        );
+    }
+    if n == 0 && !multi {
+        return Err(format!("[{group}] lists no source"));
+    }
+    if n > MAX_SOURCE_BINS || (n == MAX_SOURCE_BINS && any_source_group()) {
+        return Err(format!(
+            "[{group}] lists {n} sources, more than deepstream-app holds ({MAX_SOURCE_BINS})"
+        ));
+    }
+    u32::try_from(n).map_err(|_| format!("[{group}] lists {n} sources"))
+}
