@@ -274,7 +274,7 @@ impl Reader<'_> {
         };
         // A count beyond u32 is no count DeepStream could run: unknown.
         let streams = if ty == Some(3) {
-            u32::try_from(int(doc, group, "num-sources").unwrap_or(1).max(0)).ok()
+            source_list::multi_uri_streams(value(doc, group, "num-sources"))
         } else {
             Some(1)
         };
@@ -645,10 +645,7 @@ fn copies_streams(doc: &Document, running: usize, overrides: &[Element]) -> Opti
     const ATTR_ALL: &str = "source-attr-all";
     let ty = int(doc, ATTR_ALL, "type")?;
     let per = if ty == 3 {
-        match value(doc, ATTR_ALL, "num-sources") {
-            None => 1,
-            Some(v) => glib::parse_int(v)?.max(1),
-        }
+        i64::from(source_list::multi_uri_streams(value(doc, ATTR_ALL, "num-sources"))?)
     } else if matches!(ty, 1 | 2 | 4..=8)
         && !overrides
             .iter()

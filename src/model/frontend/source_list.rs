@@ -134,3 +134,17 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
     }
     u32::try_from(n).map_err(|_| format!("[{group}] lists {n} sources"))
 }
+
+/// The streams of a multi-URI source (type 3) of `num-sources` (`value`:
+/// unset is 0): `parse_config_file` raises a count below 1 to 1; a negative
+/// one is a huge `guint` (`num_sources`) that overruns `MAX_SOURCE_BINS`
+/// ("App supports max"), and one GLib cannot read fails `parse_source`: the
+/// app refuses both (`None`).
+pub(super) fn multi_uri_streams(value: Option<&str>) -> Option<u32> {
+    let Some(v) = value else { return Some(1) };
+    let n = glib::parse_int(v).filter(|n| i32::try_from(*n).is_ok())?;
+    if n < 0 {
+        return None;
+    }
+    u32::try_from(n.max(1)).ok()
+}

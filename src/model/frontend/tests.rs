@@ -630,3 +630,26 @@ fn source_list_num_source_bins_is_the_count_without_a_list() {
         }
     }
 }
+
+/// A multi-URI source's (type 3) streams are `num-sources`, which
+/// `parse_config_file` raises to 1 when below it (unset: 0); a negative one
+/// is a huge `guint` that overruns `MAX_SOURCE_BINS` ("App supports max"),
+/// and one GLib cannot read fails `parse_source`: the app refuses both,
+/// unknown.
+#[test]
+fn multi_uri_num_sources_below_one_is_one_stream() {
+    let cases: [(&str, Option<u32>); 6] = [
+        ("", Some(1)),
+        ("num-sources=0\n", Some(1)),
+        ("num-sources=1\n", Some(1)),
+        ("num-sources=3\n", Some(3)),
+        ("num-sources=-2\n", None),
+        ("num-sources=x\n", None),
+    ];
+    for (n, streams) in cases {
+        let app =
+            format!("[application]\n[source0]\nenable=1\ntype=3\nuri=file:///a_%d.mp4\n{n}[streammux]\nbatch-size=2\n");
+        let (_d, _ws, g) = graph(&[("app.txt", &app)]);
+        assert_eq!(g.pipelines[0].streams(), streams, "{n}");
+    }
+}
