@@ -851,30 +851,41 @@ fn ignore_files_above_the_root_are_never_read() {
 const OVER_IGNORE: &str = "the ignore files (.ignore, .gitignore) under it are over 524288 bytes, 10000 patterns or 10000 wildcards (*, ?, [) together, more than dslint compiles (globs take hundreds of times their size in memory), or its links to folders lead to over 16384 folders (a folder reached through two links is walked once for each); nothing walked";
 
 /// `check` in `dir` with its output thrown away; its own peak memory in
-/// KiB (`wait4`'s `ru_maxrss`: this child's, not the other tests').
+/// KiB, as GNU time (`/usr/bin/time -f %M`) reports it.
+///
+/// Not `wait4`'s `ru_maxrss` of a child spawned from here: Linux carries
+/// the spawning process's high-water mark into the child's at `exec`
+/// (`exec_mmap` takes the old memory's, which after `vfork`/`posix_spawn`
+/// is this harness's and after `fork` its copy), so that figure was the
+/// larger of dslint's peak and this test binary's, which grows with every
+/// test that held a big input beside it (a 10 MiB Dockerfile "peaked" at
+/// 86–114 MiB in full runs and ~30 MiB alone). GNU time forks from its
+/// own small process, so its child's figure is the child's.
 fn peak_kib(dir: &Path, args: &[&str]) -> i64 {
     peak_kib_with(dir, args, &[])
 }
 
 /// `peak_kib` with these environment variables set.
 fn peak_kib_with(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> i64 {
-    // Waited for with wait4(2), not `Child::wait`: it gives the rusage.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(dslint_bin())
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let status = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(report.path())
+        .arg(dslint_bin())
         .args(args)
         .envs(envs.iter().copied())
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is valid; wait4(2) on the child just started.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    usage.ru_maxrss
+        .status()
+        .expect("/usr/bin/time (GNU time: .ci/run installs it)");
+    let text = std::fs::read_to_string(report.path()).unwrap();
+    // GNU time writes "Command exited with non-zero status N" first when
+    // the run fails (dslint's exit 1 for findings): the figure is the last
+    // line.
+    let kib = text.lines().last().and_then(|l| l.trim().parse().ok());
+    kib.unwrap_or_else(|| panic!("/usr/bin/time gave no peak ({status}): {text:?}"))
 }
 
 /// The ignore files a walk compiles are bounded in bytes, patterns and
@@ -1211,6 +1222,11 @@ fn placements_through_long_links_are_bounded_in_bytes() {
 /// every override for each entry, entries times overrides (hostile10:
 /// 200,000 entries and 20,000 groups, a 1.8 MB file, 18 s of CPU; a 10 MiB
 /// file holds 10^6 entries and 10^5 groups). Finishes in linear work.
+/// Since doubts9 a list past `MAX_SOURCE_BINS` (1,024) is one deepstream-app
+/// refuses (`parse_source_list`): its sources are unknown and no rule
+/// speaks, and within 1,024 entries the old product was at most ~10^9 short
+/// steps, so this input no longer tells the old code from the new; it holds
+/// the whole run bounded and silent.
 #[test]
 fn a_source_list_beside_many_overrides_finishes() {
     let l = layout();
@@ -1231,11 +1247,7 @@ fn a_source_list_beside_many_overrides_finishes() {
         &[],
         Duration::from_secs(10),
     );
-    assert_eq!((rc, err.as_str()), (1, ""));
-    assert_eq!(
-        out,
-        "count  code   severity  fix  name\n    1  DS101  info           streammux-batch-size\n    1  DS105  warning   [*]  live-source\n    2  total: 0 errors, 1 warning, 1 info in 1 file\nfix: [*] safe, applied by `dslint fix`; [-] unsafe, needs `dslint fix --unsafe-fixes`\n"
-    );
+    assert_eq!((rc, err.as_str(), out.as_str()), (0, "", "No findings in 1 file.\n"));
 }
 
 /// Links to folders inside the root are followed, as the `ignore` crate
