@@ -868,14 +868,17 @@ pub struct GitIgnores {
 /// (at most [`GIT_IGNORES_MAX_BYTES`]).
 #[derive(Default)]
 struct ListedMap {
-    dirs: std::collections::HashMap<Arc<Path>, bool>,
+    /// Keyed by the path's bytes: `Path`'s own hash parses components
+    /// (~800 instructions a path); a path spelled otherwise only misses.
+    dirs: std::collections::HashMap<Box<[u8]>, bool, foldhash::fast::RandomState>,
     bytes: usize,
 }
 
 /// The folders [`GitIgnores`] has read, and the bytes of their paths.
 #[derive(Default)]
 struct GitIgnoreDirs {
-    rules: std::collections::HashMap<PathBuf, Result<FolderGit, ()>>,
+    /// Keyed by the path's bytes, as [`ListedMap`]'s.
+    rules: std::collections::HashMap<Box<[u8]>, Result<FolderGit, ()>, foldhash::fast::RandomState>,
     bytes: usize,
 }
 
@@ -944,14 +947,14 @@ impl GitIgnores {
                 break;
             }
             m.bytes += len;
-            m.dirs.insert(dir, gitignore);
+            m.dirs.insert(path_bytes(&dir).into(), gitignore);
         }
     }
 
     /// Whether a walk listed `dir` holding a `.gitignore` (`None`: no walk
     /// listed it).
     fn listed(&self, dir: &Path) -> Option<bool> {
-        self.listed.lock().ok()?.dirs.get(dir).copied()
+        self.listed.lock().ok()?.dirs.get(path_bytes(dir)).copied()
     }
 
     /// Whether the `.gitignore` files exclude `path` (absolute, no `..`,
@@ -1029,7 +1032,7 @@ impl GitIgnores {
 
     /// What is remembered of `dir`, a folder that is there.
     fn known(&self, dir: &Path) -> Option<Result<FolderGit, ()>> {
-        self.dirs.lock().ok()?.rules.get(dir).cloned()
+        self.dirs.lock().ok()?.rules.get(path_bytes(dir)).cloned()
     }
 
     /// What holds in `dir` (`parent`: in the folder above it): the rules
@@ -1052,7 +1055,7 @@ impl GitIgnores {
             let len = dir.as_os_str().len();
             if m.bytes + len <= GIT_IGNORES_MAX_BYTES {
                 m.bytes += len;
-                m.rules.insert(dir.to_path_buf(), r.clone());
+                m.rules.insert(path_bytes(dir).into(), r.clone());
             }
         }
         Some(r)
@@ -1091,6 +1094,12 @@ impl GitIgnores {
             }),
         }
     }
+}
+
+/// A path's bytes, the key of [`GitIgnores`]' maps.
+fn path_bytes(path: &Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes()
 }
 
 /// Whether the `.gitignore` rules in force (`rules`) exclude `path`: the

@@ -169,6 +169,15 @@ pub struct Workspace {
     /// What the project's own `.gitignore` files exclude
     /// (`git_ignored`), read the first time a path is missing.
     git_ignores: std::sync::OnceLock<crate::files::walk::GitIgnores>,
+    /// `git_ignored`'s answers by the path asked (at most
+    /// [`GIT_IGNORED_MEMO_MAX`]): DS202, DS206 and DS207 each ask it of an
+    /// nvinfer's one missing engine (`rules::nvinfer::engine_usable`), and
+    /// placing the path and matching it three times over was +4.4% of the
+    /// 10k bench tree's instructions. Not carried into a later pass of
+    /// `fix` (it is rebuilt with the workspace), though nothing a fix edits
+    /// changes an answer.
+    /// Keyed by the path's bytes (`Path`'s hash parses components).
+    git_ignored_memo: std::sync::Mutex<HashMap<Box<[u8]>, bool, foldhash::fast::RandomState>>,
     /// What the containers are given of each file, by id, found the first
     /// time one of its paths is missing (`unknown_in_container`): a file
     /// names many paths, and most files are in no container. Sized to the
@@ -278,6 +287,10 @@ fn key_path(bytes: Vec<u8>) -> PathBuf {
 /// bytes instead of parsing the path's components (what hashing a `Path`
 /// does: ~10 instructions a byte, for every reference resolved).
 type BytesMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
+/// The most answers `Workspace::git_ignored` remembers (one an nvinfer's
+/// missing engine or calibration table, a script's missing path).
+const GIT_IGNORED_MEMO_MAX: usize = 1 << 16;
 
 /// At most this many placements of paths no walk listed are remembered,
 /// plus [`PLACED_PER_LISTED`] for each file a walk listed (those are
@@ -784,6 +797,21 @@ impl Workspace {
         let Some(root) = &self.root else {
             return false;
         };
+        let key = path.as_os_str().as_bytes();
+        if let Some(&known) = self.git_ignored_memo.lock().ok().as_ref().and_then(|m| m.get(key)) {
+            return known;
+        }
+        let ignored = self.git_ignored_now(root, path);
+        if let Ok(mut m) = self.git_ignored_memo.lock()
+            && m.len() < GIT_IGNORED_MEMO_MAX
+        {
+            m.insert(key.into(), ignored);
+        }
+        ignored
+    }
+
+    /// [`git_ignored`](Self::git_ignored), asked of the disk.
+    fn git_ignored_now(&self, root: &ProjectRoot, path: &Path) -> bool {
         let Place::Missing(real) = self.place(path) else {
             return false;
         };
