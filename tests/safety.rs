@@ -1103,6 +1103,14 @@ fn container_scans_of_huge_files_hold_no_list_of_their_words() {
     }
 }
 
+/// `check app.txt --statistics` in `repo`, `app.txt` being `text` and a
+/// `[streammux]` group, within `limit`.
+fn check_app_statistics(repo: &Path, mut text: String, limit: Duration) -> (i32, String, String) {
+    text.push_str("\n[streammux]\nbatch-size=1\nwidth=1920\nheight=1080\n");
+    std::fs::write(repo.join("app.txt"), text).unwrap();
+    run_bounded(repo, &["check", "app.txt", "--statistics"], &[], limit)
+}
+
 /// A `[source-list]` app's `[source-attr-all]` keys are given to the list
 /// element (`set_source_all_configs`); each was once looked for among the
 /// keys given before it, quadratic in the group's keys: 200,000 distinct
@@ -1120,14 +1128,7 @@ fn source_attr_all_with_many_keys_finishes() {
         text.push_str(&format!("k{i}=1\n"));
     }
     text.push_str(&"gpu-id=0\n".repeat(n + 100));
-    text.push_str("\n[streammux]\nbatch-size=1\nwidth=1920\nheight=1080\n");
-    std::fs::write(l.repo.join("app.txt"), text).unwrap();
-    let (rc, out, err) = run_bounded(
-        &l.repo,
-        &["check", "app.txt", "--statistics"],
-        &[],
-        Duration::from_secs(20),
-    );
+    let (rc, out, err) = check_app_statistics(&l.repo, text, Duration::from_secs(20));
     assert_eq!(rc, 1, "{err}");
     assert!(out.contains(&format!("{n}  DS002  warning")), "{out}");
 }
@@ -1239,14 +1240,7 @@ fn a_source_list_beside_many_overrides_finishes() {
     for i in 0..overrides {
         text.push_str(&format!("[source{i}]\nenable=1\ntype=1\n"));
     }
-    text.push_str("\n[streammux]\nbatch-size=1\nwidth=1920\nheight=1080\n");
-    std::fs::write(l.repo.join("app.txt"), text).unwrap();
-    let (rc, out, err) = run_bounded(
-        &l.repo,
-        &["check", "app.txt", "--statistics"],
-        &[],
-        Duration::from_secs(10),
-    );
+    let (rc, out, err) = check_app_statistics(&l.repo, text, Duration::from_secs(10));
     assert_eq!((rc, err.as_str(), out.as_str()), (0, "", "No findings in 1 file.\n"));
 }
 
