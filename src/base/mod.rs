@@ -3,6 +3,7 @@
 //! diagnostics and their severities, and the rule registry. Nothing here imports from `syntax`,
 //! `model`, `rules` or `fix`, so data can flow one way above it.
 
+pub mod decimal;
 pub mod diagnostic;
 pub mod edit;
 pub mod key;

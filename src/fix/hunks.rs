@@ -24,6 +24,7 @@
 //! one does not (a change slid through the slack, or fewer equal lines),
 //! the whole texts are diffed instead.
 
+use crate::base::decimal::push_decimal;
 use similar::{DiffOp, DiffTag, TextDiff};
 
 /// Lines of context in a hunk (`diff -u`'s and `similar`'s default).
@@ -246,29 +247,11 @@ fn push_lines(out: &mut String, mark: char, lines: &[&str]) {
 fn push_range(out: &mut String, start: usize, end: usize) {
     let len = end.saturating_sub(start);
     if len == 1 {
-        push_number(out, start + 1);
+        push_decimal(out, start + 1);
     } else {
-        push_number(out, if len == 0 { start } else { start + 1 });
+        push_decimal(out, if len == 0 { start } else { start + 1 });
         out.push(',');
-        push_number(out, len);
-    }
-}
-
-/// A number in decimal, as `{}` writes it (without `fmt`'s machinery: a
-/// hunk header has two ranges, 27k headers on the 10k bench tree).
-fn push_number(out: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
+        push_decimal(out, len);
     }
 }
 
@@ -428,15 +411,6 @@ pub(crate) mod tests {
                 }
                 (lines.concat() + &old_last, new_lines.concat() + &new_last)
             })
-    }
-
-    #[test]
-    fn numbers_as_fmt_writes_them() {
-        for n in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
-            let mut out = String::new();
-            push_number(&mut out, n);
-            assert_eq!(out, n.to_string());
-        }
     }
 
     proptest! {

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use rayon::prelude::*;
 
+use crate::base::decimal::push_decimal;
 use crate::base::diagnostic::{Diagnostic, Severity};
 use crate::base::edit::Applicability;
 use crate::context::edits_outside;
@@ -99,7 +100,7 @@ const BATCH: usize = RUN * 8;
 
 /// One finding: the headline, the line with a caret, then `expected`,
 /// `why`, `see` and `fix`. Written piece by piece with `push_str` (and
-/// numbers with [`push_num`]), not through `write!`: a finding's lines are
+/// numbers with [`push_decimal`]), not through `write!`: a finding's lines are
 /// most of the output, and the formatter's machinery was most of their
 /// cost.
 fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], style: &Style) {
@@ -115,9 +116,9 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
     out.push_str("\n  --> ");
     out.push_str(&esc(&crate::files::shown(l.path)));
     out.push(':');
-    push_num(out, l.line);
+    push_decimal(out, l.line);
     out.push(':');
-    push_num(out, l.col);
+    push_decimal(out, l.col);
     out.push('\n');
     let src = f.lines.line_span(&f.doc.text, l.line);
     // (Copied only when it holds a tab: few lines do.)
@@ -146,7 +147,7 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
     let gutter = digits(l.line);
     fill(out, SPACES, gutter);
     out.push_str(" |\n");
-    push_num(out, l.line);
+    push_decimal(out, l.line);
     out.push_str(" | ");
     out.push_str(line_text.trim_start_matches('\u{feff}'));
     out.push('\n');
@@ -185,9 +186,9 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         out.push_str(" = see: ");
         out.push_str(&esc(&crate::files::shown(&ws.files[*rf].path)));
         out.push(':');
-        push_num(out, rl);
+        push_decimal(out, rl);
         out.push(':');
-        push_num(out, rc);
+        push_decimal(out, rc);
         out.push('\n');
     }
     fill(out, SPACES, gutter);
@@ -220,23 +221,6 @@ fn finding(out: &mut String, ws: &Workspace, d: &Diagnostic, covered: &[bool], s
         None => out.push_str("none"),
     }
     out.push_str("\n\n");
-}
-
-/// `n` in decimal, as `{}` writes it.
-fn push_num(out: &mut String, n: usize) {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Digits only: ASCII.
-    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
 /// `n` copies of the one ASCII char a run repeats ([`SPACES`],
@@ -315,11 +299,6 @@ mod tests {
             fill(&mut spaces, SPACES, n);
             assert_eq!(carets, format!("<{}", "^".repeat(n)));
             assert_eq!(spaces, " ".repeat(n));
-        }
-        for n in [0, 1, 9, 10, 99, 100, 12345, u32::MAX as usize, usize::MAX] {
-            let mut s = String::from("x");
-            push_num(&mut s, n);
-            assert_eq!(s, format!("x{n}"));
         }
     }
 }
