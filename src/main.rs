@@ -841,12 +841,7 @@ fn fix_report(common: &Common, how: &FixRun, opts: &FixOptions, outcome: &engine
     } else {
         if !how.write && !how.quiet {
             let style = color(common.color);
-            stdio::write(|w| {
-                for diff in dslint::fix::diff::unified_all(&outcome.changed, style) {
-                    w.write_all(diff.as_bytes())?;
-                }
-                Ok(())
-            })?;
+            stdio::write(|w| dslint::fix::diff::write_all(&outcome.changed, style, w))?;
         }
         if how.show_fixes {
             for line in &outcome.log {

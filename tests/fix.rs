@@ -1067,3 +1067,18 @@ fn lone_crs_end_no_diff_line() {
         "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n [a]\n-k=1\r\n\\ No newline at end of file\n+k=2\r\n\\ No newline at end of file\n"
     );
 }
+
+/// A fix run holds each changed text once at its end: the texts are the
+/// outcome's (`changed`), and the last check's workspace, which the run
+/// hands back as `final_ws`, keeps no copy of them in its overlay (each
+/// check shared the loop's texts, `OverlayTexts`, and the run lets go of
+/// that share before moving them out). Before, the overlay held a copy of
+/// every changed text to the end of the process.
+#[test]
+fn a_fix_run_keeps_no_second_copy_of_its_texts() {
+    let (_tmp, top) = generated_tree(7);
+    let outcome = engine::run(&[top], &plain_options(false));
+    assert!(outcome.changed.len() > 50, "{} files changed", outcome.changed.len());
+    assert!(outcome.checks.touched > 0, "{:?}", outcome.checks);
+    assert_eq!(outcome.final_ws.overlay.len(), 0);
+}

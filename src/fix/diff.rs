@@ -11,17 +11,30 @@ pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     unified_between(path, path, original, new, color)
 }
 
-/// The diffs of every changed file, in path order (made in parallel).
-pub fn unified_all(
+/// Files whose diffs are made together (in parallel) and then written:
+/// enough to keep every thread busy, few enough that the diffs of a large
+/// tree are never all held at once (the 100k bench tree's are ~36 MB).
+const DIFF_BATCH: usize = 512;
+
+/// Write the diffs of every changed file, in path order, each batch of
+/// files diffed in parallel (`DIFF_BATCH`).
+pub fn write_all(
     changed: &std::collections::BTreeMap<std::path::PathBuf, (String, String)>,
     color: bool,
-) -> Vec<String> {
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     use rayon::prelude::*;
     let files: Vec<_> = changed.iter().collect();
-    files
-        .par_iter()
-        .map(|(path, (original, new))| unified(path, original, new, color))
-        .collect()
+    for batch in files.chunks(DIFF_BATCH) {
+        let diffs: Vec<String> = batch
+            .par_iter()
+            .map(|(path, (original, new))| unified(path, original, new, color))
+            .collect();
+        for diff in diffs {
+            w.write_all(diff.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// A diff from one file to another (a script and its wrapped copy).

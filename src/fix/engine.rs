@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::base::FileId;
 use crate::base::diagnostic::Diagnostic;
@@ -227,7 +228,12 @@ fn run_in(
     // The loop the restart may narrow, and the files of the fixes dropped.
     let mut narrowable: Option<(Run, Vec<FileId>)> = None;
     let mut narrowed_restarts = 0;
-    let starting = || -> PathMap<String> { start.iter().map(|(k, t)| (Key::new(k.clone()), t.clone())).collect() };
+    let starting = || -> PathMap<Arc<String>> {
+        start
+            .iter()
+            .map(|(k, t)| (Key::new(k.clone()), Arc::new(t.clone())))
+            .collect()
+    };
     loop {
         let narrowed = narrowable
             .take()
@@ -256,6 +262,9 @@ fn run_in(
         if new.is_empty() || restarts == max_restarts {
             // What the run leaves and changed is read from its last check
             // (the checker's last), made only for the run that is returned.
+            // The run's texts are then its own (the check's share let go):
+            // `finish` moves them into `changed`.
+            checker.release_texts();
             let mut out = match checker.last() {
                 Some(last) => run.finish(last, opts),
                 None => FixOutcome::default(),
@@ -310,9 +319,10 @@ fn run_in(
 /// One fix loop, the fixes in `banned` left out.
 struct Run {
     passes: usize,
-    /// The texts the loop ends with (by canonical path), and each changed
-    /// file's path and text before its first fix.
-    overlay: PathMap<String>,
+    /// The texts the loop ends with (by canonical path; shared with the
+    /// checks' workspace, `OverlayTexts`), and each changed file's path and
+    /// text before its first fix.
+    overlay: PathMap<Arc<String>>,
     originals: PathMap<(PathBuf, String)>,
     /// Every fix applied with the files it edits.
     logged: Vec<(AppliedFix, Vec<Key>)>,
@@ -411,16 +421,22 @@ impl Run {
         let mut overlay = overlay;
         // Each file's texts paired here, compared on all threads (the
         // texts of thousands of files).
-        let paired: Vec<(Key, PathBuf, String, String)> = originals
+        let paired: Vec<(Key, PathBuf, String, Arc<String>)> = originals
             .into_iter()
             .filter_map(|(key, (path, original))| {
                 let new = overlay.remove(&key)?;
                 Some((key, path, original, new))
             })
             .collect();
+        // Each new text is this run's alone by now (`release_texts`): taken
+        // out of its `Arc`, not copied.
         let paired: Vec<(Key, PathBuf, String, String)> = paired
             .into_par_iter()
-            .filter(|(_, _, original, new)| new != original)
+            .filter(|(_, _, original, new)| **new != *original)
+            .map(|(key, path, original, new)| {
+                let new = Arc::try_unwrap(new).unwrap_or_else(|shared| String::clone(&shared));
+                (key, path, original, new)
+            })
             .collect();
         // The files that differ, each with the path `changed` names it by.
         let mut differ: PathMap<PathBuf> = PathMap::default();
@@ -479,7 +495,7 @@ struct Region {
 fn run_once(
     checker: &mut Checker,
     opts: &FixOptions,
-    start: PathMap<String>,
+    start: PathMap<Arc<String>>,
     banned: &HashSet<FixKey>,
     before: &mut Option<Rc<guard::Counts>>,
     links: &mut Links,
@@ -723,7 +739,7 @@ fn run_once(
             .collect();
         originals.extend(firsts);
         for (file, text) in texts {
-            overlay.insert(key(file), text);
+            overlay.insert(key(file), Arc::new(text));
         }
     };
     Some(Run {
@@ -794,10 +810,10 @@ fn narrow(
         ..region
     };
     // The other files as the loop left them, the region's as it started.
-    let mut from: PathMap<String> = overlay;
+    let mut from: PathMap<Arc<String>> = overlay;
     from.retain(|k, _| !region_keys.contains(k));
     for (k, text) in start.iter().filter(|(k, _)| region_keys.contains(Key::bytes_of(k))) {
-        from.insert(Key::new(k.clone()), text.clone());
+        from.insert(Key::new(k.clone()), Arc::new(text.clone()));
     }
     let mut before = Some(before);
     let run = run_once(
@@ -927,13 +943,13 @@ fn waiting(checked: &Checked, fixable: &[&Diagnostic]) -> Vec<bool> {
 fn freeze(
     cycling: Vec<Key>,
     originals: &PathMap<(PathBuf, String)>,
-    overlay: &mut PathMap<String>,
+    overlay: &mut PathMap<Arc<String>>,
     frozen: &mut BTreeSet<PathBuf>,
 ) -> bool {
     let mut reverted = false;
     for k in &cycling {
         if let Some((_, original)) = originals.get(k) {
-            overlay.insert(k.clone(), original.clone());
+            overlay.insert(k.clone(), Arc::new(original.clone()));
             reverted = true;
         }
     }
@@ -1025,13 +1041,13 @@ mod tests {
         let mut originals: PathMap<(PathBuf, String)> = PathMap::default();
         originals.insert(a.clone(), (PathBuf::from("a.txt"), "a0".to_string()));
         originals.insert(c.clone(), (PathBuf::from("c.txt"), "c0".to_string()));
-        let mut overlay: PathMap<String> = PathMap::default();
+        let mut overlay: PathMap<Arc<String>> = PathMap::default();
         for (k, text) in [(&a, "a2"), (&b, "b0"), (&c, "c1")] {
-            overlay.insert(k.clone(), text.to_string());
+            overlay.insert(k.clone(), Arc::new(text.to_string()));
         }
         let mut frozen = BTreeSet::new();
         assert!(!freeze(vec![b.clone()], &originals, &mut overlay, &mut frozen));
-        assert_eq!(overlay[&b], "b0");
+        assert_eq!(*overlay[&b], "b0");
         assert!(freeze(vec![a.clone()], &originals, &mut overlay, &mut frozen));
         assert_eq!((overlay[&a].as_str(), overlay[&c].as_str()), ("a0", "c1"));
         assert_eq!(frozen, BTreeSet::from([a.to_path_buf(), b.to_path_buf()]));
@@ -1039,7 +1055,7 @@ mod tests {
         assert!(frozen.iter().all(|k| {
             originals
                 .get(Key::bytes_of(k))
-                .is_none_or(|(_, o)| overlay[Key::bytes_of(k)] == *o)
+                .is_none_or(|(_, o)| *overlay[Key::bytes_of(k)] == *o)
         }));
     }
 

@@ -47,7 +47,7 @@ use crate::fix::shelf::{Build, Builds, LOADED, Parsed, Print, Shelf, Versions};
 use crate::model::detect::Kind;
 use crate::model::frontend;
 use crate::model::graph::{Element, Graph, Pipeline};
-use crate::model::workspace::{NewText, Workspace, canonical};
+use crate::model::workspace::{NewText, OverlayTexts, Workspace, canonical};
 use crate::rules::context::Ctx;
 use crate::rules::suppress::Suppressions;
 use crate::rules::{self, Findings};
@@ -251,7 +251,7 @@ impl<'a> Checker<'a> {
 
     /// Check the tree with these texts in place of the disk's (by
     /// canonical path).
-    pub fn check<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>) -> &Checked {
+    pub fn check<S: BuildHasher>(&mut self, overlay: &HashMap<Key, Arc<String>, S>) -> &Checked {
         let next = match self.last.take() {
             None => self.full(overlay, None),
             Some(last) if self.recheck == Recheck::All => self.full(overlay, Some(last.ws)),
@@ -277,6 +277,16 @@ impl<'a> Checker<'a> {
     /// (the engine keeps ids across checks: `guard::Links`).
     pub fn same_ids(&self) -> bool {
         !self.renumbered
+    }
+
+    /// Let go of the last check's share of the loop's texts
+    /// (`Workspace::overlay`): no check follows, and the loop's outcome
+    /// then owns its changed texts alone (moved into `FixOutcome::changed`,
+    /// not copied).
+    pub fn release_texts(&mut self) {
+        if let Some(last) = &mut self.last {
+            last.ws.overlay = OverlayTexts::default();
+        }
     }
 
     /// How the checks so far were made.
@@ -305,16 +315,17 @@ impl<'a> Checker<'a> {
 
     /// Load the whole tree (the documents of `previous` whose text is the
     /// same reused) and run every rule.
-    fn full<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>, previous: Option<Workspace>) -> Checked {
+    fn full<S: BuildHasher>(&mut self, overlay: &HashMap<Key, Arc<String>, S>, previous: Option<Workspace>) -> Checked {
         self.counts.full += 1;
         let (paths, root) = (self.paths, self.root.clone());
-        let texts: HashMap<PathBuf, String> = overlay.iter().map(|(k, t)| (k.to_path_buf(), t.clone())).collect();
+        // The texts shared, not copied (`OverlayTexts`).
+        let texts: OverlayTexts = overlay.iter().map(|(k, t)| (k.clone(), Arc::clone(t))).collect();
         let had: Option<Vec<PathBuf>> = previous
             .as_ref()
             .map(|prev| prev.files.iter().map(|f| f.path.clone()).collect());
         let mut ws = match previous {
             Some(prev) => Workspace::load_reusing(paths, root, texts, prev),
-            None => Workspace::load_in(paths, root, texts),
+            None => Workspace::load_shared(paths, root, texts),
         };
         self.context.get_or_insert_with(|| Context::find(&ws)).load(&mut ws);
         let loaded_kinds = ws.files.iter().map(|f| f.kind).collect();
@@ -501,7 +512,7 @@ impl Checked {
     /// workspace's documents are of use: some may have their new text).
     fn update<S: BuildHasher>(
         &mut self,
-        overlay: &HashMap<Key, String, S>,
+        overlay: &HashMap<Key, Arc<String>, S>,
         opts: &super::engine::FixOptions,
     ) -> Option<Updated> {
         let edits = self.edits(overlay)?;
@@ -566,21 +577,19 @@ impl Checked {
                 self.stale.insert(id);
             }
         }
-        // In place: most texts are the last overlay's (a copy of every
-        // text each pass was ~2% of the run on the 10k bench tree).
-        // The texts compared on all threads.
+        // The engine's texts shared, not copied (`OverlayTexts`): each
+        // changed text was held here once more. Most are the last
+        // overlay's, the same `Arc` (compared by address first).
         self.ws.overlay.retain(|k, _| overlay.contains_key(k));
-        let had = &self.ws.overlay;
-        let entries: Vec<(&Key, &String)> = overlay.iter().collect();
-        let differ: Vec<(&Key, &String)> = entries
-            .into_par_iter()
-            .filter(|&(k, text)| had.get(k) != Some(text))
-            .collect();
-        for (k, text) in differ {
+        for (k, text) in overlay {
             match self.ws.overlay.get_mut(k) {
-                Some(had) => had.clone_from(text),
+                Some(had) => {
+                    if !Arc::ptr_eq(had, text) {
+                        *had = Arc::clone(text);
+                    }
+                }
                 None => {
-                    self.ws.overlay.insert(k.clone(), text.clone());
+                    self.ws.overlay.insert(k.clone(), Arc::clone(text));
                 }
             }
         }
@@ -711,8 +720,8 @@ impl Checked {
     /// with where the last overlay named it and this one does not. `None`
     /// when that text is not at hand (the load read the last overlay's), or
     /// the overlay changes the text of a file not loaded as a config.
-    fn edits<S: BuildHasher>(&mut self, overlay: &HashMap<Key, String, S>) -> Option<Vec<(FileId, String)>> {
-        let entries: Vec<(&Key, &String)> = overlay.iter().collect();
+    fn edits<S: BuildHasher>(&mut self, overlay: &HashMap<Key, Arc<String>, S>) -> Option<Vec<(FileId, String)>> {
+        let entries: Vec<(&Key, &Arc<String>)> = overlay.iter().collect();
         let ids = self.ids.get_all(&self.ws, entries.iter().map(|(k, _)| *k));
         // Compared (and copied) on all threads, in the overlay's order.
         let ws = &self.ws;
@@ -720,7 +729,7 @@ impl Checked {
             .par_iter()
             .zip(ids)
             .map(|(&(key, text), id)| match id {
-                Some(id) if ws.files[id].doc.text != *text => Some(Some((id, text.clone()))),
+                Some(id) if ws.files[id].doc.text != **text => Some(Some((id, String::clone(text)))),
                 Some(_) => Some(None),
                 None if ws.overlay.get(key) == Some(text) => Some(None),
                 None => None,

@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::base::FileId;
 use crate::base::key::Key;
@@ -117,6 +118,12 @@ pub enum Target {
     Outside(PathBuf),
 }
 
+/// Texts a load reads instead of the disk's, by canonical path (hashed as
+/// bytes). Each is shared: the fix loop keeps the same texts in its own
+/// overlay and hands them on as its outcome, so a changed text is not
+/// held once more here (nor copied each pass).
+pub type OverlayTexts = HashMap<Key, Arc<String>, foldhash::fast::RandomState>;
+
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub files: Vec<SourceFile>,
@@ -140,8 +147,9 @@ pub struct Workspace {
     skipped_index: SkippedIndex,
     /// Texts to use instead of the disk's (the fix loop's later passes),
     /// keyed by canonical path (hashed as bytes: the fix loop compares it
-    /// with its own overlay, thousands of paths, each pass).
-    pub overlay: HashMap<Key, String, foldhash::fast::RandomState>,
+    /// with its own overlay, thousands of paths, each pass). Shared with
+    /// the fix loop's own overlay, not copied (`OverlayTexts`).
+    pub overlay: OverlayTexts,
     /// The paths given on the command line.
     pub roots: Vec<PathBuf>,
     /// The project root; `None` (a workspace built in memory) reads nothing
@@ -460,6 +468,12 @@ impl Workspace {
 
     /// Load `paths` under `root`, some texts replaced (by canonical path).
     pub fn load_in(paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) -> Workspace {
+        let overlay = overlay.into_iter().map(|(k, t)| (Key::new(k), Arc::new(t))).collect();
+        Workspace::load_shared(paths, root, overlay)
+    }
+
+    /// `load_in` with texts the caller keeps too (the fix loop's overlay).
+    pub fn load_shared(paths: &[PathBuf], root: Option<ProjectRoot>, overlay: OverlayTexts) -> Workspace {
         let mut ws = Workspace::default();
         ws.fill(paths, root, overlay);
         ws
@@ -473,7 +487,7 @@ impl Workspace {
     pub fn load_reusing(
         paths: &[PathBuf],
         root: Option<ProjectRoot>,
-        overlay: HashMap<PathBuf, String>,
+        overlay: OverlayTexts,
         previous: Workspace,
     ) -> Workspace {
         let mut keys: Vec<Option<Vec<u8>>> = vec![None; previous.files.len()];
@@ -578,8 +592,8 @@ impl Workspace {
         self.reuse = std::sync::Mutex::default();
     }
 
-    fn fill(&mut self, paths: &[PathBuf], root: Option<ProjectRoot>, overlay: HashMap<PathBuf, String>) {
-        self.overlay = overlay.into_iter().map(|(k, t)| (Key::new(k), t)).collect();
+    fn fill(&mut self, paths: &[PathBuf], root: Option<ProjectRoot>, overlay: OverlayTexts) {
+        self.overlay = overlay;
         self.roots = paths.to_vec();
         self.root = root;
         let ws = self;
@@ -1194,7 +1208,7 @@ impl Workspace {
                 }
                 loaded
             }
-            None => load_one(&real, path, text.cloned(), how, referenced_as),
+            None => load_one(&real, path, text.map(|t| String::clone(t)), how, referenced_as),
         };
         match loaded {
             Loaded::File(mut f) => {
@@ -1208,7 +1222,7 @@ impl Workspace {
     /// A document an earlier load parsed, if its text is still the one
     /// this load would read: the same overlay text, or no overlay then and
     /// now (the disk is read once a run).
-    fn take_reusable(&self, key: &Path, overlay: Option<&String>) -> Option<Reusable> {
+    fn take_reusable(&self, key: &Path, overlay: Option<&Arc<String>>) -> Option<Reusable> {
         let mut reuse = self.reuse.lock().ok()?;
         // Empty outside `fix`'s later passes: no key hashed then.
         if reuse.is_empty() {
@@ -1216,7 +1230,7 @@ impl Workspace {
         }
         let r = reuse.remove(key_bytes(key))?;
         match overlay {
-            Some(t) if *t == r.doc.text => Some(r),
+            Some(t) if **t == r.doc.text => Some(r),
             None if !r.had_overlay => Some(r),
             _ => None,
         }
