@@ -362,10 +362,18 @@ pub fn analytics_stream_group(name: &str) -> Option<(&'static str, Option<u64>)>
 /// the index only matters with `[source-list]`) are sources, and
 /// `[source1 ]` or `[source1x]` are not.
 pub fn app_source_group(name: &str) -> bool {
-    name.strip_prefix("source").is_some_and(|n| {
-        let (_, read) = crate::syntax::glib::ascii_strtoull(n);
-        read > 0 && read == n.len()
-    })
+    app_source_index(name).is_some()
+}
+
+/// N of a `[source<N>]` group as deepstream-app reads it (DS 9.1
+/// `parse_config_file`): `g_ascii_strtoull` of the rest of the name, which
+/// must read to its end, kept in a `guint` (`-1` wraps to `u32::MAX`, a
+/// leading zero is the same index).
+pub fn app_source_index(name: &str) -> Option<u32> {
+    let n = name.strip_prefix("source")?;
+    let (value, read) = crate::syntax::glib::ascii_strtoull(n);
+    // `guint index = g_ascii_strtoull (...)`: the low 32 bits.
+    (read > 0 && read == n.len()).then_some(value as u32)
 }
 
 /// `source0`, `sink12`: a group name made of `prefix` and a number.

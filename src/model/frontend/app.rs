@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::base::FileId;
 use crate::base::shared::Shared;
-use crate::model::detect::{Kind, app_source_group, app_yaml_skips, numbered};
+use crate::model::detect::{Kind, app_source_group, app_source_index, app_yaml_skips, numbered};
 use crate::model::frontend::config::{self, config_file, layered};
 use crate::model::frontend::{group_props, home, int, source_list, value};
 use crate::model::graph::{
@@ -420,7 +420,7 @@ impl Reader<'_> {
             _ => None,
         };
         // N of an enabled `[sourceN]`.
-        let source_index = |o: &Element| o.name.strip_prefix("source")?.parse::<usize>().ok();
+        let source_index = |o: &Element| app_source_index(&o.name).map(|i| i as usize);
         let runs = match (doc.has_group(ATTR_ALL), value(doc, ATTR_ALL, "enable")) {
             (false, _) => None,
             (true, None) => Some(false),

@@ -4,7 +4,7 @@
 //! known: a config the app refuses, or one whose count it would read past
 //! its own arrays, is unknown (Precision 5), never a count dslint guesses.
 
-use crate::model::detect::app_source_group;
+use crate::model::detect::{app_source_group, app_source_index};
 use crate::syntax::{Document, glib};
 
 /// `MAX_SOURCE_BINS` (deepstream_config.h): the size of
@@ -50,7 +50,8 @@ fn string_list(doc: &Document, group: &str, key: &str) -> Result<Option<Vec<Stri
 /// `[source-attr-all]` the app refuses the config; with it,
 /// `set_source_all_configs` refuses a `list` entry it cannot open. With
 /// nvmultiurisrcbin (`multi`) 0 is a count (streams come over REST), without
-/// it no source runs: unknown. Above `MAX_SOURCE_BINS` the app writes past
+/// it no source runs: unknown. A `[sourceN]` group with N at or past the
+/// count is refused. Above `MAX_SOURCE_BINS` the app writes past
 /// its array, and at it refuses any `[sourceN]` ("App supports max").
 pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u32, String> {
     let uris = string_list(doc, group, "list")?;
@@ -109,20 +110,45 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
             i + 1
         ));
     }
+    // `parse_config_file` reads every `[source<N>]` group (enabled or not:
+    // the check comes before `parse_source`) as an override of listed
+    // source N, and refuses the config for an N at or past the count
+    // ("Invalid source group index %d, index cannot exceed %d").
+    let names = doc.group_names();
+    if let Some(past) = names
+        .iter()
+        .find(|g| app_source_index(g).is_some_and(|i| i64::from(i) >= n))
+    {
+        return Err(format!(
+            "[{past}] is past the {n} sources [{group}] lists: deepstream-app refuses the config (\"Invalid source group index\")"
+        ));
+    }
     // Without `list` every source is a copy of `[source-attr-all]`, type
     // and all: a multi-URI one (3) beside any `[sourceN]` group, which
     // `parse_config_file` checks after `parse_source` (that reads nothing
     // of a group whose `enable` is 0, so the entry keeps the copy's type).
-    let any_source_group = || doc.group_names().iter().any(|g| app_source_group(g));
-    let attr_type = doc
-        .get("source-attr-all", "type")
-        .and_then(|e| e.value.as_deref())
-        .and_then(glib::parse_int);
+    let any_source_group = || names.iter().any(|g| app_source_group(g));
+    let int = |group: &str, key: &str| {
+        doc.get(group, key)
+            .and_then(|e| e.value.as_deref())
+            .and_then(glib::parse_int)
+    };
+    let attr_type = int("source-attr-all", "type");
     if uris.is_none() && attr_type == Some(3) && any_source_group() {
         return Err(
             "[source-attr-all] type=3 beside a [sourceN] group: deepstream-app refuses the config (\"MultiURI support not available if [source-list] is provided\")"
                 .to_string(),
         );
+    }
+    // An override `parse_source` reads (`enable` an integer other than 0)
+    // that writes type 3 makes its source multi-URI: refused the same way.
+    if let Some(multi_uri) = names
+        .iter()
+        .find(|g| app_source_group(g) && int(g, "enable").is_some_and(|e| e != 0) && int(g, "type") == Some(3))
+    {
+        return Err(format!(
+            "[{multi_uri}] type=3 under [{group}]: deepstream-app refuses the config (\"MultiURI support not available if [source-list] is provided\")"
+        ));
     }
     if n == 0 && !multi {
         return Err(format!("[{group}] lists no source"));

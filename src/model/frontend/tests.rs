@@ -227,11 +227,12 @@ fn source_list_derives_the_batch_sizes_it_overrides() {
     // (`create_primary_gie_bin`: `is_batch_size_set`).
     let app = "[application]\n[source-list]\nlist=file:///a.mp4;rtsp://cam;file:///b.mp4\n\
                [source-attr-all]\nenable=1\n\
-               [source0]\nenable=1\ntype=3\nuri=file:///a.mp4\nnum-sources=7\n\
+               [source0]\nenable=1\ntype=2\nuri=file:///a.mp4\nnum-sources=7\n\
                [streammux]\nbatch-size=1\n[primary-gie]\nenable=1\nbatch-size=1\nconfig-file=pgie.txt\n";
     let (_d, ws, g) = graph(&[("app.txt", app), ("pgie.txt", PGIE)]);
     let p = &g.pipelines[0];
-    // [sourceN] beside [source-list] adds no stream.
+    // [sourceN] beside [source-list] adds no stream (as type 3 the app
+    // refuses the config: `source_list_source_group_past_the_count_is_refused`).
     assert_eq!(p.sources().count(), 1);
     assert_eq!(p.streams(), Some(3));
     let list = p.sources().next().unwrap();
@@ -651,5 +652,52 @@ fn multi_uri_num_sources_below_one_is_one_stream() {
             format!("[application]\n[source0]\nenable=1\ntype=3\nuri=file:///a_%d.mp4\n{n}[streammux]\nbatch-size=2\n");
         let (_d, _ws, g) = graph(&[("app.txt", &app)]);
         assert_eq!(g.pipelines[0].streams(), streams, "{n}");
+    }
+}
+
+/// A `[sourceN]` group beside `[source-list]` (DS 9.1 `parse_config_file`)
+/// must have N below the listed count (`total_num_sources`), enabled or not
+/// (the check comes before `parse_source`): else the app refuses the config
+/// ("Invalid source group index"), and neither the streams nor the batches
+/// are known. N is `g_ascii_strtoull` of the name's rest, kept as a `guint`:
+/// `-1` wraps past any count, and a leading zero is the same index. An
+/// enabled one that makes its source multi-URI (type 3) is refused too.
+#[test]
+fn source_list_source_group_past_the_count_is_refused() {
+    let attr = "[source-attr-all]\nenable=1\ntype=2\nuri=file:///a.mp4\n";
+    let two = "list=file:///a.mp4;file:///b.mp4\n";
+    let cases: [(&str, &str, Option<u32>, Option<i64>); 11] = [
+        (two, "", Some(2), Some(2)),
+        (two, "[source1]\nenable=1\n", Some(2), Some(2)),
+        (two, "[source01]\nenable=0\n", Some(2), Some(2)),
+        (two, "[source2]\nenable=1\n", None, None),
+        (two, "[source2]\nenable=0\n", None, None),
+        (two, "[source7]\n", None, None),
+        (two, "[source-1]\nenable=1\n", None, None),
+        ("num-source-bins=4\n", "[source3]\nenable=0\n", Some(4), Some(4)),
+        ("num-source-bins=4\n", "[source4]\nenable=0\n", None, None),
+        // An override that reads as a multi-URI source: "MultiURI support
+        // not available if [source-list] is provided" (a group whose
+        // `enable` is 0 is not read, its type not taken).
+        (two, "[source0]\nenable=1\ntype=3\nuri=file:///a_%d.mp4\n", None, None),
+        (
+            two,
+            "[source0]\nenable=0\ntype=3\nuri=file:///a_%d.mp4\n",
+            Some(2),
+            Some(2),
+        ),
+    ];
+    for (list, rest, streams, batch) in cases {
+        let app = format!(
+            "[application]\n[source-list]\n{list}{attr}{rest}[streammux]\nbatch-size=7\n\
+             [primary-gie]\nenable=1\nbatch-size=7\nconfig-file=pgie.txt\n"
+        );
+        let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
+        let p = &g.pipelines[0];
+        assert_eq!(p.streams(), streams, "{list}{rest}");
+        for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
+            assert_eq!(e.int("batch-size").map(|b| b.value), batch, "{} {list}{rest}", e.name);
+            assert_eq!(e.unknown("batch-size"), batch.is_none(), "{} {list}{rest}", e.name);
+        }
     }
 }
