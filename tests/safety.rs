@@ -1320,3 +1320,61 @@ fn gitignore_verdicts_on_deep_missing_paths_are_bounded() {
         "count  code   severity  fix  name\n    1  DS101  info      [-]  streammux-batch-size\n    1  DS704  info           missing-file\n    2  total: 0 errors, 0 warnings, 2 info in 1 file\nfix: [*] safe, applied by `dslint fix`; [-] unsafe, needs `dslint fix --unsafe-fixes`\n"
     );
 }
+
+/// The JSON formats (json, sarif, rdjson, `--show-files`, `--statistics`,
+/// `fix --format json`) are read on terminals and review pages too: a
+/// character a terminal acts on or that reorders the text (C1, DEL, a
+/// bidirectional override) from a path, key, value or group name is
+/// written as a JSON escape (`\u009b`), as the C0 ones already were. The
+/// string a JSON reader gets is the same.
+#[test]
+fn json_formats_escape_what_a_terminal_acts_on() {
+    let l = layout();
+    let bad = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{85}\u{202e}\u{2066}\u{7f}";
+    let pgie = format!("pgie{bad}.txt");
+    std::fs::write(l.repo.join(format!("app{bad}.txt")), app(&pgie)).unwrap();
+    let pgie_text = format!(
+        "[property]\ngie-unique-id=1\nnetwork-type=0\nonnx-file=m{bad}.onnx\nlabelfile-path=l.txt # c{bad}\nbatch-size=29\n"
+    );
+    std::fs::write(l.repo.join(&pgie), pgie_text).unwrap();
+    std::fs::write(l.repo.join("l.txt"), "car\n").unwrap();
+    std::fs::write(
+        l.repo.join(format!("bad{bad}.txt")),
+        format!("[property]\nk{bad}=1\n[g{bad}]\n"),
+    )
+    .unwrap();
+    let runs: &[&[&str]] = &[
+        &["check", ".", "--format", "json"],
+        &["check", ".", "--format", "sarif"],
+        &["check", ".", "--format", "rdjson"],
+        &["check", ".", "--show-files", "--format", "json"],
+        &["check", ".", "--statistics", "--format", "json"],
+        &["fix", ".", "--diff", "--format", "json"],
+    ];
+    for args in runs {
+        let (_, out, err) = run(&l.repo, args);
+        for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{85}', '\u{202e}', '\u{2066}', '\u{7f}'] {
+            assert!(!out.contains(c), "{args:?}: raw {c:?} in {out}{err}");
+        }
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+        // What a JSON reader gets is the names and values as they are.
+        if !args.contains(&"--statistics") {
+            fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+                match v {
+                    serde_json::Value::String(s) => out.push(s.clone()),
+                    serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+                    serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+                    _ => {}
+                }
+            }
+            let mut all = Vec::new();
+            strings(&v, &mut all);
+            let name = format!("pgie{bad}.txt");
+            assert!(all.iter().any(|s| s.contains(&name)), "{args:?}: {out}");
+            assert!(
+                out.contains("\\u009b31m\\u0085\\u202e\\u2066\\u007f"),
+                "{args:?}: {out}"
+            );
+        }
+    }
+}

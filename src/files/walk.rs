@@ -942,6 +942,12 @@ impl GitIgnores {
     pub fn share(&self, listed: ListedDirs) {
         let Ok(mut m) = self.listed.lock() else { return };
         for (dir, gitignore) in listed.0 {
+            // A folder shared again (each `fix` pass walks the tree
+            // again) keeps its entry and its bytes: counted once.
+            if let Some(known) = m.dirs.get_mut(path_bytes(&dir)) {
+                *known = gitignore;
+                continue;
+            }
             let len = dir.as_os_str().len();
             if m.bytes + len > GIT_IGNORES_MAX_BYTES {
                 break;
@@ -1342,6 +1348,30 @@ mod semantics {
         let fresh = GitIgnores::new(&root);
         assert!(fresh.excludes(&engine));
         assert!(fresh.excludes(&onnx));
+    }
+
+    /// `fix` walks the tree again each pass and shares the same folders
+    /// again: they take their bytes of the bound once, not once a pass (a
+    /// folder path counted again each pass used the bound up, and the
+    /// folders of a later listing were no longer taken).
+    #[test]
+    fn git_ignores_count_a_folder_shared_again_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = std::fs::canonicalize(dir.path()).unwrap().join("repo");
+        write(&repo.join("a.txt"), "");
+        let root = ProjectRoot::at(&repo).unwrap();
+        let shared = GitIgnores::new(&root);
+        let long: Arc<Path> = repo.join("x".repeat(4000)).into();
+        let passes = GIT_IGNORES_MAX_BYTES / 4000 + 2;
+        for _ in 0..passes {
+            shared.share(ListedDirs(vec![(long.clone(), false)]));
+        }
+        let later: Arc<Path> = repo.join("y".repeat(4000)).into();
+        shared.share(ListedDirs(vec![(later.clone(), true)]));
+        assert_eq!(shared.listed(&long), Some(false));
+        assert_eq!(shared.listed(&later), Some(true));
+        let m = shared.listed.lock().unwrap();
+        assert_eq!(m.bytes, long.as_os_str().len() + later.as_os_str().len());
     }
 
     fn seen(root: &ProjectRoot, top: &Path, shown: &Path) -> Seen {

@@ -100,5 +100,5 @@ pub fn text(entries: &[FileEntry]) -> String {
 }
 
 pub fn json(entries: &[FileEntry]) -> String {
-    serde_json::to_string_pretty(entries).unwrap_or_default() + "\n"
+    crate::output::pretty::to_string(&entries) + "\n"
 }

@@ -199,7 +199,7 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
         dropped: &o.dropped,
         remaining: items(&o.final_ws, &o.remaining, problems),
     };
-    serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+    crate::output::pretty::to_string(&report) + "\n"
 }
 
 #[cfg(test)]

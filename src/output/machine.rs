@@ -114,5 +114,5 @@ pub fn rdjson(ws: &Workspace, diags: &[Diagnostic], problems: &[FileProblem]) ->
         items.push(item);
     }
     let doc = json!({ "source": { "name": "dslint", "url": INFO_URI }, "diagnostics": items });
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    crate::output::pretty::to_string(&doc) + "\n"
 }

@@ -191,10 +191,7 @@ pub fn escape_controls_by_line(text: &str) -> String {
 /// `\u{202e}`), so a value cannot retitle, clear or reorder the screen.
 /// Tabs stay.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    let bad = |c: char| {
-        (c.is_control() && c != '\t')
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
+    let bad = |c: char| c != '\t' && acts_on_terminal(c);
     // Most text is printable ASCII: a byte scan skips it without decoding
     // a char; the chars are looked at from the first other byte on.
     let first = first_not_plain(s.as_bytes());
@@ -213,6 +210,16 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether a terminal acts on `c` rather than showing it: a control
+/// character (C0, DEL, C1: escapes, bells, `\u{9b}` CSI) or a
+/// bidirectional mark, embedding, override or isolate (it reorders the
+/// text around it). [`escape_controls`] writes them escaped (tabs stay),
+/// and so do the JSON formats (`pretty::Pretty`).
+pub(crate) fn acts_on_terminal(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A byte [`escape_controls`] lets through without a look at its char:

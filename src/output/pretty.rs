@@ -11,6 +11,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::ser::Formatter;
 
+use super::acts_on_terminal;
+
 /// Findings serialized to one buffer by one thread.
 pub(crate) const RUN: usize = 256;
 
@@ -115,6 +117,41 @@ impl Formatter for Pretty {
         self.has_value = true;
         Ok(())
     }
+
+    /// A run of a string that serde_json writes as it is (it escapes C0,
+    /// `"` and `\\`), with what a terminal acts on besides
+    /// ([`acts_on_terminal`]: DEL, C1, bidirectional controls) written as
+    /// `\uXXXX`: JSON output is read on terminals and review pages too, and
+    /// a JSON reader gets the same string.
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+        // Nearly every fragment is ASCII below DEL: one scan, no decoding.
+        if !fragment.bytes().any(|b| b >= 0x7f) {
+            return w.write_all(fragment.as_bytes());
+        }
+        let mut from = 0;
+        for (i, c) in fragment.char_indices() {
+            if acts_on_terminal(c) {
+                w.write_all(&fragment.as_bytes()[from..i])?;
+                // DEL, C1 and the bidirectional controls are all in the
+                // Basic Multilingual Plane: four hex digits.
+                write!(w, "\\u{:04x}", c as u32)?;
+                from = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[from..])
+    }
+}
+
+/// `value` as pretty JSON (no final newline), as
+/// `serde_json::to_string_pretty` writes it but for the characters
+/// [`Pretty`] escapes besides; empty on a serializer error.
+pub(crate) fn to_string(value: &impl Serialize) -> String {
+    let mut out = Vec::new();
+    if self::value(&mut out, 0, value).is_err() {
+        return String::new();
+    }
+    // serde_json writes UTF-8, and the escapes are ASCII.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `value` as a pretty field value or element `depth` levels down.
@@ -196,6 +233,28 @@ mod tests {
                 d: (),
             })
             .collect()
+    }
+
+    /// Strings and keys are serde_json's pretty bytes but for DEL, C1
+    /// and the bidirectional controls, escaped as `\uXXXX` (at a
+    /// fragment's start, middle and end, beside serde_json's own escapes);
+    /// what a JSON reader reads back is the same.
+    #[test]
+    fn what_a_terminal_acts_on_is_escaped() {
+        let v = std::collections::BTreeMap::from([(
+            "k\u{9b}",
+            vec!["\u{7f}a\"\u{1b}é\u{85}\u{202e}b\u{2069}", "plain é ✓", "\u{9f}"],
+        )]);
+        let got = to_string(&v);
+        assert_eq!(
+            got,
+            "{\n  \"k\\u009b\": [\n    \"\\u007fa\\\"\\u001bé\\u0085\\u202eb\\u2069\",\n    \"plain é ✓\",\n    \"\\u009f\"\n  ]\n}"
+        );
+        let back: std::collections::BTreeMap<String, Vec<String>> = serde_json::from_str(&got).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{v:?}"));
+        for n in [0, 1, 5] {
+            assert_eq!(to_string(&recs(n)), serde_json::to_string_pretty(&recs(n)).unwrap());
+        }
     }
 
     /// What the array writer writes, at every depth and any number of

@@ -84,5 +84,5 @@ pub fn text(rules: &[RuleInfo]) -> String {
 
 pub fn json(rules: &[RuleInfo]) -> String {
     let rows: Vec<RuleRow> = rules.iter().map(row).collect();
-    serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+    crate::output::pretty::to_string(&rows) + "\n"
 }

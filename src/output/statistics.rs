@@ -100,5 +100,5 @@ pub fn text(rows: &[CodeCount], totals: &Totals) -> String {
 }
 
 pub fn json(rows: &[CodeCount], totals: &Totals) -> String {
-    serde_json::to_string_pretty(&Statistics { codes: rows, totals }).unwrap_or_default() + "\n"
+    crate::output::pretty::to_string(&Statistics { codes: rows, totals }) + "\n"
 }
