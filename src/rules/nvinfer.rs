@@ -157,6 +157,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     };
     let mode_loc = site(inf, "network-mode");
     let engine = written_str(inf, "model-engine-file");
+    // Resolved once: DS202/DS206, DS205 and DS207 each ask where it is.
+    let engine_place = engine.as_ref().map(|(v, loc)| EnginePlace::of(ctx, v, loc));
     // Precision 6: an engine with no model source is deserialized as it is;
     // network-mode does not change it, and nothing rebuilds it. With no
     // model source and no engine nothing is built either.
@@ -169,7 +171,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // was built for a smaller batch (refused wherever it is).
     let engine_unknown = engine
         .as_ref()
-        .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_known.or(p.map(|_| 1))).is_none());
+        .zip(engine_place.as_ref())
+        .is_some_and(|((v, _), at)| engine_usable(v, at, batch_known.or(p.map(|_| 1))).is_none());
     // A network-mode written as something no integer reader takes (a
     // template's `{{network_mode}}`, a `$VAR`) is not unset: its value is
     // unknown (what nvinfer does with it is DS003's), so DS202/DS206 are
@@ -190,7 +193,8 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             let batch_now = batch_known.or(p.map(|_| 1));
             let engine_used = engine
                 .as_ref()
-                .is_some_and(|(v, loc)| engine_usable(ctx, v, loc, batch_now) != Some(false));
+                .zip(engine_place.as_ref())
+                .is_some_and(|((v, _), at)| engine_usable(v, at, batch_now) != Some(false));
             // A custom engine-create function keeps INT8 without a table
             // (`getCudaEngineFromCustomLib` only warns: "INT8 calibration
             // can be done through setDynamicRange API"); such libraries
@@ -301,9 +305,10 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             let without_comment = v.find(" #").map(|i| v[..i].trim_end());
             let comment_is_the_cause =
                 without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
-            if let (Some(Target::Missing(p)), false) = (ws.resolve(loc.file, v), comment_is_the_cause) {
+            let target = engine_place.as_ref().and_then(|at| at.target.as_ref());
+            if let (Some(Target::Missing(p)), false) = (target, comment_is_the_cause) {
                 out.push(
-                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(&p)))
+                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(p)))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
                         .why(if builds {
@@ -324,7 +329,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         || inf
             .str("enable-dla")
             .is_some_and(|e| glib::parse_bool(e.value) != Some(false));
-    if let (Some((v, loc)), true, false) = (&engine, model_source, dla) {
+    if let (Some((v, loc)), Some(at), true, false) = (&engine, &engine_place, model_source, dla) {
         let custom_engine = engine_from_function(inf);
         let built = if mode_unreadable {
             None
@@ -346,7 +351,7 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             precision: built,
             precision_is_news: !int8_fallback,
         };
-        check_engine_name(ctx, inf, v, loc, &want, out);
+        check_engine_name(ctx, inf, v, loc, at, &want, out);
     }
     check_set_twice(ctx, inf, out);
 }
@@ -664,15 +669,34 @@ pub fn parse_engine_name(name: &str) -> Option<(usize, u32, u32, &str)> {
 /// engine is a build product no clone carries, so where the app runs it may
 /// exist) unless its name says it was built for a smaller batch, which
 /// `checkBackendParams` refuses wherever the file is.
-fn engine_usable(ctx: &Ctx, value: &str, loc: &Site, batch: Option<i64>) -> Option<bool> {
+fn engine_usable(value: &str, at: &EnginePlace, batch: Option<i64>) -> Option<bool> {
     let base = value.rsplit('/').next().unwrap_or(value).trim_end();
     let built_for = parse_engine_name(base).map(|(_, b, _, _)| b as i64);
     let too_small = matches!((built_for, batch), (Some(b), Some(wb)) if b < wb);
-    match ctx.ws.resolve(loc.file, value)? {
-        Target::Missing(p) if ctx.ws.git_ignored(&p) && !too_small => None,
+    match at.target.as_ref()? {
+        Target::Missing(_) if at.ignored && !too_small => None,
         Target::Missing(_) => Some(false),
         Target::Exists(_) => Some(!too_small),
         Target::Outside(_) => None,
+    }
+}
+
+/// Where a `model-engine-file` value leads (`Workspace::resolve`), and for
+/// a missing engine whether the project's `.gitignore` excludes it
+/// (`Workspace::git_ignored`): found once an nvinfer for DS202/DS206,
+/// DS205 and DS207 ([`engine_usable`] with each one's batch), which each
+/// resolved it, three or four resolves of the same path (stop 36's merge:
+/// 82M instructions of the 10k bench tree's check in `engine_usable`).
+struct EnginePlace {
+    target: Option<Target>,
+    ignored: bool,
+}
+
+impl EnginePlace {
+    fn of(ctx: &Ctx, value: &str, loc: &Site) -> EnginePlace {
+        let target = ctx.ws.resolve(loc.file, value);
+        let ignored = matches!(&target, Some(Target::Missing(p)) if ctx.ws.git_ignored(p));
+        EnginePlace { target, ignored }
     }
 }
 
@@ -692,13 +716,21 @@ struct EngineWant {
 /// batch) and nvinfer saves the engine it builds under another name
 /// (`TrtModelBuilder::buildModel`: `<model>_b<B>_gpu<G>_<precision>.engine`).
 /// An engine that exists and takes the batch is used whatever its name.
-fn check_engine_name(ctx: &Ctx, inf: &Element, value: &str, loc: &Site, want: &EngineWant, out: &mut Vec<Diagnostic>) {
+fn check_engine_name(
+    ctx: &Ctx,
+    inf: &Element,
+    value: &str,
+    loc: &Site,
+    at: &EnginePlace,
+    want: &EngineWant,
+    out: &mut Vec<Diagnostic>,
+) {
     let base_start = value.rfind('/').map_or(0, |i| i + 1);
     let base = &value[base_start..];
     let Some((model_len, b, g, prec)) = parse_engine_name(base.trim_end()) else {
         return;
     };
-    if engine_usable(ctx, value, loc, want.batch) != Some(false) {
+    if engine_usable(value, at, want.batch) != Some(false) {
         return;
     }
     let gpu = inf.int("gpu-id").map_or(0, |e| e.value);
