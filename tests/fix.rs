@@ -377,7 +377,7 @@ fn two_apps_sharing_a_primary_get_one_batch_finding_and_no_fix() {
         mismatch(2),
         Some("2 or 4".to_string()),
         Some(format!(
-            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); also: {}:8: {}; also: the apps read one primary config and want different batches: no single batch-size is right for it (no fix)",
+            "nvinfer splits each streammux batch into batches of at most 1 (gst_nvinfer_process_full_frame submits a batch whenever it holds batch-size frames): a full one of 2 frames runs as 2 batches of 1, 2 engine launches where one would do; also: {}:8: {}; also: nvinfer splits each streammux batch into batches of at most 1 (gst_nvinfer_process_full_frame submits a batch whenever it holds batch-size frames): a full one of 4 frames runs as 4 batches of 1, 4 engine launches where one would do; also: the apps read one primary config and want different batches: no single batch-size is right for it (no fix)",
             d.join("app_b.txt").display(),
             mismatch(4)
         )),
@@ -469,7 +469,7 @@ fn an_app_with_an_unread_batch_keeps_a_shared_primary_unfixed() {
             ),
             Some("1".to_string()),
             Some(format!(
-                "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); {note}"
+                "nvinfer infers each streammux batch as it comes (gst_nvinfer_process_full_frame submits a batch at the streammux buffer's last frame): each launch holds at most 1 of the 2 frames its engine was built for, partial batches; {note}"
             )),
             false,
         ),

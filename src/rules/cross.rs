@@ -81,6 +81,47 @@ pub fn raises_unread_triton_batch(ctx: &Ctx, p: &Pipeline, from: i64, to: i64) -
         && ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_none()
 }
 
+/// What a primary of batch `batch` does with streammux batches of `mux`
+/// frames (DS701's why), said for the side the mux is on. Neither side
+/// waits: nvinfer submits a batch when it holds `batch-size` frames or at
+/// the last frame of the streammux buffer (`gst_nvinfer_process_full_frame`,
+/// `gstnvinfer.cpp`), nvinferserver cuts the buffer into requests of at most
+/// `max_batch_size` (`GstNvInferServerImpl::processFullFrame`,
+/// `gstnvinferserver_impl.cpp`). A larger mux batch is split, the last part
+/// short when `batch` does not divide it; a smaller one runs the engine
+/// below the batch it was built for.
+fn mismatch_effect(factory: &str, mux: i64, batch: i64) -> String {
+    let server = factory == "nvinferserver";
+    if mux > batch && batch > 0 {
+        let submits = if server {
+            "GstNvInferServerImpl::processFullFrame sends requests of at most max_batch_size frames"
+        } else {
+            "gst_nvinfer_process_full_frame submits a batch whenever it holds batch-size frames"
+        };
+        let parts = (mux + batch - 1) / batch;
+        let split = match mux % batch {
+            0 => format!("{parts} batches of {batch}"),
+            r => format!("{parts} batches, {} of {batch} and the last of {r}", parts - 1),
+        };
+        format!(
+            "{factory} splits each streammux batch into batches of at most {batch} ({submits}): a full one of {mux} \
+             frames runs as {split}, {parts} engine launches where one would do"
+        )
+    } else if mux < batch && mux > 0 {
+        let submits = if server {
+            "GstNvInferServerImpl::processFullFrame sends the buffer's frames as one request"
+        } else {
+            "gst_nvinfer_process_full_frame submits a batch at the streammux buffer's last frame"
+        };
+        format!(
+            "{factory} infers each streammux batch as it comes ({submits}): each launch holds at most {mux} of the \
+             {batch} frames its engine was built for, partial batches"
+        )
+    } else {
+        format!("{factory} runs batches of another size than the streammux forms")
+    }
+}
+
 /// DS701 on a streammux batch `m` (written at `ml`) and a primary batch `g`
 /// that differ. The primary's value is written (its config file or the
 /// app's group), or nvinfer's default where nothing sets it (Precision 4,
@@ -166,12 +207,16 @@ fn batch_mismatch(
             ),
         )
         .expected(target.to_string())
-        .why(if raises_unread_triton_batch(ctx, p, g.value, target) {
-            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger); \
-             the fix is unsafe: it raises nvinferserver's batch, and Triton refuses a batch above its model's own \
-             max_batch_size (the model repository's config.pbtxt), which dslint does not read"
-        } else {
-            "nvinfer runs partial batches (streammux smaller) or waits on frames that never come (streammux larger)"
+        .why({
+            let effect = mismatch_effect(factory, m.value, g.value);
+            if raises_unread_triton_batch(ctx, p, g.value, target) {
+                format!(
+                    "{effect}; the fix is unsafe: it raises nvinferserver's batch, and Triton refuses a batch above its \
+                     model's own max_batch_size (the model repository's config.pbtxt), which dslint does not read"
+                )
+            } else {
+                effect
+            }
         })
         .related(gfile, gspan)
         .message_at_related(format!(
@@ -181,6 +226,30 @@ fn batch_mismatch(
         ))
         .fix(fix),
     );
+}
+
+/// What an nvinfer of batch `batch` does with nvdspreprocess tensors of
+/// `tensor` units (DS707's why). `gst_nvinfer_process_tensor_input`
+/// (`gstnvinfer.cpp`) queues a chunk when it holds `batch-size` units or the
+/// tensor's last, with the chunk's unit count as the first dimension, then
+/// moves the tensor's buffer by the element size times that chunk's
+/// dimensions (`dims` and `inferDims` are one union, `nvdsinfer.h`): the
+/// next chunk starts at the next unit. Every unit is inferred; the cost is
+/// the launches.
+fn preprocess_launches(batch: i64, tensor: i64) -> String {
+    if batch <= 0 {
+        return "nvinfer queues the preprocessed tensor in chunks of its batch-size".to_string();
+    }
+    let parts = (tensor + batch - 1) / batch;
+    let split = match tensor % batch {
+        0 => format!("{parts} batches of {batch}"),
+        r => format!("{parts} batches, {} of {batch} and the last of {r}", parts - 1),
+    };
+    format!(
+        "nvinfer queues a full tensor of {tensor} units (ROIs, frames or objects) as {split}, each from the next \
+         unit's offset (gst_nvinfer_process_tensor_input moves the tensor's buffer past every batch it queues): \
+         every unit is inferred, in {parts} engine launches per tensor where one would do"
+    )
 }
 
 pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
@@ -200,16 +269,16 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     // DS707: with nvdspreprocess, nvinfer batch >= network-input-shape[0].
     // nvdspreprocess batches up to network-input-shape[0] units into one
     // tensor (`nvdspreprocess_parse_config_file` sets `max_batch_size` to it);
-    // nvinfer enqueues that tensor in chunks of its own batch-size with the
-    // tensor's buffer unchanged (`gst_nvinfer_process_tensor_input`), so a
-    // smaller batch-size infers the first units again and never the rest. A
-    // larger one takes every tensor whole (`canSupportBatchDims` accepts any
-    // batch up to the engine's): no finding. nvinferserver is not nvinfer
-    // here: `GstNvInferServerImpl::processInputTensor`
-    // (`gstnvinferserver_impl.cpp`) cuts the tensor into requests of
-    // `maxBatchSize()` at the offset of each chunk (`batchBytes *
-    // batchIdx`), or sends it whole when its first dimension is not the
-    // batch, so every unit is inferred whatever its batch-size: no finding.
+    // nvinfer enqueues that tensor in chunks of its own batch-size, each from
+    // its own offset (`gst_nvinfer_process_tensor_input` moves the buffer past
+    // every chunk it queues), so a smaller batch-size infers every unit, in
+    // more engine launches than one (`preprocess_launches`). A larger one
+    // takes every tensor whole (`canSupportBatchDims` accepts any batch up to
+    // the engine's): no finding. The rule is nvinfer's (rules.md): an
+    // nvinferserver primary is not judged
+    // (`GstNvInferServerImpl::processInputTensor`, `gstnvinferserver_impl.cpp`,
+    // sends requests of `maxBatchSize()` at each chunk's offset, or the
+    // tensor whole when its first dimension is not the batch).
     let preprocessor = p.first(&Role::Preprocess).filter(|e| e.config.is_some());
     let server = p.primary().is_some_and(|g| matches!(g.role, Role::InferServer(_)));
     if let (Some(pre), Some(g), false) = (preprocessor, &pgie, server) {
@@ -231,9 +300,7 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                             ),
                         )
                         .expected(first.to_string())
-                        .why(
-                            "nvinfer infers the preprocessed tensor in batches of its batch-size, each read from the tensor's start: the ROIs past the first batch-size are never inferred",
-                        )
+                        .why(preprocess_launches(g.value, first))
                         .related(shape.at().0, shape.at().1)
                         .message_at_related(format!(
                             "nvdspreprocess network-input-shape batch {first} > primary nvinfer batch-size {} ({}:{})",
