@@ -1378,3 +1378,36 @@ fn json_formats_escape_what_a_terminal_acts_on() {
         }
     }
 }
+
+/// A `[source-list]` `list` is a `;` list GLib splits; deepstream-app holds
+/// at most `MAX_SOURCE_BINS` (1,024) sources, so a longer list is unknown
+/// and silent, and is never held as a list of its entries: a 10 MB file of
+/// `;` (10^7 empty entries) or of `a;` peaked at 714 and 424 MiB (a string
+/// for each entry, made three times), beside ~72 MiB for a 10 MB value
+/// without `;`.
+#[test]
+fn long_lists_are_not_held_as_lists_of_their_entries() {
+    let l = layout();
+    let n = 10_000_000;
+    let head = "[application]\nenable-perf-measurement=1\n\n[source-attr-all]\nenable=1\ntype=3\n\n[source-list]\n";
+    let tail = "\n[streammux]\nbatch-size=4\nwidth=960\nheight=544\n";
+    for (name, list) in [
+        ("empty entries", ";".repeat(n)),
+        ("one-byte entries", "a;".repeat(n / 2)),
+        ("usb entries", "usb:1;".repeat(n / 6)),
+    ] {
+        let text = format!("{head}list={list}\n{tail}");
+        std::fs::write(l.repo.join("app.txt"), &text).unwrap();
+        let (rc, out, err) = run_bounded(
+            &l.repo,
+            &["check", "app.txt", "--statistics"],
+            &[],
+            Duration::from_secs(60),
+        );
+        assert_eq!((rc, err.as_str()), (0, ""), "{name}: {out}");
+        let peak = peak_kib(&l.repo, &["check", "app.txt"]);
+        assert!(peak < 160 * 1024, "{name} of {} bytes: peak {peak} KiB", text.len());
+        let peak = peak_kib(&l.repo, &["fix", "--diff", "app.txt"]);
+        assert!(peak < 160 * 1024, "{name}, fix --diff: peak {peak} KiB");
+    }
+}

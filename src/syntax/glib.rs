@@ -2,6 +2,8 @@
 //! follow `g_key_file_parse_value_as_*` in GLib 2.7x and are checked against
 //! `GLib.KeyFile` in `tests/glib_agreement.rs`.
 
+use std::borrow::Cow;
+
 /// The GLib type DeepStream reads a key with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueType {
@@ -188,11 +190,69 @@ pub fn parse_string(value: &str) -> Result<String, String> {
 /// Split a list on `;` (a `\;` stays in the item), dropping one trailing
 /// empty item, as `g_key_file_get_string_list` does.
 pub fn split_list(value: &str) -> Result<Vec<String>, String> {
-    let mut items = unescape(value, Some(';'))?;
-    if items.last().is_some_and(|s| s.is_empty()) {
-        items.pop();
+    Ok(list_items(value)?.map(Cow::into_owned).collect())
+}
+
+/// The items of a `;` list as [`split_list`] makes them, one at a time
+/// (borrowed where an item has no escape), or its error: a list is
+/// counted or searched without a string for each item (a 10 MB value of
+/// `;` is 10^7 items).
+pub fn list_items(value: &str) -> Result<ListItems<'_>, String> {
+    check_escapes(value, Some(b';'))?;
+    Ok(ListItems {
+        value,
+        at: 0,
+        done: false,
+    })
+}
+
+/// The items of a list whose escapes are known good ([`list_items`]).
+#[derive(Clone)]
+pub struct ListItems<'a> {
+    value: &'a str,
+    /// Where the next item starts.
+    at: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for ListItems<'a> {
+    type Item = Cow<'a, str>;
+
+    fn next(&mut self) -> Option<Cow<'a, str>> {
+        if self.done {
+            return None;
+        }
+        let bytes = self.value.as_bytes();
+        // The next `;` that no backslash escapes (an escape is two bytes:
+        // the escaped character is ASCII, `check_escapes`).
+        let mut i = self.at;
+        let mut escaped = false;
+        let end = loop {
+            match memchr::memchr2(b';', b'\\', &bytes[i..]).map(|j| i + j) {
+                Some(j) if bytes[j] == b'\\' => {
+                    escaped = true;
+                    i = j + 2;
+                }
+                found => break found,
+            }
+        };
+        let item = &self.value[self.at..end.unwrap_or(bytes.len())];
+        match end {
+            Some(end) => self.at = end + 1,
+            None => {
+                self.done = true;
+                // One trailing empty item is dropped.
+                if item.is_empty() {
+                    return None;
+                }
+            }
+        }
+        if !escaped {
+            return Some(Cow::Borrowed(item));
+        }
+        let mut parts = unescape(item, Some(';')).ok()?;
+        Some(Cow::Owned(parts.pop().unwrap_or_default()))
     }
-    Ok(items)
 }
 
 fn unescape(value: &str, sep: Option<char>) -> Result<Vec<String>, String> {
@@ -253,7 +313,7 @@ pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
         ValueType::String => check_escapes(value, None),
         ValueType::StringList => check_escapes(value, Some(b';')),
         ValueType::IntList => {
-            for item in split_list(value)? {
+            for item in list_items(value)? {
                 if parse_int(&item).is_none() {
                     return Err(format!("list item `{item}` is not an integer"));
                 }
@@ -261,7 +321,7 @@ pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
             Ok(())
         }
         ValueType::DoubleList => {
-            for item in split_list(value)? {
+            for item in list_items(value)? {
                 if parse_double(&item).is_none() {
                     return Err(format!("list item `{item}` is not a number"));
                 }
@@ -274,6 +334,42 @@ pub fn check(value: &str, ty: ValueType) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The items one at a time are those of splitting the whole value
+    /// with `unescape` (the reference `split_list` was), error and all,
+    /// over every short value of `;`, `\`, escapes and letters.
+    #[test]
+    fn list_items_are_the_split_items() {
+        let reference = |v: &str| -> Result<Vec<String>, String> {
+            let mut items = unescape(v, Some(';'))?;
+            if items.last().is_some_and(|s| s.is_empty()) {
+                items.pop();
+            }
+            Ok(items)
+        };
+        let atoms = [";", "\\", "a", "s", "\\;", "\\\\", "é", " "];
+        let mut values = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = values
+                .iter()
+                .flat_map(|v| atoms.iter().map(move |a| format!("{v}{a}")))
+                .collect();
+            values.extend(longer);
+            values.sort();
+            values.dedup();
+        }
+        assert!(values.len() > 20_000, "{}", values.len());
+        for v in &values {
+            let lazy = list_items(v).map(|items| items.map(Cow::into_owned).collect::<Vec<_>>());
+            assert_eq!(lazy, reference(v), "{v:?}");
+            assert_eq!(split_list(v), reference(v), "{v:?}");
+        }
+        // Borrowed where an item has no escape.
+        let items: Vec<Cow<str>> = list_items("a;b\\;c;d").unwrap().collect();
+        assert!(matches!(items[0], Cow::Borrowed("a")));
+        assert_eq!(items[1], "b;c");
+        assert!(matches!(items[2], Cow::Borrowed("d")));
+    }
 
     /// Checking a string or a list says what reading it says: the same
     /// error, at the same escape, or none.

@@ -8,6 +8,7 @@
 //! not 0, and its structs start at zero, so a group without `enable` is off;
 //! a test app's sections have no `enable` and are on unless it says 0.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
@@ -76,12 +77,19 @@ fn listed_source_type(uri: &str) -> Option<u8> {
 }
 
 fn split_uris(value: &str) -> Vec<String> {
-    glib::split_list(value)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
+    uris(value).map(Cow::into_owned).collect()
+}
+
+/// The URIs of a `;` list: its items trimmed, the empty ones left out
+/// (none where GLib refuses the list), one at a time.
+fn uris(value: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    glib::list_items(value).into_iter().flatten().filter_map(|item| {
+        let uri = match item {
+            Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
+            Cow::Owned(o) => Cow::Owned(o.trim().to_string()),
+        };
+        (!uri.is_empty()).then_some(uri)
+    })
 }
 
 /// The elements one app config describes, before they are put in order.
@@ -337,28 +345,32 @@ impl Reader<'_> {
     /// streams are added at run time (unknown).
     fn source_list(&self, group: &str) -> Element {
         let doc = &self.ws.files[self.root].doc;
-        let uris = match doc.get(group, "list") {
-            Some(e) => match &e.value {
-                Some(v) => split_uris(v),
-                None => vec![String::new(); e.children()],
-            },
-            None => Vec::new(),
-        };
+        // The listed URIs (`split_uris`'s), counted and their kinds noted
+        // one at a time: a list of 10^7 entries is never held.
+        let (mut count, mut live, mut file) = (0usize, false, false);
+        if let Some(e) = doc.get(group, "list") {
+            match &e.value {
+                Some(v) => {
+                    for u in uris(v) {
+                        count += 1;
+                        live |= uri_kind(&u) == SourceKind::Live;
+                        file |= uri_kind(&u) == SourceKind::File;
+                    }
+                }
+                None => count = e.children(),
+            }
+        }
         // The YAML form may also be a sequence of `- uri: …` maps.
-        let uris = if uris.is_empty() {
-            doc.get("", "source-list")
-                .map(|e| vec![String::new(); e.children()])
-                .unwrap_or_default()
-        } else {
-            uris
-        };
+        if count == 0 {
+            count = doc.get("", "source-list").map_or(0, |e| e.children());
+        }
         let multiurisrcbin =
             value(doc, group, "use-nvmultiurisrcbin").is_some_and(|v| glib::parse_bool(v) == Some(true));
         // With nvmultiurisrcbin, streams come and go through its REST API:
         // listed file URIs do not make the kind known (Precision 5).
-        let kind = if uris.iter().any(|u| uri_kind(u) == SourceKind::Live) {
+        let kind = if live {
             SourceKind::Live
-        } else if !multiurisrcbin && uris.iter().any(|u| uri_kind(u) == SourceKind::File) {
+        } else if !multiurisrcbin && file {
             SourceKind::File
         } else {
             SourceKind::Other
@@ -372,7 +384,7 @@ impl Reader<'_> {
         } else if self.kind == Kind::App && doc.format == Format::KeyFile {
             source_list::listed_count(doc, group, false).ok()
         } else {
-            u32::try_from(uris.len()).ok()
+            u32::try_from(count).ok()
         };
         let mut e = self.element(Role::Source(Source { kind, streams }), group);
         e.factory = multiurisrcbin.then(|| "nvmultiurisrcbin".to_string());
@@ -448,9 +460,13 @@ impl Reader<'_> {
             Some(on) if !multi && doc.get(&list.name, "list").is_none() => copies_streams(doc, on.len(), overrides),
             _ => streams,
         };
+        // Only read where some listed source runs: the list is then one
+        // `listed_count` counted, at most `MAX_SOURCE_BINS` entries (a
+        // longer one is never held).
         let uris = doc
             .get(&list.name, "list")
             .and_then(|e| e.value.as_deref())
+            .filter(|_| running.is_some())
             .map(split_uris)
             .unwrap_or_default();
         // The kind of the sources that run (DS105), not of every entry

@@ -27,15 +27,17 @@ pub(super) fn entry_opens(uri: &str) -> bool {
 }
 
 /// The entries of a `;` list key as `g_key_file_get_string_list` returns
-/// them (an empty entry counts, nothing is trimmed), or why GLib refuses it.
-fn string_list(doc: &Document, group: &str, key: &str) -> Result<Option<Vec<String>>, String> {
+/// them (an empty entry counts, nothing is trimmed), or why GLib refuses it;
+/// one at a time: a list is counted and searched, never held (10^7 entries
+/// in a 10 MB file).
+fn string_list<'d>(doc: &'d Document, group: &str, key: &str) -> Result<Option<glib::ListItems<'d>>, String> {
     let Some(entry) = doc.get(group, key) else {
         return Ok(None);
     };
     let Some(v) = entry.value.as_deref() else {
         return Err(format!("[{group}] {key} is not a list GLib reads"));
     };
-    glib::split_list(v)
+    glib::list_items(v)
         .map(Some)
         .map_err(|e| format!("[{group}] {key} is not a list GLib reads ({e}): deepstream-app refuses the config"))
 }
@@ -55,6 +57,7 @@ fn string_list(doc: &Document, group: &str, key: &str) -> Result<Option<Vec<Stri
 /// its array, and at it refuses any `[sourceN]` ("App supports max").
 pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u32, String> {
     let uris = string_list(doc, group, "list")?;
+    let uri_count = uris.clone().map(Iterator::count);
     let bins = match doc.get(group, "num-source-bins") {
         None => None,
         Some(e) => {
@@ -80,12 +83,12 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
             }
         }
     };
-    let n = match (bins, &uris) {
-        (Some(n), Some(uris)) => {
+    let n = match (bins, uri_count) {
+        (Some(n), Some(uri_count)) => {
             for key in ["list", "sensor-id-list", "sensor-name-list"] {
                 let len = match key {
-                    "list" => uris.len(),
-                    _ => string_list(doc, group, key)?.map_or(0, |l| l.len()),
+                    "list" => uri_count,
+                    _ => string_list(doc, group, key)?.map_or(0, Iterator::count),
                 };
                 if i64::try_from(len).ok() != Some(n) {
                     return Err(format!(
@@ -96,7 +99,7 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
             n
         }
         (Some(n), None) => n,
-        (None, Some(uris)) => i64::try_from(uris.len()).unwrap_or(i64::MAX),
+        (None, Some(uri_count)) => i64::try_from(uri_count).unwrap_or(i64::MAX),
         (None, None) => 0,
     };
     if !doc.has_group("source-attr-all") {
@@ -104,7 +107,13 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
             "[{group}] without [source-attr-all]: deepstream-app refuses the config"
         ));
     }
-    if let Some((i, bad)) = uris.iter().flatten().enumerate().find(|(_, u)| !entry_opens(u)) {
+    if let Some((i, bad)) = uris
+        .clone()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, u)| !entry_opens(u))
+    {
         return Err(format!(
             "[{group}] list entry {} ({bad:?}) is none of file://, rtsp://, usb:N, csi:N: deepstream-app refuses the config (set_source_all_configs)",
             i + 1
