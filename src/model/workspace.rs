@@ -966,10 +966,16 @@ impl Workspace {
             let _ = self.walk_stopped.set(top.to_path_buf());
         }
         // What the listings said of each folder's `.gitignore`, for
-        // `git_ignored` (its folders are not looked at again).
-        self.git_ignores
-            .get_or_init(|| crate::files::walk::GitIgnores::new(&root))
-            .share(std::mem::take(&mut walked.listed));
+        // `git_ignored` (its folders are not looked at again). A first
+        // walk's are taken on the pool beside the putting in (a map of
+        // every folder listed: ~20 ms of the 100k bench tree's check on
+        // this thread alone); a later walk's into the map the first made.
+        let listed = std::mem::take(&mut walked.listed);
+        let mut fresh = None;
+        match self.git_ignores.get() {
+            Some(ignores) => ignores.share(listed),
+            None => fresh = Some((crate::files::walk::GitIgnores::new(&root), listed)),
+        }
         let mut sources = Vec::new();
         if whole_root || containers {
             let mut readers = ReaderKeys::default();
@@ -1001,27 +1007,37 @@ impl Workspace {
             self.file_problems.push((path, Rule::UnreadableFile, msg));
         }
         let files = walked.files;
-        if containers && !walked.stopped {
-            // Worked out on the pool beside the putting in, which stays on
-            // this thread (its maps and list this thread's allocations, as
-            // they were). `container_copies` reads only the root and the
-            // scans.
-            let mut copies = None;
-            rayon::in_place_scope(|s| {
+        let copy = containers && !walked.stopped;
+        if containers && walked.stopped {
+            // A stopped walk read none: any may be copied (the run fails).
+            let _ = self.container_copies.set(Containers::everything(&root));
+        }
+        // The containers' copies are worked out on the pool beside the
+        // putting in, which stays on this thread (its maps and list this
+        // thread's allocations, as they were). `container_copies` reads
+        // only the root and the scans.
+        let mut copies = None;
+        let share = fresh
+            .as_mut()
+            .map(|(ignores, listed)| (&*ignores, std::mem::take(listed)));
+        rayon::in_place_scope(|s| {
+            if let Some((ignores, listed)) = share {
+                s.spawn(move |_| ignores.share(listed));
+            }
+            if copy {
                 let copies = &mut copies;
                 let root = &root;
                 s.spawn(move |_| *copies = Some(container_copies(root, sources)));
-                self.put_walked(files);
-            });
+            }
+            self.put_walked(files);
+        });
+        if let Some((ignores, _)) = fresh {
+            let _ = self.git_ignores.set(ignores);
+        }
+        if copy {
             let _ = self
                 .container_copies
                 .set(copies.unwrap_or_else(|| Containers::everything(&root)));
-        } else {
-            if containers {
-                // A stopped walk read none: any may be copied (the run fails).
-                let _ = self.container_copies.set(Containers::everything(&root));
-            }
-            self.put_walked(files);
         }
     }
 
@@ -1087,6 +1103,8 @@ impl Workspace {
 
     /// Move `boxed` to the end of `files`, in order, on all threads
     /// ([`Workspace::put_walked`]).
+    // The boxes are the walk's (`Loaded::File`): taken out of them here.
+    #[allow(clippy::vec_box)]
     fn unbox_files(&mut self, boxed: &mut Vec<Box<SourceFile>>) {
         use rayon::prelude::*;
         self.files.par_extend(
