@@ -7,4 +7,5 @@ pub mod facts;
 pub mod frontend;
 pub mod graph;
 pub mod keys;
+pub mod onnx;
 pub mod workspace;

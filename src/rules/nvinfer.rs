@@ -91,6 +91,37 @@ fn engine_from_function(inf: &Element) -> bool {
         || (set(&"custom-lib-path") && !BUILT_IN_SOURCE_KEYS.iter().any(set))
 }
 
+/// Whether the network nvinfer builds is known to take its precision from
+/// `network-mode`: an ONNX model in the tree, read to its end, with no Q/DQ
+/// node (`model::onnx`), and no `strongly-typed` on. An explicitly
+/// quantized model (QuantizeLinear/DequantizeLinear, as NVIDIA ships
+/// `resnet34_peoplenet_int8.onnx`) runs INT8 with its own scales whatever
+/// flag `configCommonOptions` sets: TensorRT builds any network with Q/DQ
+/// layers with explicit quantization, and ignores a calibrator there. A
+/// strongly typed network (`strongly-typed`, `useStronglyTyped`:
+/// `kSTRONGLY_TYPED`, `TrtModelBuilder::buildNetwork`) takes its types from
+/// the model, not from precision flags. A model not in the tree, a Git LFS
+/// pointer or one not read is unknown.
+fn precision_from_network_mode(ctx: &Ctx, inf: &Element) -> bool {
+    // Unset is off (`DEFAULT_STRONGLY_TYPED`); a value no boolean reader
+    // takes, or one not known, may be on.
+    let strongly_typed = inf
+        .prop("strongly-typed")
+        .and_then(|p| p.effective())
+        .is_some_and(|s| match &s.value {
+            Value::Known(v) => glib::parse_bool(v) != Some(false),
+            Value::Unknown(_) => true,
+        });
+    let Some((v, loc)) = written_str(inf, "onnx-file").filter(|(v, _)| !v.trim().is_empty()) else {
+        return false;
+    };
+    !strongly_typed
+        && matches!(
+            ctx.ws.resolve(loc.file, v),
+            Some(Target::Exists(p)) if crate::model::onnx::has_qdq_nodes(&p) == Some(false)
+        )
+}
+
 /// The precision TensorRT builds in, as nvinfer names the engine it saves
 /// (`nvdsinfer_model_builder.cpp` `TrtModelBuilder::configCommonOptions`
 /// and `getCudaEngineFromCustomLib`): INT8 (1) and BEST (3) without an
@@ -202,7 +233,10 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             // TAO model is built the same way (`buildModel` hands it to
             // `NvDsInferCudaEngineGetFromTltModel` as such a function).
             let custom_engine = engine_from_function(inf);
-            if has_calib == Some(false) && !engine_used && !custom_engine {
+            // An explicitly quantized (Q/DQ) or strongly typed network runs
+            // the precision the model says, with or without a table:
+            // unknown unless the model in the tree shows neither.
+            if has_calib == Some(false) && !engine_used && !custom_engine && precision_from_network_mode(ctx, inf) {
                 let (file, span) = mode_loc
                     .as_ref()
                     .map_or((prop_file, prop_span.clone()), |l| (l.file, l.spans.value()));
