@@ -56,7 +56,7 @@ pub fn open_regular(path: &Path, follow_links: bool) -> Result<File, ReadError> 
 
 /// `open_regular`, with the size the open file claims (from the same
 /// `fstat` that checks its type).
-fn open_regular_sized(path: &Path, follow_links: bool) -> Result<(File, u64), ReadError> {
+pub fn open_regular_sized(path: &Path, follow_links: bool) -> Result<(File, u64), ReadError> {
     let meta = if follow_links {
         std::fs::metadata(path)
     } else {

@@ -7,5 +7,6 @@ pub mod facts;
 pub mod frontend;
 pub mod graph;
 pub mod keys;
+pub mod memo;
 pub mod onnx;
 pub mod workspace;

@@ -26,8 +26,10 @@ const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
 /// `uantizeLinear` matches `QuantizeLinear`, `DequantizeLinear` and
 /// `DynamicQuantizeLinear` alike.
 pub fn has_qdq_nodes(path: &Path) -> Option<bool> {
-    let file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
+    // Opened as any file the tree names: a FIFO, a device or a folder is
+    // refused before it is opened (a FIFO would block the run, `/dev/zero`
+    // never ends), never followed through to one.
+    let (file, len) = crate::files::read::open_regular_sized(path, true).ok()?;
     if len > MAX_MODEL_BYTES {
         return None;
     }
@@ -138,5 +140,23 @@ mod tests {
         assert_eq!(scan(big.as_slice(), big.len()), Some(true));
         // A file that grew after its size was read is still read to its end.
         assert_eq!(scan(big.as_slice(), 0), Some(true));
+    }
+
+    /// A model path that is a FIFO (or a device) is unknown, and the run
+    /// does not block on it; a link to a model reads the model.
+    #[test]
+    fn only_regular_files_are_read() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("model.onnx");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(has_qdq_nodes(&fifo), None);
+        assert_eq!(has_qdq_nodes(Path::new("/dev/zero")), None);
+        let real = d.path().join("real.onnx");
+        std::fs::write(&real, model(&["QuantizeLinear"])).unwrap();
+        let link = d.path().join("link.onnx");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(has_qdq_nodes(&link), Some(true));
     }
 }

@@ -16,6 +16,7 @@ use crate::base::rule::Rule;
 use crate::files::read::{self, ReadError};
 use crate::files::root::{Place, ProjectRoot};
 use crate::model::detect::{self, Kind, SkipReason, Verdict};
+use crate::model::memo::PathMemo;
 use crate::syntax::mounts::{Base, Mount};
 use crate::syntax::{Document, Format, LineIndex, SyntaxError};
 
@@ -184,8 +185,11 @@ pub struct Workspace {
     /// 10k bench tree's instructions. Not carried into a later pass of
     /// `fix` (it is rebuilt with the workspace), though nothing a fix edits
     /// changes an answer.
-    /// Keyed by the path's bytes (`Path`'s hash parses components).
-    git_ignored_memo: std::sync::Mutex<HashMap<Box<[u8]>, bool, foldhash::fast::RandomState>>,
+    git_ignored_memo: PathMemo<bool, GIT_IGNORED_MEMO_MAX>,
+    /// `model_has_qdq_nodes`' answers by the model's path: every nvinfer
+    /// naming one model would read it to its end again (bounded by
+    /// [`crate::model::onnx`]'s cap, but once a model is enough).
+    qdq_memo: PathMemo<Option<bool>, GIT_IGNORED_MEMO_MAX>,
     /// What the containers are given of each file, by id, found the first
     /// time one of its paths is missing (`unknown_in_container`): a file
     /// names many paths, and most files are in no container. Sized to the
@@ -811,17 +815,13 @@ impl Workspace {
         let Some(root) = &self.root else {
             return false;
         };
-        let key = path.as_os_str().as_bytes();
-        if let Some(&known) = self.git_ignored_memo.lock().ok().as_ref().and_then(|m| m.get(key)) {
-            return known;
-        }
-        let ignored = self.git_ignored_now(root, path);
-        if let Ok(mut m) = self.git_ignored_memo.lock()
-            && m.len() < GIT_IGNORED_MEMO_MAX
-        {
-            m.insert(key.into(), ignored);
-        }
-        ignored
+        self.git_ignored_memo.get_or(path, || self.git_ignored_now(root, path))
+    }
+
+    /// Whether the ONNX model at `path` (a `Target::Exists`) has Q/DQ
+    /// nodes ([`crate::model::onnx::has_qdq_nodes`]), remembered.
+    pub fn model_has_qdq_nodes(&self, path: &Path) -> Option<bool> {
+        self.qdq_memo.get_or(path, || crate::model::onnx::has_qdq_nodes(path))
     }
 
     /// [`git_ignored`](Self::git_ignored), asked of the disk.

@@ -118,7 +118,7 @@ fn precision_from_network_mode(ctx: &Ctx, inf: &Element) -> bool {
     !strongly_typed
         && matches!(
             ctx.ws.resolve(loc.file, v),
-            Some(Target::Exists(p)) if crate::model::onnx::has_qdq_nodes(&p) == Some(false)
+            Some(Target::Exists(p)) if ctx.ws.model_has_qdq_nodes(&p) == Some(false)
         )
 }
 
