@@ -114,8 +114,12 @@ pub(super) fn listed_count(doc: &Document, group: &str, multi: bool) -> Result<u
         .enumerate()
         .find(|(_, u)| !entry_opens(u))
     {
+        // The entry shown cut short: a reason is echoed, and an entry may
+        // be the whole (megabytes long) list.
+        let shown: String = bad.chars().take(40).collect();
+        let cut = if bad.chars().nth(40).is_some() { "…" } else { "" };
         return Err(format!(
-            "[{group}] list entry {} ({bad:?}) is none of file://, rtsp://, usb:N, csi:N: deepstream-app refuses the config (set_source_all_configs)",
+            "[{group}] list entry {} ({shown:?}{cut}) is none of file://, rtsp://, usb:N, csi:N: deepstream-app refuses the config (set_source_all_configs)",
             i + 1
         ));
     }

@@ -701,3 +701,28 @@ fn source_list_source_group_past_the_count_is_refused() {
         }
     }
 }
+
+/// A list entry the app refuses is named in the reason the batches are
+/// unknown, cut short: the entry may be the whole, megabytes long, list.
+#[test]
+fn a_refused_list_entry_is_shown_cut_short() {
+    let bad = "x".repeat(100_000);
+    let app = format!(
+        "[application]\n[source-list]\nlist=file:///a.mp4;{bad}\n\
+         [source-attr-all]\nenable=1\ntype=2\nuri=file:///a.mp4\n[streammux]\nbatch-size=7\n"
+    );
+    let (_d, _ws, g) = graph(&[("app.txt", &app)]);
+    let mux = g.pipelines[0].first(&Role::Streammux).unwrap();
+    let why = match mux.prop("batch-size").and_then(|p| p.effective()).map(|s| &s.value) {
+        Some(Value::Unknown(why)) => why.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        why,
+        format!(
+            "[source-list] list entry 2 (\"{}\"…) is none of file://, rtsp://, usb:N, csi:N: \
+             deepstream-app refuses the config (set_source_all_configs)",
+            "x".repeat(40)
+        )
+    );
+}
