@@ -233,7 +233,7 @@ fn read_listed_with(
 /// `path` is its real path, opened through no link) or as
 /// [`read_regular`] a link's target.
 pub fn find_any(path: &Path, listed: bool, cap: u64, needles: &[&[u8]]) -> Result<Option<bool>, ReadError> {
-    let mut file = if listed {
+    let (file, len) = if listed {
         use rustix::fs::OFlags;
         let file = open_without_links(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)
             .map(File::from)
@@ -242,19 +242,45 @@ pub fn find_any(path: &Path, listed: bool, cap: u64, needles: &[&[u8]]) -> Resul
         if let Some(what) = describe(meta.file_type()) {
             return Err(ReadError::NotRegular(what));
         }
-        file
+        (file, meta.len())
     } else {
-        open_regular_sized(path, true)?.0
+        open_regular_sized(path, true)?
     };
-    const PIECE: usize = 1 << 20;
-    // What a needle cut by a piece's end may have left in it.
+    find_in(file, len, cap, needles, b"")
+}
+
+/// The most [`find_in`] reads at once.
+const PIECE: usize = 1 << 20;
+
+/// Whether any of `needles` occurs in what `r` gives, read in pieces that
+/// are not kept: `Some(false)` when read to its end without one, `None`
+/// when more than `cap` bytes came first (unknown), or when the stream
+/// starts with `refused_start` (a file that stands for another, such as a
+/// Git LFS pointer: what it holds is not in the tree). `size` is what the
+/// stream was thought to hold: the buffer is no larger (zeroing a 1 MiB
+/// piece for each of a tree's empty placeholder models was 17% of a 10k
+/// run), and a stream that gives more is still read to its end.
+pub fn find_in(
+    mut r: impl Read,
+    size: u64,
+    cap: u64,
+    needles: &[&[u8]],
+    refused_start: &[u8],
+) -> Result<Option<bool>, ReadError> {
+    // Bytes kept from the previous piece, so a needle cut by a piece's end
+    // is still found.
     let overlap = needles.iter().map(|n| n.len()).max().unwrap_or(1).saturating_sub(1);
-    let mut window: Vec<u8> = Vec::with_capacity(PIECE + overlap);
-    let mut piece = vec![0; PIECE];
+    let least = refused_start.len().max(overlap) + 1;
+    let wanted = usize::try_from(size).unwrap_or(PIECE).saturating_add(overlap);
+    let mut buf = vec![0u8; wanted.clamp(least, PIECE.max(least) + overlap)];
+    let mut kept = 0usize;
     let mut read: u64 = 0;
+    let mut judged_start = refused_start.is_empty();
     loop {
-        let n = match file.read(&mut piece) {
-            Ok(0) => return Ok(Some(false)),
+        let n = match r.read(&mut buf[kept..]) {
+            // What was kept back while the start was judged is searched
+            // too (kept bytes once judged were searched already).
+            Ok(0) => return Ok(Some(!judged_start && any_in(&buf[..kept], needles))),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(ReadError::Io(e.to_string())),
@@ -263,12 +289,28 @@ pub fn find_any(path: &Path, listed: bool, cap: u64, needles: &[&[u8]]) -> Resul
         if read > cap {
             return Ok(None);
         }
-        window.drain(..window.len().saturating_sub(overlap));
-        window.extend_from_slice(&piece[..n]);
-        if needles.iter().any(|x| memchr::memmem::find(&window, x).is_some()) {
+        let filled = kept + n;
+        if !judged_start {
+            if buf[..filled].starts_with(refused_start) {
+                return Ok(None);
+            }
+            if refused_start.starts_with(&buf[..filled]) {
+                // Too short yet to tell: read on before judging.
+                kept = filled;
+                continue;
+            }
+            judged_start = true;
+        }
+        if any_in(&buf[..filled], needles) {
             return Ok(Some(true));
         }
+        kept = overlap.min(filled);
+        buf.copy_within(filled - kept..filled, 0);
     }
+}
+
+fn any_in(bytes: &[u8], needles: &[&[u8]]) -> bool {
+    needles.iter().any(|x| memchr::memmem::find(bytes, x).is_some())
 }
 
 /// The text of a regular file (UTF-8), at most `cap` bytes; errors name
@@ -433,6 +475,26 @@ mod tests {
             assert_eq!(find_any(&f, false, cap, &[b"g_key_file_get_strinh"]), Ok(Some(false)));
             assert_eq!(find_any(&f, false, cap - 1, &[b"zz"]), Ok(None));
         }
+    }
+
+    /// `find_in` judges the start before it searches, searches what it
+    /// kept back when the stream ends while judging, and reads a stream
+    /// that gives more than its size said to its end.
+    #[test]
+    fn find_in_judges_the_start_then_searches() {
+        let find = |bytes: &[u8], size: u64, cap: u64| find_in(bytes, size, cap, &[b"bc", b"xyz"], b"abcdef");
+        assert_eq!(find(b"abcdef and xyz", 14, 100), Ok(None));
+        // Ends while still a prefix of the refused start: searched.
+        assert_eq!(find(b"abc", 3, 100), Ok(Some(true)));
+        assert_eq!(find(b"ab", 2, 100), Ok(Some(false)));
+        assert_eq!(find(b"", 0, 100), Ok(Some(false)));
+        assert_eq!(find(b"abd xyz", 7, 100), Ok(Some(true)));
+        assert_eq!(find(b"abd xyz", 0, 100), Ok(Some(true)));
+        assert_eq!(find(b"abd xyz", 7, 6), Ok(None));
+        let mut long = vec![b'.'; 3 << 20];
+        long.extend_from_slice(b"xyz");
+        assert_eq!(find(&long, 10, u64::MAX), Ok(Some(true)));
+        assert_eq!(find(&long[..long.len() - 1], 10, u64::MAX), Ok(Some(false)));
     }
 
     /// The size taken when the file was opened is a hint: read in one call

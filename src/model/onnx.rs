@@ -10,7 +10,6 @@
 //! read, is too large to read here, or is a Git LFS pointer (its graph not
 //! in the tree) is unknown.
 
-use std::io::Read;
 use std::path::Path;
 
 /// Read at most this much of a model (protobuf's own limit for one message
@@ -33,57 +32,18 @@ pub fn has_qdq_nodes(path: &Path) -> Option<bool> {
     if len > MAX_MODEL_BYTES {
         return None;
     }
-    // A buffer no larger than the file (a placeholder or an empty file is
-    // most of a tree's models: zeroing 1 MiB for each was 17% of a 10k run).
-    scan(file.take(MAX_MODEL_BYTES + 1), usize::try_from(len).unwrap_or(CHUNK))
+    scan(file, len)
 }
 
-/// The most read at once.
-const CHUNK: usize = 1 << 20;
-
-fn scan(mut r: impl Read, len: usize) -> Option<bool> {
-    const NEEDLE: &[u8] = b"uantizeLinear";
-    let finder = memchr::memmem::Finder::new(NEEDLE);
-    let mut buf = vec![0u8; len.clamp(LFS_POINTER.len() + NEEDLE.len(), CHUNK)];
-    // Bytes kept from the previous chunk, so a name split across two reads
-    // is still found.
-    let mut kept = 0usize;
-    let mut total = 0u64;
-    let mut first = true;
-    loop {
-        let n = match r.read(&mut buf[kept..]) {
-            Ok(0) => return Some(false),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        total += n as u64;
-        if total > MAX_MODEL_BYTES {
-            return None;
-        }
-        let filled = kept + n;
-        if first {
-            if buf[..filled].starts_with(LFS_POINTER) {
-                return None;
-            }
-            if filled < LFS_POINTER.len() && LFS_POINTER.starts_with(&buf[..filled]) {
-                // Too short yet to tell: read on before judging.
-                kept = filled;
-                continue;
-            }
-            first = false;
-        }
-        if finder.find(&buf[..filled]).is_some() {
-            return Some(true);
-        }
-        kept = (NEEDLE.len() - 1).min(filled);
-        buf.copy_within(filled - kept..filled, 0);
-    }
+/// [`has_qdq_nodes`] of what `r` gives, `size` bytes as far as is known.
+fn scan(r: impl std::io::Read, size: u64) -> Option<bool> {
+    crate::files::read::find_in(r, size, MAX_MODEL_BYTES, &[b"uantizeLinear"], LFS_POINTER).ok()?
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     /// A `NodeProto` (`op_type`, field 4) inside a `GraphProto` (`node`,
     /// field 1) inside a `ModelProto` (`graph`, field 7).
@@ -131,13 +91,13 @@ mod tests {
             (b"version https://git-lfs".to_vec(), Some(false)),
         ];
         for (bytes, want) in cases {
-            assert_eq!(scan(bytes.as_slice(), bytes.len()), want, "{bytes:?}");
-            assert_eq!(scan(Trickle(&bytes), bytes.len()), want, "trickled {bytes:?}");
+            assert_eq!(scan(bytes.as_slice(), bytes.len() as u64), want, "{bytes:?}");
+            assert_eq!(scan(Trickle(&bytes), bytes.len() as u64), want, "trickled {bytes:?}");
         }
         // A name across the 1 MiB chunk boundary.
         let mut big = vec![b'x'; (1 << 20) - 5];
         big.extend_from_slice(b"DequantizeLinear");
-        assert_eq!(scan(big.as_slice(), big.len()), Some(true));
+        assert_eq!(scan(big.as_slice(), big.len() as u64), Some(true));
         // A file that grew after its size was read is still read to its end.
         assert_eq!(scan(big.as_slice(), 0), Some(true));
     }
