@@ -617,18 +617,25 @@ fn source_list_num_source_bins_is_the_count_without_a_list() {
     ];
     for (list, rest, streams, batch) in cases {
         let attr = if rest.contains("[source-attr-all]") { "" } else { attr };
-        let app = format!(
-            "[application]\n[source-list]\n{list}{attr}{rest}[streammux]\nbatch-size=7\n\
-             [primary-gie]\nenable=1\nbatch-size=7\nconfig-file=pgie.txt\n"
-        );
-        let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
-        let p = &g.pipelines[0];
-        assert_eq!(p.streams(), streams, "{list}{rest}");
-        for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
-            assert_eq!(e.int("batch-size").map(|b| b.value), batch, "{} {list}{rest}", e.name);
-            // Never the written 7: the app overwrites it.
-            assert_eq!(e.unknown("batch-size"), batch.is_none(), "{} {list}{rest}", e.name);
-        }
+        assert_source_list_batches(&format!("{list}{attr}{rest}"), streams, batch);
+    }
+}
+
+/// An app with `[source-list]` followed by `groups`, a streammux and a
+/// primary that both write batch-size 7: the streams are `streams`, both
+/// batches `batch` (never the written 7: the app overwrites it), unknown
+/// where `batch` is `None`.
+fn assert_source_list_batches(groups: &str, streams: Option<u32>, batch: Option<i64>) {
+    let app = format!(
+        "[application]\n[source-list]\n{groups}[streammux]\nbatch-size=7\n\
+         [primary-gie]\nenable=1\nbatch-size=7\nconfig-file=pgie.txt\n"
+    );
+    let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
+    let p = &g.pipelines[0];
+    assert_eq!(p.streams(), streams, "{groups}");
+    for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
+        assert_eq!(e.int("batch-size").map(|b| b.value), batch, "{} {groups}", e.name);
+        assert_eq!(e.unknown("batch-size"), batch.is_none(), "{} {groups}", e.name);
     }
 }
 
@@ -688,17 +695,7 @@ fn source_list_source_group_past_the_count_is_refused() {
         ),
     ];
     for (list, rest, streams, batch) in cases {
-        let app = format!(
-            "[application]\n[source-list]\n{list}{attr}{rest}[streammux]\nbatch-size=7\n\
-             [primary-gie]\nenable=1\nbatch-size=7\nconfig-file=pgie.txt\n"
-        );
-        let (_d, _ws, g) = graph(&[("app.txt", &app), ("pgie.txt", PGIE)]);
-        let p = &g.pipelines[0];
-        assert_eq!(p.streams(), streams, "{list}{rest}");
-        for e in [p.first(&Role::Streammux).unwrap(), p.primary().unwrap()] {
-            assert_eq!(e.int("batch-size").map(|b| b.value), batch, "{} {list}{rest}", e.name);
-            assert_eq!(e.unknown("batch-size"), batch.is_none(), "{} {list}{rest}", e.name);
-        }
+        assert_source_list_batches(&format!("{list}{attr}{rest}"), streams, batch);
     }
 }
 
