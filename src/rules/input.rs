@@ -270,6 +270,9 @@ fn check_entries(
     let doc = &f.doc;
     // The key table's rows for this group, gathered once for the run's keys.
     let rows = schema.map(|s| (s, keys::GroupRows::of(s, &group.name)));
+    // The project's Python reader of each removed tracker key, looked up
+    // once a run (a file may repeat the key on every line).
+    let mut python_readers: Vec<(&str, Option<(FileId, Span)>)> = Vec::new();
     for (i, e) in group.entries.iter().enumerate().skip(range.start).take(range.len()) {
         if e.localized {
             continue;
@@ -335,13 +338,31 @@ fn check_entries(
                 e.spans.key(),
                 format!("`{}` in [{}]: {removal}", e.key, group.name),
             )
-            .when(When::RemovedKey, true)
-            .why(if schema == Schema::Tracker {
-                // A test app's `[tracker]` file: see `unknown_key_why`.
-                "a release whose test apps no longer read the key passes over it (deepstream-test2's C reader, set_tracker_properties, prints \"Unknown key\"; the Python apps' loop over config['tracker'] says nothing), so the setting has no effect there"
-            } else {
-                "a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there"
+            .when(When::RemovedKey, true);
+            let reader = (schema == Schema::Tracker).then(|| {
+                let at = python_readers.iter().position(|(k, _)| *k == e.key.as_str());
+                let at = at.unwrap_or_else(|| {
+                    python_readers.push((e.key.as_str(), python_tracker_reader(ctx, file, &e.key)));
+                    python_readers.len() - 1
+                });
+                python_readers[at].1.clone()
             });
+            d = match reader.flatten() {
+                // The project's own app reads the key: "test apps pass
+                // over it" is not what happens to this file.
+                Some((py, span)) => {
+                    let (line, _) = ctx.ws.files[py].position(span.start);
+                    d.why(format!(
+                        "this project's own code reads the key ({}:{line}), but nvtracker has no `{}` property from DS 6.3 (DS 9.1 gstnvtracker.cpp registers none), so no reader can give it the setting there: PyGObject's set_property raises TypeError (\"does not have property\") on a property the element lacks",
+                        ctx.ws.files[py].path.display(),
+                        e.key
+                    ))
+                    .related(py, span)
+                }
+                // A test app's `[tracker]` file: see `unknown_key_why`.
+                None if schema == Schema::Tracker => d.why("a release whose test apps no longer read the key passes over it (deepstream-test2's C reader, set_tracker_properties, prints \"Unknown key\"; the Python apps' loop over config['tracker'] says nothing), so the setting has no effect there"),
+                None => d.why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there"),
+            };
             if let Some(new) = spec.note.strip_prefix("renamed ") {
                 d = d.expected(format!("`{new}`"));
             }
@@ -432,6 +453,38 @@ fn app_refuses_source_group(file: FileId, doc: &Document, group: &crate::syntax:
         _ => return None,
     };
     Some(d)
+}
+
+/// A Python module of the project that reads `key` of the tracker
+/// key-file `tracker`: the file lies in the module's folder or below it,
+/// the module names it (the file name in its text, as `configparser`'s
+/// `read("config/tracker_config.txt")` does; a relative path is the
+/// working directory's, so the name and the folder are what is known),
+/// and it compares a key with the key's name (`if key ==
+/// 'enable-batch-process':`, the loop of deepstream_python_apps'
+/// deepstream-test2 before DS 6.3 and of its copies). Another app's module
+/// elsewhere that reads a file of the same name is not this file's
+/// reader. The place: the quoted name. Modules outside the root are not
+/// looked at (nothing there is shown).
+fn python_tracker_reader(ctx: &Ctx, tracker: FileId, key: &str) -> Option<(FileId, Span)> {
+    let path = &ctx.ws.files[tracker].path;
+    let name = path.file_name()?.to_str()?;
+    ctx.ws.files.iter().enumerate().find_map(|(id, f)| {
+        if f.doc.format != Format::Python
+            || f.outside
+            || !f.path.parent().is_some_and(|folder| path.starts_with(folder))
+            || !f.doc.text.contains(name)
+        {
+            return None;
+        }
+        let text = f.doc.text.as_str();
+        ['"', '\''].iter().find_map(|q| {
+            let quoted = format!("{q}{key}{q}");
+            text.match_indices(&quoted)
+                .find(|(at, _)| text[..*at].trim_end_matches([' ', '\t']).ends_with("=="))
+                .map(|(at, _)| (id, at..at + quoted.len()))
+        })
+    })
 }
 
 /// What the reader does with a key it does not know (DS002's why). The new

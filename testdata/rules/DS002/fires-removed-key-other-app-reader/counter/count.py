@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+# Counts the vehicles of one camera: decoder, batcher, tracker (written
+# for DeepStream 6.1, whose nvtracker still had enable_batch_process).
+import configparser
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+
+
+def tracker_from(path, tracker):
+    settings = configparser.ConfigParser()
+    settings.read(path)
+    for key in settings["tracker"]:
+        if key == "tracker-width":
+            tracker.set_property("tracker-width", settings.getint("tracker", key))
+        if key == "tracker-height":
+            tracker.set_property("tracker-height", settings.getint("tracker", key))
+        if key == "gpu-id":
+            tracker.set_property("gpu_id", settings.getint("tracker", key))
+        if key == "ll-lib-file":
+            tracker.set_property("ll-lib-file", settings.get("tracker", key))
+        if key == "enable-batch-process":
+            tracker.set_property("enable_batch_process", settings.getint("tracker", key))
+
+
+def main():
+    Gst.init(None)
+    pipeline = Gst.Pipeline()
+    mux = Gst.ElementFactory.make("nvstreammux", "batcher")
+    mux.set_property("batch-size", 1)
+    mux.set_property("batched-push-timeout", 33333)
+    tracker = Gst.ElementFactory.make("nvtracker", "tracker")
+    tracker_from("tracker_config.txt", tracker)
+    sink = Gst.ElementFactory.make("fakesink", "sink")
+    sink.set_property("sync", 0)
+    for element in (mux, tracker, sink):
+        pipeline.add(element)
+    mux.link(tracker)
+    tracker.link(sink)
+
+
+if __name__ == "__main__":
+    main()
