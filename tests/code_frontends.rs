@@ -151,7 +151,7 @@ source.set_property('location', 'rtsp://192.0.2.1/cam')\n    \
 depay = Gst.ElementFactory.make('rtph264depay', 'depay')\n    \
 decoder = Gst.ElementFactory.make('nvv4l2decoder', 'decoder')\n    \
 streammux = Gst.ElementFactory.make('nvstreammux', 'mux')\n    \
-streammux.set_property('batch-size', 1)\n    \
+streammux.set_property('batch-size', len(args))\n    \
 streammux.set_property('batched-push-timeout', MUXER_BATCH_TIMEOUT_USEC)\n    \
 if not streammux:\n        \
 sys.exit(1)\n    \
@@ -179,7 +179,7 @@ source.set_property('location', 'rtsp://192.0.2.1/cam')\n    \
 depay = Gst.ElementFactory.make('rtph264depay', 'depay')\n    \
 decoder = Gst.ElementFactory.make('nvv4l2decoder', 'decoder')\n    \
 streammux = Gst.ElementFactory.make('nvstreammux', 'mux')\n    \
-streammux.set_property('batch-size', 1)\n    \
+streammux.set_property('batch-size', len(args))\n    \
 streammux.set_property('batched-push-timeout', MUXER_BATCH_TIMEOUT_USEC)\n    \
 streammux.set_property('live-source', 1)\n    \
 if not streammux:\n        \

@@ -29,6 +29,10 @@ fn project_config_is_found_walking_up_and_applied() {
     let sub = tmp.path().join("configs/legacy");
     std::fs::create_dir_all(&sub).unwrap();
     copy_case("testdata/examples", &tmp.path().join("configs"));
+    // The primary's ONNX model where its config names it: DS202 judges only
+    // a model it has read (no Q/DQ node); copy_case flattens the folders.
+    std::fs::create_dir_all(tmp.path().join("configs/models")).unwrap();
+    std::fs::write(tmp.path().join("configs/models/vehicle_detector.onnx"), "placeholder\n").unwrap();
     copy_case("testdata/rules/DS202/fires", &sub);
     std::fs::write(
         tmp.path().join("dslint.toml"),

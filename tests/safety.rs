@@ -699,7 +699,7 @@ fn parallel_infer_references_leaving_the_root_are_treated_like_the_others() {
     std::fs::write(l.elsewhere.join("tr.yml"), "tracker:\n  enable: 1\n  SECRETKEY: 1\n").unwrap();
     std::fs::write(l.elsewhere.join("mm.txt"), "[property]\nenable=1\nSECRETMM=1\n").unwrap();
     std::fs::write(l.repo.join("sources.csv"), "enable,type,uri\n1,2,file:///a.mp4\n").unwrap();
-    let yml = "application:\n  enable-perf-measurement: 1\nsource:\n  csv-file-path: sources.csv\nstreammux:\n  batch-size: 1\n  batched-push-timeout: 40000\nprimary-gie0:\n  enable: 1\n  gie-unique-id: 1\n  config-file: pgie.txt\nbranch0:\n  pgie-id: 1\n  src-ids: 0\ntracker0:\n  enable: 1\n  cfg-file-path: ../elsewhere/tr.yml\nmeta-mux:\n  enable: 1\n  config-file: ../elsewhere/mm.txt\nsink0:\n  enable: 1\n  type: 1\n  sync: 0\n";
+    let yml = "application:\n  enable-perf-measurement: 1\nsource:\n  csv-file-path: sources.csv\nstreammux:\n  batch-size: 2\n  batched-push-timeout: 40000\nprimary-gie0:\n  enable: 1\n  gie-unique-id: 1\n  config-file: pgie.txt\nbranch0:\n  pgie-id: 1\n  src-ids: 0\ntracker0:\n  enable: 1\n  cfg-file-path: ../elsewhere/tr.yml\nmeta-mux:\n  enable: 1\n  config-file: ../elsewhere/mm.txt\nsink0:\n  enable: 1\n  type: 1\n  sync: 0\n";
     std::fs::write(l.repo.join("app.yml"), yml).unwrap();
     std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\n").unwrap();
     let (_, out, err) = run(&l.repo, &["check", "."]);

@@ -261,7 +261,16 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         }
         3 => {}
         m => {
-            let flagged = m == 0 || want.is_some_and(|w| w != m);
+            // An explicitly quantized (Q/DQ) or strongly typed network does
+            // not run the precision network-mode names: TensorRT builds the
+            // Q/DQ layers INT8 with the model's own scales and ignores a
+            // calibrator there, and network-mode=1 sets kINT8 without kFP16
+            // (`TrtModelBuilder::configCommonOptions`), so the layers between
+            // the Q/DQ pairs would run FP32 where 2 runs them FP16: neither
+            // "FP32" nor the mode asked for is known to be the faster one.
+            // Judged only where the model in the tree shows neither (asked
+            // last: it may read the model).
+            let flagged = (m == 0 || want.is_some_and(|w| w != m)) && precision_from_network_mode(ctx, inf);
             if flagged {
                 let w = want.unwrap_or(2);
                 let expected = match want {

@@ -128,7 +128,14 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             let Some(have) = mux.int(key).map(|e| e.value) else {
                 continue;
             };
-            if have != want as i64 {
+            // A mux smaller than the model input with no source size known:
+            // rules.md's formula gives the model input, but nvinfer scales the
+            // mux frame up to its input either way (`get_converted_buffer`,
+            // gstnvinfer.cpp), and whether the sources hold more detail than
+            // the mux keeps is not known; sources at the mux's size or below
+            // would only be scaled up earlier, at more bytes per frame. Silent.
+            let grows_blind = have < want as i64 && src.is_none();
+            if have != want as i64 && !grows_blind {
                 let edit = ctx.set_value(loc, &want.to_string());
                 let title = format!("set {key}={want}");
                 let fix = if ctx.facts.is_some() {
@@ -163,19 +170,12 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
                         format!(
                             "{basis}: scaling every frame to a larger size than inference uses costs memory bandwidth"
                         )
-                    } else if src.is_some() {
+                    } else {
                         // Smaller than both the sources and the model input:
                         // nvinfer scales the mux frame up to its input
                         // (`get_converted_buffer`, gstnvinfer.cpp).
                         format!(
                             "{basis}: the mux frame is smaller, so nvinfer scales it up to its input and the model sees less of the sources' detail than that input holds"
-                        )
-                    } else {
-                        // rules.md's formula (the model input when the
-                        // source size is unknown): whether the sources hold
-                        // more detail than the mux keeps is not known.
-                        format!(
-                            "{basis}: nvinfer scales a smaller mux frame up to its input; if the sources are larger than the mux, a mux at the model input gives the model their detail, and if not, the mux is already at their size"
                         )
                     })
                     .fix(Some(fix)),
@@ -195,9 +195,18 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
     } else {
         "default 30 fps"
     };
-    if let (Some(have), Some(loc)) = (
+    // A mux of batch 1 never waits: the legacy nvstreammux pushes a batch
+    // once it is complete and the timeout only bounds the wait for a batch
+    // that is not ("If the complete batch is formed before the timeout is
+    // reached, the batch is pushed", NVIDIA's deepstream-image-decode-test
+    // README; the legacy mux's source is not public), and one buffer
+    // completes a batch of 1. Neither claim of the why (latency, partial
+    // batches) can hold there, whatever the value.
+    let batch_of_one = mux.int("batch-size").is_some_and(|b| b.value == 1);
+    if let (Some(have), Some(loc), false) = (
         mux.int("batched-push-timeout").map(|e| e.value),
         site(mux, "batched-push-timeout"),
+        batch_of_one,
     ) {
         if have != want {
             // -1 is no timeout but "wait for full batches": the legacy
