@@ -840,8 +840,30 @@ fn fix_report(common: &Common, how: &FixRun, opts: &FixOptions, outcome: &engine
         stdio::print(&output::json::fix_report(outcome, &problems, how.write))?;
     } else {
         if !how.write && !how.quiet {
+            use dslint::fix::diff::{Shown, write_all};
             let style = color(common.color);
-            stdio::write(|w| dslint::fix::diff::write_all(&outcome.changed, style, w))?;
+            // The file's bytes go only to a regular file (`> fix.patch`):
+            // a terminal acts on them, and so can what reads a pipe (a CI
+            // runner reads a step's output a line at a time, a lone CR
+            // ending one, and obeys a line that starts with `::`).
+            let shown = if !style && stdio::stdout_is_regular_file() {
+                Shown::Exact
+            } else {
+                Shown::Escaped { color: style }
+            };
+            let mut escaped = 0;
+            stdio::write(|w| write_all(&outcome.changed, shown, w).map(|n| escaped = n))?;
+            if escaped > 0 && !how.quiet {
+                dslint::errln!(
+                    "{} control characters shown escaped (\\x0d): {} not apply; `fix --diff > FILE` writes the bytes as they are.",
+                    if escaped == 1 {
+                        "1 diff has".to_string()
+                    } else {
+                        format!("{escaped} diffs have")
+                    },
+                    if escaped == 1 { "it will" } else { "they will" },
+                );
+            }
         }
         if how.show_fixes {
             for line in &outcome.log {

@@ -1411,3 +1411,222 @@ fn long_lists_are_not_held_as_lists_of_their_entries() {
         assert!(peak < 160 * 1024, "{name}, fix --diff: peak {peak} KiB");
     }
 }
+
+/// `git` run in `dir`; its exit status and stderr.
+fn git(dir: &Path, args: &[&str]) -> (bool, String) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git is installed");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A lone CR in a hunk (a context line here; `git diff` and GNU `diff -u`
+/// write it as it is, and a line with it escaped matches no line of the
+/// file). Written to a regular file (`fix --diff > fix.patch`), the diff
+/// keeps the bytes and `git apply` takes it, giving what `fix --write`
+/// writes; so does the JSON report's diff (the JSON string escapes the
+/// CR). Through a pipe (a terminal, a CI runner that ends a line at a lone
+/// CR and obeys a `::` line) it stays escaped, and stderr says it will not
+/// apply.
+#[test]
+fn a_diff_with_a_lone_cr_applies_from_a_file() {
+    let l = layout();
+    std::fs::remove_dir(l.repo.join(".git")).unwrap();
+    assert!(git(&l.repo, &["init", "-q", "."]).0);
+    let app_text = app("pgie.txt").replace("batch-size=4\n", "batch-size=4\n# tuned\r::error::spoofed\n");
+    std::fs::write(l.repo.join("app.txt"), &app_text).unwrap();
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+    let patch = l.top.join("fix.patch");
+    let out = Command::new(dslint_bin())
+        .args(["fix", "--diff", "app.txt"])
+        .current_dir(&l.repo)
+        .env("NO_COLOR", "1")
+        .stdout(std::fs::File::create(&patch).unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("escaped"), "{err}");
+    let diff = std::fs::read_to_string(&patch).unwrap();
+    assert_eq!(
+        diff,
+        "--- a/app.txt\n+++ b/app.txt\n@@ -9,7 +9,7 @@\n gpu-id=0\n \n [streammux]\n-batch-size=4\n+batch-size=2\n # tuned\r::error::spoofed\n batched-push-timeout=40000\n width=960\n"
+    );
+    let (ok, why) = git(&l.repo, &["apply", "--check", patch.to_str().unwrap()]);
+    assert!(ok, "{why}");
+    assert!(git(&l.repo, &["apply", patch.to_str().unwrap()]).0);
+    let applied = std::fs::read_to_string(l.repo.join("app.txt")).unwrap();
+    assert_eq!(applied, app_text.replace("batch-size=4\n", "batch-size=2\n"));
+    std::fs::write(l.repo.join("app.txt"), &app_text).unwrap();
+    let (rc, _, _) = run(&l.repo, &["fix", "--write", "app.txt"]);
+    assert_eq!(rc, 0);
+    assert_eq!(std::fs::read_to_string(l.repo.join("app.txt")).unwrap(), applied);
+    // The JSON report's diff is the same exact diff.
+    std::fs::write(l.repo.join("app.txt"), &app_text).unwrap();
+    let (_, out, _) = run(&l.repo, &["fix", "app.txt", "--format", "json"]);
+    assert!(!out.contains('\r'), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["changed"][0]["diff"], diff.as_str());
+    // Through a pipe: escaped, and said so.
+    let (rc, out, err) = run(&l.repo, &["fix", "--diff", "app.txt"]);
+    assert_eq!(rc, 1, "{err}");
+    assert_eq!(out, diff.replace('\r', "\\x0d"));
+    assert!(
+        err.contains("1 diff has control characters shown escaped (\\x0d): it will not apply; `fix --diff > FILE` writes the bytes as they are.\n"),
+        "{err}"
+    );
+}
+
+/// `git diff` of one file, with `core.quotePath` as given.
+fn git_diff(repo: &Path, quote_path: &str, name: &str) -> Vec<u8> {
+    Command::new("git")
+        .args([
+            "-c",
+            &format!("core.quotePath={quote_path}"),
+            "diff",
+            "--no-color",
+            "--",
+            name,
+        ])
+        .current_dir(repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// A diff header names a file as `git diff` does (its default
+/// `core.quotePath`): a name with a control character (C0 or C1), a
+/// bidirectional mark or a quote is C-quoted with octal escapes for every
+/// byte from 0x80 up, so nothing in it reaches a terminal raw and nothing
+/// is escaped a second way (`\u{9b}` beside `\033` before). The lines are
+/// compared with git's own for the same change, and `git apply` takes the
+/// diff.
+#[test]
+fn diff_headers_quote_names_as_git_does() {
+    let l = layout();
+    std::fs::remove_dir(l.repo.join(".git")).unwrap();
+    assert!(git(&l.repo, &["init", "-q", "."]).0);
+    std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+    let names = [
+        "app\u{1b}[2J\u{9b}x\u{202e}y\u{e9}.txt",
+        "app \u{e9}\t\u{7}\u{7f}\"q\\.txt",
+        "app \u{e9}.txt",
+    ];
+    for name in names {
+        std::fs::write(l.repo.join(name), app("pgie.txt")).unwrap();
+    }
+    assert!(git(&l.repo, &["add", "."]).0);
+    assert!(
+        git(
+            &l.repo,
+            &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"]
+        )
+        .0
+    );
+    for name in names {
+        let patch = l.top.join("fix.patch");
+        let out = Command::new(dslint_bin())
+            .args(["fix", "--diff", name])
+            .current_dir(&l.repo)
+            .env("NO_COLOR", "1")
+            .stdout(std::fs::File::create(&patch).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let ours = std::fs::read(&patch).unwrap();
+        let (ok, why) = git(&l.repo, &["apply", "--check", patch.to_str().unwrap()]);
+        assert!(ok, "{name:?}: {why}");
+        // Through a pipe the headers are the same: nothing in them is left
+        // for the escaping of the lines.
+        let (_, piped, _) = run(&l.repo, &["fix", "--diff", name]);
+        assert_eq!(piped.as_bytes(), ours.as_slice(), "{name:?}");
+        let (rc, _, err) = run(&l.repo, &["fix", "--write", name]);
+        assert_eq!(rc, 0, "{err}");
+        let theirs = git_diff(&l.repo, "true", name);
+        let headers = |d: &[u8]| -> Vec<Vec<u8>> {
+            d.split(|&b| b == b'\n')
+                .filter(|l| l.starts_with(b"--- ") || l.starts_with(b"+++ "))
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        // git quotes a name with only printable UTF-8 past ASCII only with
+        // `core.quotePath` on; dslint writes it as it is, as git with it off.
+        let quoted = name != "app \u{e9}.txt";
+        let theirs = if quoted {
+            theirs
+        } else {
+            git_diff(&l.repo, "false", name)
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&headers(&ours).concat()),
+            String::from_utf8_lossy(&headers(&theirs).concat()),
+            "{name:?}"
+        );
+        for h in headers(&ours).iter().filter(|_| quoted) {
+            assert!(
+                h.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\t'),
+                "{name:?}: {h:?}"
+            );
+        }
+    }
+}
+
+/// The name `fix --write` rewrites is swapped at the last moment, after
+/// its last look at it (the test pause is there): for a link to a file
+/// outside the root, a FIFO, another file renamed over it. The write
+/// neither follows the link nor puts the stale edit in place of what is
+/// there now: the name keeps what was put there, the file outside keeps
+/// its bytes, and the run says so and fails. (The plain rename put the
+/// edit in place of each.)
+#[test]
+fn a_name_swapped_before_the_rename_keeps_what_was_put_there() {
+    use std::os::unix::fs::FileTypeExt;
+    for swap in ["link", "fifo", "other"] {
+        let l = layout();
+        std::fs::write(l.repo.join("app.txt"), app("pgie.txt")).unwrap();
+        std::fs::write(l.repo.join("pgie.txt"), "[property]\ngie-unique-id=1\nbatch-size=2\n").unwrap();
+        let outside = l.elsewhere.join("outside.txt");
+        std::fs::write(&outside, "outside\n").unwrap();
+        let child = paused_fix(&l.repo, "3000");
+        let target = l.repo.join("app.txt");
+        let swapped = l.repo.join("swapped");
+        match swap {
+            "link" => symlink(&outside, &swapped).unwrap(),
+            "fifo" => mkfifo(&swapped),
+            _ => std::fs::write(&swapped, "other\n").unwrap(),
+        }
+        std::fs::rename(&swapped, &target).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{swap}: {err}");
+        let meta = std::fs::symlink_metadata(&target).unwrap();
+        match swap {
+            "link" => {
+                assert!(meta.file_type().is_symlink(), "{swap}");
+                assert!(err.contains("app.txt is a link; not written"), "{swap}: {err}");
+            }
+            "fifo" => {
+                assert!(meta.file_type().is_fifo(), "{swap}");
+                assert!(
+                    err.contains("app.txt is not a regular file; not written"),
+                    "{swap}: {err}"
+                );
+            }
+            _ => {
+                assert_eq!(std::fs::read_to_string(&target).unwrap(), "other\n");
+                assert!(
+                    err.contains("app.txt changed since it was read; not written"),
+                    "{swap}: {err}"
+                );
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n", "{swap}");
+        assert!(temp_names(&l.repo).is_empty(), "{swap}: {:?}", temp_names(&l.repo));
+    }
+}

@@ -54,6 +54,13 @@ pub fn write(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Sto
     Ok(())
 }
 
+/// Whether stdout is a regular file (`> out.patch`): no terminal and no
+/// other program reads what is written there as it is written.
+pub fn stdout_is_regular_file() -> bool {
+    rustix::fs::fstat(std::io::stdout())
+        .is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile)
+}
+
 /// Write `text` to stdout.
 pub fn print(text: &str) -> Result<(), Stop> {
     let mut out = io::stdout().lock();

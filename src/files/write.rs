@@ -201,16 +201,50 @@ impl Dir {
         rustix::fs::fchmod(&tmp.fd, Mode::from_raw_mode(before.st_mode & 0o7777))
             .map_err(|e| format!("{show}: {}", os(e)))?;
         tmp.fd_sync().map_err(|e| format!("{show}: {e}"))?;
-        test_pause_before_rename();
         // The same file, with the same bytes, right before the rename.
+        let same = |st: &rustix::fs::Stat| (st.st_dev, st.st_ino) == (before.st_dev, before.st_ino);
         let again = self.current(name, original, &show)?;
-        if (again.st_dev, again.st_ino) != (before.st_dev, before.st_ino) {
+        if !same(&again) {
             return Err(format!("{show} changed since it was read; not written"));
         }
+        test_pause_before_rename();
         if let Some(sig) = signals::caught() {
             return Err(format!("{show}: interrupted (signal {sig}); not written"));
         }
-        tmp.persist_as(name).map_err(|e| format!("{show}: {e}"))
+        // The name can still change between that look and the rename (a
+        // file written in place, another file, a link or a FIFO renamed
+        // over it): the new file is exchanged with what the name holds
+        // (`RENAME_EXCHANGE`, one atomic step), and what came out is
+        // looked at. When it is not the file that was read, holding what
+        // was read, the two are exchanged back: the name holds what it
+        // held, and the new bytes go with the temporary file.
+        match tmp.exchange_with(name) {
+            Ok(true) => {}
+            // A file system without the exchange (an old kernel, some
+            // network ones): the plain rename, after the last look.
+            Ok(false) => return tmp.persist_as(name).map_err(|e| format!("{show}: {e}")),
+            Err(e) => return Err(format!("{show}: {e}")),
+        }
+        let out = self.current(&tmp.name, original, &show);
+        if out.as_ref().is_ok_and(same) {
+            // The old file goes with the temporary name (`Temp`'s drop).
+            let _ = rustix::fs::fsync(&self.fd);
+            return Ok(());
+        }
+        match tmp.exchange_with(name) {
+            Ok(true) => Err(out
+                .err()
+                .unwrap_or_else(|| format!("{show} changed since it was read; not written"))),
+            _ => {
+                // Not expected: the name was changed twice within the
+                // write. What it held is left, under the temporary name.
+                tmp.kept = true;
+                Err(format!(
+                    "{show} changed while it was written; what it held is now {}",
+                    self.show(&tmp.name)
+                ))
+            }
+        }
     }
 
     /// Open `name` without following a link, check it is a lone regular
@@ -348,6 +382,23 @@ impl<'a> Temp<'a> {
 
     fn fd_sync(&self) -> std::io::Result<()> {
         rustix::fs::fsync(&self.fd).map_err(os)
+    }
+
+    /// Exchange the temporary file with `name` (`renameat2`'s
+    /// `RENAME_EXCHANGE`); `Ok(false)` when the file system cannot.
+    fn exchange_with(&self, name: &str) -> std::io::Result<bool> {
+        use rustix::fs::RenameFlags;
+        match rustix::fs::renameat_with(
+            &self.dir.fd,
+            self.name.as_str(),
+            &self.dir.fd,
+            name,
+            RenameFlags::EXCHANGE,
+        ) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP) => Ok(false),
+            Err(e) => Err(os(e)),
+        }
     }
 
     fn persist_as(mut self, name: &str) -> std::io::Result<()> {

@@ -11,30 +11,56 @@ pub fn unified(path: &Path, original: &str, new: &str, color: bool) -> String {
     unified_between(path, path, original, new, color)
 }
 
+/// The diff with the files' bytes as they are (nothing escaped, no
+/// colour): the diff that `patch` and `git apply` apply, as `git diff` and
+/// GNU `diff -u` write it, for a reader that is no terminal (a patch file,
+/// a JSON string, whose encoding escapes every control character).
+pub fn unified_exact(path: &Path, original: &str, new: &str) -> String {
+    hunks::unified(&header_name("a", path), &header_name("b", path), original, new)
+}
+
 /// Files whose diffs are made together (in parallel) and then written:
 /// enough to keep every thread busy, few enough that the diffs of a large
 /// tree are never all held at once (the 100k bench tree's are ~36 MB).
 const DIFF_BATCH: usize = 512;
 
+/// How `fix --diff` shows the files' bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// For a terminal, or a pipe that may lead to one: control characters
+    /// escaped (`\x0d`), in colour where asked. A line with one no longer
+    /// matches the file, so its hunk does not apply.
+    Escaped { color: bool },
+    /// For a regular file (`fix --diff > fix.patch`): the bytes as they
+    /// are, the diff `git apply` and `patch` apply (`unified_exact`).
+    Exact,
+}
+
 /// Write the diffs of every changed file, in path order, each batch of
-/// files diffed in parallel (`DIFF_BATCH`).
+/// files diffed in parallel (`DIFF_BATCH`). Returns how many diffs had
+/// control characters escaped (their hunks do not apply).
 pub fn write_all(
     changed: &std::collections::BTreeMap<std::path::PathBuf, (String, String)>,
-    color: bool,
+    shown: Shown,
     w: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<usize> {
     use rayon::prelude::*;
     let files: Vec<_> = changed.iter().collect();
+    let mut escaped = 0;
     for batch in files.chunks(DIFF_BATCH) {
-        let diffs: Vec<String> = batch
+        let diffs: Vec<(String, bool)> = batch
             .par_iter()
-            .map(|(path, (original, new))| unified(path, original, new, color))
+            .map(|(path, (original, new))| match shown {
+                Shown::Exact => (unified_exact(path, original, new), false),
+                Shown::Escaped { color } => shown_counted(unified_exact(path, original, new), color),
+            })
             .collect();
-        for diff in diffs {
+        for (diff, had_controls) in diffs {
+            escaped += usize::from(had_controls);
             w.write_all(diff.as_bytes())?;
         }
     }
-    Ok(())
+    Ok(escaped)
 }
 
 /// A diff from one file to another (a script and its wrapped copy).
@@ -48,28 +74,37 @@ pub fn unified_between(from: &Path, to: &Path, original: &str, new: &str, color:
 /// A diff as the terminal gets it: control characters escaped, and in
 /// colour where asked.
 fn shown(text: String, color: bool) -> String {
-    let text = escape_lines(text);
+    shown_counted(text, color).0
+}
+
+/// [`shown`], and whether a control character was escaped.
+fn shown_counted(text: String, color: bool) -> (String, bool) {
+    let (text, escaped) = escape_lines(text);
     if !color {
-        return text;
+        return (text, escaped);
     }
-    text.lines()
+    let text = text
+        .lines()
         .map(|l| match l.as_bytes().first() {
             Some(b'+') if !l.starts_with("+++") => format!("\x1b[32m{l}\x1b[0m\n"),
             Some(b'-') if !l.starts_with("---") => format!("\x1b[31m{l}\x1b[0m\n"),
             Some(b'@') => format!("\x1b[36m{l}\x1b[0m\n"),
             _ => format!("{l}\n"),
         })
-        .collect()
+        .collect();
+    (text, escaped)
 }
 
 /// A diff is read on a terminal: control characters from the configs are
-/// shown escaped, line by line (the line structure stays).
-fn escape_lines(text: String) -> String {
+/// shown escaped, line by line (the line structure stays); and whether one
+/// was.
+fn escape_lines(text: String) -> (String, bool) {
     // Printable ASCII, tabs and newlines only (most diffs): nothing to
     // escape, the text as it is.
     if all_plain(text.as_bytes()) {
-        return text;
+        return (text, false);
     }
+    let mut any = false;
     // One string written line by line (a string a line was most of the
     // diffs' allocations).
     let mut escaped = String::with_capacity(text.len());
@@ -78,10 +113,12 @@ fn escape_lines(text: String) -> String {
         // its line (`hunks::lines`), shown escaped like any control
         // character (`k=1\r\r\n` is the line `-k=1\x0d` and its CRLF).
         let body = l.strip_suffix('\n').map_or(l, |b| b.strip_suffix('\r').unwrap_or(b));
-        escaped.push_str(&escape_controls(body));
+        let shown = escape_controls(body);
+        any |= matches!(shown, std::borrow::Cow::Owned(_));
+        escaped.push_str(&shown);
         escaped.push_str(&l[body.len()..]);
     }
-    escaped
+    (escaped, any)
 }
 
 /// Whether every byte is printable ASCII, a tab or a newline. A block of
@@ -97,10 +134,16 @@ fn all_plain(bytes: &[u8]) -> bool {
 }
 
 /// A `---`/`+++` file name that GNU patch and `git apply` read back as the
-/// same path: one with a space gets a trailing tab (patch ends the name at
-/// a tab, as git writes it); one with a quote, backslash, control byte or
-/// bytes that are not UTF-8 is C-quoted with octal escapes (git's quoting,
-/// which patch 2.7 decodes).
+/// same path, written as `git diff` writes it. A name with nothing to
+/// quote is written as it is (as git does with `core.quotePath` off); one
+/// with a quote, a backslash, a control character (C0, DEL, C1), a
+/// bidirectional mark or bytes that are not UTF-8 is C-quoted as git's
+/// default (`core.quotePath` on) quotes it: `\a \b \t \n \v \f \r \" \\`
+/// by name, every other control byte and every byte from 0x80 up in
+/// octal (`\302\233` for U+009B), so the quoted name is ASCII and shows as
+/// it is on any terminal; patch 2.7 and `git apply` decode it. A name with
+/// a space ends in a tab (patch ends a name at a tab), quoted or not, as
+/// git writes it.
 pub fn header_name(prefix: &str, path: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     // Only a path spelt with a leading `.` can start with a `.` component
@@ -110,42 +153,58 @@ pub fn header_name(prefix: &str, path: &Path) -> String {
     } else {
         path
     };
+    let name = path.as_os_str().as_bytes();
+    let tab = name.contains(&b' ') || prefix.contains(' ');
     // Most names: UTF-8 with nothing to quote, written as they are.
-    let plain = |b: u8| (b != b'"' && b != b'\\' && (0x20..0x7f).contains(&b)) || b >= 0x80;
-    if let Ok(name) = std::str::from_utf8(path.as_os_str().as_bytes()) {
-        if prefix.bytes().chain(name.bytes()).all(plain) {
-            let tab = name.contains(' ') || prefix.contains(' ');
-            let mut out = String::with_capacity(prefix.len() + 1 + name.len() + usize::from(tab));
-            for s in [prefix, "/", name] {
+    let plain_ascii = |b: u8| b != b'"' && b != b'\\' && (0x20..0x7f).contains(&b);
+    let plain = |s: &str| {
+        // Printable ASCII is looked at a byte at a time; chars only where
+        // there is other.
+        s.bytes().all(plain_ascii)
+            || s.chars().all(|c| {
+                if c.is_ascii() {
+                    plain_ascii(c as u8)
+                } else {
+                    !crate::output::acts_on_terminal(c)
+                }
+            })
+    };
+    let mut out = String::with_capacity(prefix.len() + name.len() + 4);
+    match std::str::from_utf8(name) {
+        Ok(n) if plain(prefix) && plain(n) => {
+            for s in [prefix, "/", n] {
                 out.push_str(s);
             }
-            if tab {
-                out.push('\t');
+        }
+        _ => {
+            out.push('"');
+            for &b in prefix.as_bytes().iter().chain(b"/").chain(name) {
+                match b {
+                    b'"' => out.push_str("\\\""),
+                    b'\\' => out.push_str("\\\\"),
+                    0x07 => out.push_str("\\a"),
+                    0x08 => out.push_str("\\b"),
+                    b'\t' => out.push_str("\\t"),
+                    b'\n' => out.push_str("\\n"),
+                    0x0b => out.push_str("\\v"),
+                    0x0c => out.push_str("\\f"),
+                    b'\r' => out.push_str("\\r"),
+                    0x20..0x7f => out.push(char::from(b)),
+                    b => {
+                        out.push('\\');
+                        for shift in [6, 3, 0] {
+                            out.push(char::from(b'0' + ((b >> shift) & 7)));
+                        }
+                    }
+                }
             }
-            return out;
+            out.push('"');
         }
     }
-    let bytes = [prefix.as_bytes(), b"/", path.as_os_str().as_bytes()].concat();
-    let utf8 = std::str::from_utf8(&bytes).is_ok();
-    let escape = |b: u8| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || (!utf8 && b >= 0x80);
-    if !bytes.iter().any(|&b| escape(b)) {
-        let name = String::from_utf8_lossy(&bytes).into_owned();
-        return if name.contains(' ') { name + "\t" } else { name };
+    if tab {
+        out.push('\t');
     }
-    let mut q = vec![b'"'];
-    for &b in &bytes {
-        match b {
-            b'"' | b'\\' => q.extend([b'\\', b]),
-            b'\t' => q.extend(b"\\t"),
-            b'\n' => q.extend(b"\\n"),
-            b'\r' => q.extend(b"\\r"),
-            b if escape(b) => q.extend(format!("\\{b:03o}").bytes()),
-            b => q.push(b),
-        }
-    }
-    q.push(b'"');
-    // Only ASCII was escaped, so what is left is the path's own UTF-8.
-    String::from_utf8_lossy(&q).into_owned()
+    out
 }
 
 pub fn summary(o: &FixOutcome, written: bool) -> String {

@@ -190,7 +190,8 @@ pub fn fix_report(o: &crate::fix::engine::FixOutcome, problems: &[FileProblem], 
             .iter()
             .map(|(path, (old, new))| ChangedFile {
                 file: crate::files::shown(path).into_owned(),
-                diff: crate::fix::diff::unified(path, old, new, false),
+                // The exact diff: the JSON string escapes what a terminal acts on.
+                diff: crate::fix::diff::unified_exact(path, old, new),
             })
             .collect(),
         fixes: &o.log,

@@ -1563,6 +1563,73 @@ mod tests {
             same_at_every_cut(&text);
         }
 
+        /// Values of any characters under a kept key (`deepstream:`) and
+        /// at the top level, in lines of the plain forms (`k: v`, an
+        /// indentless or indented sequence item, a nested map) with now
+        /// and then a line of any indentation and text: plain values,
+        /// quoted ones of both kinds with escapes, `#`, `:`, flow
+        /// indicators, tabs, CRs, non-ASCII and controls, and any string.
+        /// Whatever the plain readers (`yaml_plain`, `yaml_plain_kept`)
+        /// read, the parser reads the same (groups, values and trees);
+        /// anything else they refuse.
+        #[test]
+        fn any_values_read_plain_as_parsed_or_are_refused(
+            top in proptest::bool::ANY,
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![0usize, 0, 0, 0, 0, 0, 1, 2, 3]),
+                    proptest::sample::select(vec!["a", "b", "k-1", "x.y", "q0"]),
+                    proptest::prop_oneof![
+                        4 => "[a-z0-9/._~+$(-]{1,5}",
+                        2 => "\"([a-z #:'/\\[{]|\\\\[\"\\\\nt0x/ ]|\\\\x4[0-9]|\\\\u00e9){0,5}\"",
+                        2 => "'([a-z #:\"\\\\/]|''){0,5}'",
+                        2 => "[-a-z0-9 :#\\[\\]{}'\"/.,&*!|>%@`?~+$()\\\\\t\r\u{e9}\u{1b}\u{85}]{0,6}",
+                        1 => "\\PC{0,6}",
+                        1 => proptest::prelude::any::<String>(),
+                    ],
+                    proptest::sample::select(vec!["", "", "", " # c", "#c", "  ", "\r", " \t"]),
+                    proptest::sample::select(vec![0usize, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5]),
+                ),
+                1..10,
+            ),
+        ) {
+            let mut text = String::from("deepstream:\n");
+            for (form, key, value, after, odd) in lines {
+                let line = match form {
+                    0 => format!("  {key}: {value}{after}"),
+                    1 => format!("  {key}:\n  - {value}{after}"),
+                    2 => format!("  {key}:\n    - {value}{after}"),
+                    _ => format!("  {key}:\n    {key}: {value}{after}"),
+                };
+                // Now and then a line the plain forms do not have.
+                let line = match odd {
+                    0 => line,
+                    1 => format!(" {line}"),
+                    2 => line.trim_start().to_string(),
+                    3 => format!("  - {key}: {value}"),
+                    4 => value.clone(),
+                    _ => format!("{key}: {value}{after}"),
+                };
+                text.push_str(&line);
+                text.push('\n');
+            }
+            if top {
+                text = text.replacen("deepstream:\n", "", 1).replace("\n  ", "\n").trim_start().to_string();
+            }
+            let plain = plain_pieces_as_parsed(&text);
+            let d = parse(text.clone());
+            kept_as_a_second_parse(&text, &d);
+            // Enough cases are read plain somewhere, else the test says
+            // little (46 of the first 200 when it was written).
+            use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+            static CASES: AtomicUsize = AtomicUsize::new(0);
+            static PLAIN: AtomicUsize = AtomicUsize::new(0);
+            let plain = PLAIN.fetch_add(usize::from(plain > 0), Relaxed) + usize::from(plain > 0);
+            if CASES.fetch_add(1, Relaxed) + 1 == 200 {
+                proptest::prop_assert!(plain > 30, "{plain} of 200 cases read plain");
+            }
+        }
+
         /// Lines near the edges of `yaml_plain`'s forms (keys, separators,
         /// values and indents of every kind, most of them plain): whatever
         /// it reads plain reads so in the parser too.
