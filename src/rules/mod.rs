@@ -1114,25 +1114,54 @@ const BATCH_FOLDED: [Rule; 3] = [Rule::BatchMismatch, Rule::BatchBelowStreams, R
 /// The rules [`fold_shared_config_findings`] folds.
 const SHARED_FOLDED: [Rule; 2] = [Rule::EngineNameMismatch, Rule::DuplicateSourceOfTruth];
 
-/// Where the findings of [`BATCH_FOLDED`] and of [`SHARED_FOLDED`] rules
-/// are, in order: what the folds look at (`fold_shared_primary_batch` at
-/// DS701, among the first), found in one pass on all threads. Each fold
-/// looked at every finding in turn on one thread (the other idle), a few
-/// in a hundred of them theirs.
-fn fold_candidates(out: &[Diagnostic]) -> (Vec<usize>, Vec<usize>) {
+/// The findings a fold looks at, in order, each with its position among
+/// all the findings and borrowed alone ([`fold_candidates`]).
+type Candidates<'a> = Vec<(usize, &'a mut Diagnostic)>;
+
+/// The findings of [`BATCH_FOLDED`] and of [`SHARED_FOLDED`] rules, in
+/// order: what the folds look at (`fold_shared_primary_batch` at DS701,
+/// among the first), found in one pass on all threads. Each fold looked at
+/// every finding in turn on one thread (the other idle), a few in a
+/// hundred of them theirs. The two lists are disjoint, so the shared
+/// configs' fold runs beside the batch folds ([`fold_all`]).
+fn fold_candidates(out: &mut [Diagnostic]) -> (Candidates<'_>, Candidates<'_>) {
     use rayon::iter::Either;
-    out.par_iter()
+    out.par_iter_mut()
         .enumerate()
         .filter_map(|(i, d)| {
             if BATCH_FOLDED.contains(&d.rule()) {
-                Some(Either::Left(i))
+                Some(Either::Left((i, d)))
             } else if SHARED_FOLDED.contains(&d.rule()) {
-                Some(Either::Right(i))
+                Some(Either::Right((i, d)))
             } else {
                 None
             }
         })
         .partition_map(|at| at)
+}
+
+/// Fold the findings that are one defect ([`fold_batch_findings`], then
+/// [`fold_shared_primary_batch`]; [`fold_shared_config_findings`] beside
+/// them, on another thread: its rules are none of theirs, so neither reads
+/// or changes what the other does) and take out those folded. In turn on
+/// one thread, the shared configs' fold was about half of the folds' time
+/// with the other thread idle (the 100k bench tree: ~35 of ~77 ms).
+fn fold_all(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let mut folded = vec![false; out.len()];
+    let (mut batch, mut shared) = fold_candidates(out);
+    let (batch_folded, shared_folded) = rayon::join(
+        || {
+            let mut marks = fold_batch_findings(&mut batch);
+            fold_shared_primary_batch(ws, &mut batch, &mut marks);
+            marks
+        },
+        || fold_shared_config_findings(&mut shared),
+    );
+    let marked = batch.iter().zip(batch_folded).chain(shared.iter().zip(shared_folded));
+    for ((i, _), gone) in marked {
+        folded[*i] = gone;
+    }
+    remove_marked(out, folded);
 }
 
 /// A finding kept for two copies keeps its fix only when both copies'
@@ -1183,12 +1212,7 @@ pub fn report_distinct(
             let mut out = suppress::apply(ws, suppressions, out, &|c| sel.enabled(c));
             // After selection and suppressions: `--select DS101` still shows
             // DS101. The folded findings are marked, and dropped together.
-            let (batch, shared) = fold_candidates(&out);
-            let mut folded = vec![false; out.len()];
-            fold_batch_findings(&mut out, &mut folded, &batch);
-            fold_shared_config_findings(&mut out, &mut folded, &shared);
-            fold_shared_primary_batch(ws, &mut out, &mut folded, &batch);
-            remove_marked(&mut out, folded);
+            fold_all(ws, &mut out);
             let readers = primary_batch_readers(pipelines);
             // A file read with `?` for bytes that are not UTF-8 (in comments)
             // is linted but never rewritten: writing it back would change
@@ -1383,30 +1407,32 @@ fn fold_removed_key_notes(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// and DS101 (a batch other than final_batch) all judge the streammux
 /// `batch-size` value. Where more than one lands on the same value, the
 /// most specific is kept, in that order, and the others become notes of its
-/// `why`. Linear: the findings are indexed by place once. Marks the
-/// findings it folds in `folded` (one entry a finding: none marked yet).
-fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
+/// `why`. Linear: the findings are indexed by place once. Returns which
+/// of `candidates` it folded (one entry each).
+fn fold_batch_findings(candidates: &mut [(usize, &mut Diagnostic)]) -> Vec<bool> {
     let rank = |d: &Diagnostic| BATCH_FOLDED.iter().position(|r| *r == d.rule());
     let mut host: FastMap<(FileId, usize, usize), usize> = FastMap::default();
-    for &i in candidates {
-        let d = &out[i];
+    for (k, (_, d)) in candidates.iter().enumerate() {
         let Some(r) = rank(d) else { continue };
-        let slot = host.entry((d.file, d.span.start, d.span.end)).or_insert(i);
-        if rank(&out[*slot]).is_some_and(|kept| r < kept) {
-            *slot = i;
+        let slot = host.entry((d.file, d.span.start, d.span.end)).or_insert(k);
+        if rank(candidates[*slot].1).is_some_and(|kept| r < kept) {
+            *slot = k;
         }
     }
-    for &i in candidates {
-        let Some(&j) = rank(&out[i]).and_then(|_| host.get(&(out[i].file, out[i].span.start, out[i].span.end))) else {
+    let mut folded = vec![false; candidates.len()];
+    for k in 0..candidates.len() {
+        let d = &*candidates[k].1;
+        let Some(&j) = rank(d).and_then(|_| host.get(&(d.file, d.span.start, d.span.end))) else {
             continue;
         };
-        if j == i {
+        if j == k {
             continue;
         }
-        let note = format!("note: {} {}", out[i].code(), out[i].message);
-        append_why(&mut out[j], &note);
-        folded[i] = true;
+        let note = format!("note: {} {}", d.code(), d.message);
+        append_why(candidates[j].1, &note);
+        folded[k] = true;
     }
+    folded
 }
 
 /// One defect on one line is one finding (Precision 10): a config shared by
@@ -1417,22 +1443,23 @@ fn fold_batch_findings(out: &mut [Diagnostic], folded: &mut [bool], candidates: 
 /// related places and their messages notes of its `why`. Where their fixes
 /// differ (each app wants the engine named for its own batch), no single
 /// fix is right for the shared file: the kept finding has none. Linear: the
-/// findings are indexed by place once. Marks the findings it folds in
-/// `folded` (and passes over those marked before).
-fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
+/// findings are indexed by place once. Returns which of `candidates` it
+/// folded (one entry each).
+fn fold_shared_config_findings(candidates: &mut [(usize, &mut Diagnostic)]) -> Vec<bool> {
     let mut host: FastMap<(Rule, FileId, usize, usize), usize> = FastMap::default();
-    for &i in candidates {
-        let d = &out[i];
-        if folded[i] || !SHARED_FOLDED.contains(&d.rule()) {
+    let mut folded = vec![false; candidates.len()];
+    for k in 0..candidates.len() {
+        let d = &*candidates[k].1;
+        if !SHARED_FOLDED.contains(&d.rule()) {
             continue;
         }
-        let j = *host.entry((d.rule(), d.file, d.span.start, d.span.end)).or_insert(i);
-        if j == i {
+        let j = *host.entry((d.rule(), d.file, d.span.start, d.span.end)).or_insert(k);
+        if j == k {
             continue;
         }
-        // The first finding at a place is its host: j < i.
-        let (before, rest) = out.split_at_mut(i);
-        let (kept, other) = (&mut before[j], &rest[0]);
+        // The first finding at a place is its host: j < k.
+        let (before, rest) = candidates.split_at_mut(k);
+        let (kept, other) = (&mut *before[j].1, &*rest[0].1);
         if kept.message != other.message {
             add_note(kept, &other.message);
         }
@@ -1448,8 +1475,9 @@ fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool], cand
             crate::base::diagnostic::add_related(&mut kept.related, new);
         }
         drop_fix_unless_same(kept, other);
-        folded[i] = true;
+        folded[k] = true;
     }
+    folded
 }
 
 /// One primary config read by several apps (a 2-stream and a 4-stream
@@ -1463,9 +1491,10 @@ fn fold_shared_config_findings(out: &mut [Diagnostic], folded: &mut [bool], cand
 /// and no fix (no single batch-size is right for the shared line). Where
 /// they expect the same value their fixes agree and they are left as they
 /// are. Linear: the findings are indexed by the primary's place once.
-/// Marks the findings it folds in `folded` (and passes over those marked
-/// before: a DS701 `fold_batch_findings` folded into another at its place).
-fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mut [bool], candidates: &[usize]) {
+/// Marks the findings it folds in `folded` (one entry a candidate), and
+/// passes over those marked before (a DS701 `fold_batch_findings` folded
+/// into another at its place).
+fn fold_shared_primary_batch(ws: &Workspace, candidates: &mut [(usize, &mut Diagnostic)], folded: &mut [bool]) {
     // DS701's first related place is the primary's batch (or its config's
     // `[property]` where the batch is unset).
     let primary = |d: &Diagnostic| {
@@ -1475,21 +1504,24 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mu
             .map(|(f, span)| (*f, span.start, span.end))
     };
     let mut groups: FastMap<(FileId, usize, usize), Vec<usize>> = FastMap::default();
-    for &i in candidates {
-        if let Some(k) = primary(&out[i]).filter(|_| !folded[i]) {
-            groups.entry(k).or_default().push(i);
+    for (k, (_, d)) in candidates.iter().enumerate() {
+        if let Some(place) = primary(d).filter(|_| !folded[k]) {
+            groups.entry(place).or_default().push(k);
         }
     }
     for members in groups.values() {
         let (&host, others) = members.split_first().expect("a group has a member");
-        if others.iter().all(|&i| out[i].expected == out[host].expected) {
+        if others
+            .iter()
+            .all(|&k| candidates[k].1.expected == candidates[host].1.expected)
+        {
             continue;
         }
-        let why = out[host].why.clone();
-        for &i in others {
-            // The first finding of a group is its host: host < i.
-            let (before, rest) = out.split_at_mut(i);
-            let (kept, other) = (&mut before[host], &rest[0]);
+        let why = candidates[host].1.why.clone();
+        for &k in others {
+            // The first finding of a group is its host: host < k.
+            let (before, rest) = candidates.split_at_mut(k);
+            let (kept, other) = (&mut *before[host].1, &*rest[0].1);
             join_expected(kept, other);
             let (line, _) = ws.files[other.file].position(other.span.start);
             add_note(
@@ -1503,9 +1535,9 @@ fn fold_shared_primary_batch(ws: &Workspace, out: &mut [Diagnostic], folded: &mu
             if other.why.is_some() && other.why != why {
                 add_note(kept, other.why.as_deref().unwrap_or_default());
             }
-            folded[i] = true;
+            folded[k] = true;
         }
-        let kept = &mut out[host];
+        let kept = &mut *candidates[host].1;
         add_note(
             kept,
             "the apps read one primary config and want different batches: no single batch-size is right for it (no fix)",
