@@ -963,8 +963,9 @@ fn freeze(
 /// back a second time is a cycle (`run_with`).
 #[derive(Default)]
 struct Returns {
-    /// Hashes of the texts each changed file had in this run.
-    seen: PathMap<HashSet<u64>>,
+    /// Hashes of the texts each changed file had in this run (hashed
+    /// with foldhash, as the loop's other maps).
+    seen: PathMap<HashSet<u64, foldhash::fast::RandomState>>,
     /// Files that came back to an earlier text once.
     returned: PathSet,
 }

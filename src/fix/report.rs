@@ -150,10 +150,14 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
     // Only a finding that names a file besides its own can touch one: those
     // are found once, and each round looks at them alone (each round over
     // every finding was most of a merged report's own instructions).
-    let across: Vec<&Diagnostic> = found
-        .lists()
-        .flatten()
-        .filter(|d| d.related.iter().any(|(f, _)| *f != d.file))
+    // Found on all threads (one thread's scan of every finding, each pass,
+    // was on the main thread); the rounds' result is the same in any order
+    // (the least set holding the seeds that the rule adds nothing to).
+    use rayon::prelude::*;
+    let lists: Vec<&Vec<Diagnostic>> = found.lists().collect();
+    let across: Vec<&Diagnostic> = lists
+        .par_iter()
+        .flat_map_iter(|list| list.iter().filter(|d| d.related.iter().any(|(f, _)| *f != d.file)))
         .collect();
     loop {
         let mut added = false;
