@@ -379,15 +379,6 @@ struct EarlyDrops<'c> {
     /// Where the files' own checks are in `store`, made as their parses
     /// were dropped.
     found: Vec<Option<std::ops::Range<usize>>>,
-    /// The files whose parses the last chunk's pipelines were the last to
-    /// read: their own checks are made beside the next chunk's building
-    /// ([`frontend::Chunks::beside`]), and their parses dropped after it.
-    /// Made and dropped between two chunks' buildings, both threads waited
-    /// at the end of each for the last few files' checks and drops (the
-    /// 100k bench tree: ~45 ms of one thread working, over 32 chunks).
-    last: Vec<FileId>,
-    /// Where `beside` put the checks of `last` in `store`.
-    made: std::sync::Mutex<Vec<(FileId, std::ops::Range<usize>)>>,
     store: &'c Store,
     how: Dropping,
 }
@@ -487,29 +478,9 @@ impl<'c> EarlyDrops<'c> {
             kept,
             done: vec![false; n],
             found: Vec::new(),
-            last: Vec::new(),
-            made: std::sync::Mutex::default(),
             store,
             how,
         })
-    }
-}
-
-impl EarlyDrops<'_> {
-    /// Note where the checks `beside` made are, and drop the parses of the
-    /// files they checked (`last`).
-    fn drop_checked(&mut self, ws: &mut Workspace) {
-        let made = std::mem::take(self.made.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner));
-        if !made.is_empty() && self.found.is_empty() {
-            self.found.resize_with(ws.files.len(), || None);
-        }
-        for (f, d) in made {
-            self.found[f] = Some(d);
-        }
-        let last = std::mem::take(&mut self.last);
-        if !last.is_empty() {
-            ws.drop_parses_early(&last);
-        }
     }
 }
 
@@ -523,7 +494,6 @@ impl frontend::Chunks for EarlyDrops<'_> {
     }
 
     fn done(&mut self, ws: &mut Workspace, roots: &[FileId], referenced: &mut dyn Iterator<Item = FileId>) {
-        self.drop_checked(ws);
         for f in referenced {
             if let Some(d) = self.done.get_mut(f) {
                 *d = true;
@@ -551,38 +521,30 @@ impl frontend::Chunks for EarlyDrops<'_> {
                 }
             }
         }
-        self.last = last;
-        // The tests' way drops each chunk's parses at once: a pipeline of
-        // the next chunk that reads one finds it gone.
-        #[cfg(test)]
-        if self.how == Dropping::Eager {
-            self.beside(ws);
-            self.drop_checked(ws);
-        }
-    }
-
-    fn beside(&self, ws: &Workspace) {
-        if self.last.is_empty() {
+        if last.is_empty() {
             return;
         }
         let ctx = Ctx::new(ws, self.facts, self.profile, self.sel);
         let store = self.store;
-        let found: Vec<(FileId, std::ops::Range<usize>)> = self
-            .last
+        let found: Vec<(FileId, std::ops::Range<usize>)> = last
             .par_iter()
             // Small tasks, so that both threads end together (as the
             // chunk's pipelines: `frontend::build_with`).
             .with_max_len(FILE_CHECKS_A_TASK)
             .map(|&f| (f, store.put(file_findings(&ctx, f))))
             .collect();
-        *self.made.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = found;
+        if self.found.is_empty() {
+            self.found.resize_with(ws.files.len(), || None);
+        }
+        for (f, d) in found {
+            self.found[f] = Some(d);
+        }
+        ws.drop_parses_early(&last);
     }
 
     fn undo(&mut self, ws: &mut Workspace) {
         ws.restore_parses();
         self.found = Vec::new();
-        self.last = Vec::new();
-        self.made = std::sync::Mutex::default();
         #[cfg(test)]
         tests::UNDONE.with(|n| n.set(n.get() + 1));
     }

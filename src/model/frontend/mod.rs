@@ -106,18 +106,12 @@ pub fn build_visiting<R: Send>(
 
 /// What a visited building tells between its chunks of roots
 /// ([`build_visiting`]).
-pub trait Chunks: Sync {
+pub trait Chunks {
     /// How many roots a chunk holds, of `roots` in all.
     fn chunk_len(&self, roots: usize) -> usize;
     /// A chunk's roots were built and visited, quietly so far;
-    /// `referenced`: the files their pipelines reference. Called once
-    /// more after the last chunk, with no roots.
+    /// `referenced`: the files their pipelines reference.
     fn done(&mut self, ws: &mut Workspace, roots: &[FileId], referenced: &mut dyn Iterator<Item = FileId>);
-    /// Work the last `done` left that only reads the workspace: made on
-    /// the pool beside the next chunk's building (each fills the time the
-    /// other's last tasks leave a thread idle), and before the `done`
-    /// after the last chunk.
-    fn beside(&self, ws: &Workspace);
     /// The building is not quiet: put back what `done` changed in the
     /// workspace (once; `done` is not called again).
     fn undo(&mut self, ws: &mut Workspace);
@@ -228,12 +222,7 @@ fn build_with<R: Send>(
             let mut all = Vec::with_capacity(roots.len());
             let mut dropping = true;
             for chunk in roots.chunks(chunks.chunk_len(roots.len()).max(1)) {
-                let mut part = if dropping {
-                    let (read, waiting): (&Workspace, &dyn Chunks) = (ws, chunks);
-                    rayon::join(|| build_chunk(read, chunk), || waiting.beside(read)).0
-                } else {
-                    build_chunk(ws, chunk)
-                };
+                let mut part = build_chunk(ws, chunk);
                 if dropping {
                     // A build or visit that read a file whose parse is gone
                     // saw an empty document: the chunk is built again in
@@ -260,10 +249,6 @@ fn build_with<R: Send>(
                     }
                 }
                 all.extend(part);
-            }
-            if dropping {
-                chunks.beside(ws);
-                chunks.done(ws, &[], &mut std::iter::empty());
             }
             all
         }
