@@ -54,6 +54,22 @@ pub fn same_memory(a: i64, b: i64) -> bool {
     on(2, a) == on(2, b) || on(4, a) == on(4, b)
 }
 
+/// Whether the file a reference names is opened, as far as the model keys
+/// go: a key nvinfer reads only to build an engine
+/// (`nvinfer::BUILD_ONLY_KEYS`) in the config of nvinfers none of which is
+/// known to build one (`nvinfer::opens_model`) is not. Every other
+/// reference, and one in a file no nvinfer of the pipeline loads, is.
+fn model_is_opened(ctx: &Ctx, p: &Pipeline, r: &crate::model::graph::Reference) -> bool {
+    if !crate::rules::nvinfer::BUILD_ONLY_KEYS.contains(&r.key.as_str()) {
+        return true;
+    }
+    let mut loaders = p
+        .infers()
+        .filter(|e| e.config_is(Kind::NvInfer) && e.config.as_ref().is_some_and(|c| c.file == r.file))
+        .peekable();
+    loaders.peek().is_none() || loaders.any(|e| crate::rules::nvinfer::opens_model(ctx, e, Some(p)))
+}
+
 /// nvinfer's `unique-id` when neither the app nor its config sets one
 /// (`gstnvinfer.cpp`: `DEFAULT_UNIQUE_ID`).
 const NVINFER_DEFAULT_UNIQUE_ID: i64 = 15;
@@ -374,6 +390,10 @@ pub fn check(ctx: &Ctx, p: &Pipeline, out: &mut Vec<Diagnostic>) {
             // downloads or builds) is in no clone: whether it is there
             // where the app runs is unknown (`Workspace::git_ignored`).
             Target::Missing(path) if ctx.ws.git_ignored(path) => {}
+            // nvinfer opens its model only to build an engine: with a
+            // configured engine that is used, or may be where the app runs,
+            // the model is not known to be opened (`opens_model`).
+            Target::Missing(_) if !model_is_opened(ctx, p, r) => {}
             Target::Missing(path) => {
                 out.push(
                     Diagnostic::new(

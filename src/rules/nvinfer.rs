@@ -724,6 +724,39 @@ fn engine_usable(value: &str, at: &EnginePlace, batch: Option<i64>) -> Option<bo
     }
 }
 
+/// Keys of a file nvinfer opens only to build an engine: its model
+/// (`TrtModelBuilder::buildModel`, reached from
+/// `NvDsInferContextImpl::generateBackendContext` when no configured engine
+/// was deserialized and accepted). The label file, the mean image and the
+/// custom library are opened at every start (`InferPostprocessor::initResource`,
+/// `InferPreprocessor::setMeanFile`, `NvDsInferContextImpl::initialize`
+/// before it looks at the engine).
+pub const BUILD_ONLY_KEYS: &[&str] = &["onnx-file", "model-file", "proto-file", "uff-file", "tlt-encoded-model"];
+
+/// Whether nvinfer is known to open its model (DS704's
+/// [`BUILD_ONLY_KEYS`]), that is to build an engine: no
+/// `model-engine-file`, one missing from the tree (git-ignored or not: no
+/// clone carries it, so a fresh clone builds it from this model), or one
+/// named for a smaller batch than the element's (refused wherever it is:
+/// [`engine_usable`]). An engine that exists in the tree and takes the batch
+/// is deserialized and used (`generateBackendContext`, `checkBackendParams`):
+/// the model is not opened. One outside the tree or not a plain path may
+/// exist where the app runs: unknown.
+pub fn opens_model(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>) -> bool {
+    let Some((v, loc)) = written_str(inf, "model-engine-file").filter(|(v, _)| !v.trim().is_empty()) else {
+        return true;
+    };
+    let place = EnginePlace::of(ctx, v, loc);
+    match place.target {
+        Some(Target::Missing(_)) => true,
+        Some(Target::Exists(_)) => {
+            let batch = inf.int("batch-size").filter(|_| p.is_some()).map(|e| e.value);
+            engine_usable(v, &place, batch.or(p.map(|_| 1))) == Some(false)
+        }
+        Some(Target::Outside(_)) | None => false,
+    }
+}
+
 /// Where a `model-engine-file` value leads (`Workspace::resolve`), and for
 /// a missing engine whether the project's `.gitignore` excludes it
 /// (`Workspace::git_ignored`): found once an nvinfer for DS202/DS206,

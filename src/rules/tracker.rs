@@ -119,7 +119,15 @@ pub fn check(ctx: &Ctx, at: &Element, out: &mut Vec<Diagnostic>) {
     // library (`libByteTracker.so` with a copy named
     // `config_tracker_NvDeepSORT.yml`) is that library's to read, and a
     // library named by an expression may be either: silent.
-    let nvidias = !library_not_nvidias(at) && !at.unknown("ll-lib-file");
+    // The name speaks for the preset only where it is one of NVIDIA's
+    // or the file read says nothing against it: a config dslint did not
+    // read under a name of the project's own (`DeepSORT_config.yml` in a
+    // container's `/app/configs`) may hold anything, IOU included, as
+    // DS402 holds (`config_unread`); one read in the tree that runs no
+    // visual tracker and no ReID (`takes_no_frames`) runs neither network
+    // nor features, whatever its name says.
+    let nvidias =
+        !library_not_nvidias(at) && !at.unknown("ll-lib-file") && !config_unread(ws, at) && !takes_no_frames(ws, at);
     if let (Some(v), Some(loc), true) = (
         at.str("ll-config-file").map(|e| e.value),
         site(at, "ll-config-file"),
