@@ -103,23 +103,28 @@ fn engine_from_function(inf: &Element) -> bool {
 /// the model, not from precision flags. A model not in the tree, a Git LFS
 /// pointer or one not read is unknown.
 fn precision_from_network_mode(ctx: &Ctx, inf: &Element) -> bool {
-    // Unset is off (`DEFAULT_STRONGLY_TYPED`); a value no boolean reader
-    // takes, or one not known, may be on.
-    let strongly_typed = inf
-        .prop("strongly-typed")
-        .and_then(|p| p.effective())
-        .is_some_and(|s| match &s.value {
-            Value::Known(v) => glib::parse_bool(v) != Some(false),
-            Value::Unknown(_) => true,
-        });
     let Some((v, loc)) = written_str(inf, "onnx-file").filter(|(v, _)| !v.trim().is_empty()) else {
         return false;
     };
-    !strongly_typed
+    !may_be_strongly_typed(inf)
         && matches!(
             ctx.ws.resolve(loc.file, v),
             Some(Target::Exists(p)) if ctx.ws.model_has_qdq_nodes(&p) == Some(false)
         )
+}
+
+/// Whether the nvinfer may build a strongly typed network, whose types
+/// TensorRT takes from the model, not from network-mode's builder flags
+/// (`kSTRONGLY_TYPED`, `TrtModelBuilder::buildNetwork`). Unset is off
+/// (`DEFAULT_STRONGLY_TYPED`); a value no boolean reader takes, or one not
+/// known, may be on.
+fn may_be_strongly_typed(inf: &Element) -> bool {
+    inf.prop("strongly-typed")
+        .and_then(|p| p.effective())
+        .is_some_and(|s| match &s.value {
+            Value::Known(v) => glib::parse_bool(v) != Some(false),
+            Value::Unknown(_) => true,
+        })
 }
 
 /// The precision TensorRT builds in, as nvinfer names the engine it saves
@@ -261,16 +266,27 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         }
         3 => {}
         m => {
-            // An explicitly quantized (Q/DQ) or strongly typed network does
-            // not run the precision network-mode names: TensorRT builds the
-            // Q/DQ layers INT8 with the model's own scales and ignores a
-            // calibrator there, and network-mode=1 sets kINT8 without kFP16
-            // (`TrtModelBuilder::configCommonOptions`), so the layers between
-            // the Q/DQ pairs would run FP32 where 2 runs them FP16: neither
-            // "FP32" nor the mode asked for is known to be the faster one.
-            // Judged only where the model in the tree shows neither (asked
-            // last: it may read the model).
-            let flagged = (m == 0 || want.is_some_and(|w| w != m)) && precision_from_network_mode(ctx, inf);
+            // A strongly typed network takes no precision from network-mode:
+            // silent. Otherwise FP32 (0) is always slower than FP16 (2):
+            // nvinfer sets kFP16 only for 2 (and BEST), building from the
+            // model (`TrtModelBuilder::configCommonOptions`) and through a
+            // custom library or TAO (`getCudaEngineFromCustomLib`) alike, and
+            // on an explicitly quantized (Q/DQ) model it lets the layers
+            // outside the Q/DQ pairs run FP16 too. Whether INT8 (1) is the
+            // faster mode is known only where the model is read and has no
+            // Q/DQ node: TensorRT ignores a calibrator on a Q/DQ network, and
+            // 1 sets kINT8 without kFP16, so those layers would run FP32
+            // (asked last: it may read the model).
+            let strongly_typed = may_be_strongly_typed(inf);
+            let want = match want {
+                Some(1) | None
+                    if !strongly_typed && (m == 0 || want == Some(1)) && !precision_from_network_mode(ctx, inf) =>
+                {
+                    Some(2)
+                }
+                w => w,
+            };
+            let flagged = !strongly_typed && (m == 0 || want.is_some_and(|w| w != m));
             if flagged {
                 let w = want.unwrap_or(2);
                 let expected = match want {
