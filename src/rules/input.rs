@@ -217,8 +217,9 @@ fn check_group(
         return;
     }
     let n = group.entries.len();
+    let python_readers = PythonReaders::default();
     if n <= ENTRIES_PER_TASK {
-        check_entries(ctx, file, gi, group, 0..n, schema, out, unknown);
+        check_entries(ctx, file, gi, group, 0..n, schema, &python_readers, out, unknown);
         return;
     }
     // A group of many entries (100k keys in one [tracker]) is checked in
@@ -232,7 +233,17 @@ fn check_group(
             // Room for a finding an entry (a file of junk keys has one
             // each), not grown by doubling run after run.
             let (mut out, mut unknown) = (Vec::with_capacity(to - from), Vec::new());
-            check_entries(ctx, file, gi, group, from..to, schema, &mut out, &mut unknown);
+            check_entries(
+                ctx,
+                file,
+                gi,
+                group,
+                from..to,
+                schema,
+                &python_readers,
+                &mut out,
+                &mut unknown,
+            );
             (out, unknown)
         })
         .collect();
@@ -263,6 +274,7 @@ fn check_entries(
     group: &crate::syntax::Group,
     range: std::ops::Range<usize>,
     schema: Option<Schema>,
+    python_readers: &PythonReaders,
     out: &mut Vec<Diagnostic>,
     unknown: &mut Vec<Unknown>,
 ) {
@@ -270,9 +282,6 @@ fn check_entries(
     let doc = &f.doc;
     // The key table's rows for this group, gathered once for the run's keys.
     let rows = schema.map(|s| (s, keys::GroupRows::of(s, &group.name)));
-    // The project's Python reader of each removed tracker key, looked up
-    // once a run (a file may repeat the key on every line).
-    let mut python_readers: Vec<(&str, Option<(FileId, Span)>)> = Vec::new();
     for (i, e) in group.entries.iter().enumerate().skip(range.start).take(range.len()) {
         if e.localized {
             continue;
@@ -339,15 +348,10 @@ fn check_entries(
                 format!("`{}` in [{}]: {removal}", e.key, group.name),
             )
             .when(When::RemovedKey, true);
-            let reader = (schema == Schema::Tracker).then(|| {
-                let at = python_readers.iter().position(|(k, _)| *k == e.key.as_str());
-                let at = at.unwrap_or_else(|| {
-                    python_readers.push((e.key.as_str(), python_tracker_reader(ctx, file, &e.key)));
-                    python_readers.len() - 1
-                });
-                python_readers[at].1.clone()
-            });
-            d = match reader.flatten() {
+            let reader = (schema == Schema::Tracker)
+                .then(|| python_readers.get(ctx, file, &e.key))
+                .flatten();
+            d = match reader {
                 // The project's own app reads the key: "test apps pass
                 // over it" is not what happens to this file.
                 Some((py, span)) => {
@@ -453,6 +457,27 @@ fn app_refuses_source_group(file: FileId, doc: &Document, group: &crate::syntax:
         _ => return None,
     };
     Some(d)
+}
+
+/// The project's Python reader of each removed key of one tracker group
+/// (`python_tracker_reader`), looked up once a key: a file may repeat the
+/// key on every line, and a large group's runs of entries share it.
+#[derive(Default)]
+struct PythonReaders(std::sync::Mutex<Vec<(String, Option<Place>)>>);
+
+/// A place in a file: a module's quoted key name.
+type Place = (FileId, Span);
+
+impl PythonReaders {
+    fn get(&self, ctx: &Ctx, tracker: FileId, key: &str) -> Option<(FileId, Span)> {
+        let mut known = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, reader)) = known.iter().find(|(k, _)| k == key) {
+            return reader.clone();
+        }
+        let reader = python_tracker_reader(ctx, tracker, key);
+        known.push((key.to_string(), reader.clone()));
+        reader
+    }
 }
 
 /// A Python module of the project that reads `key` of the tracker
