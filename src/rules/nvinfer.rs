@@ -762,11 +762,13 @@ pub fn opens_model(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>) -> bool {
     let Some((v, loc)) = written_str(inf, "model-engine-file").filter(|(v, _)| !v.trim().is_empty()) else {
         return true;
     };
-    let place = EnginePlace::of(ctx, v, loc);
-    match place.target {
+    // Not `EnginePlace::of`: whether a missing engine is git-ignored does
+    // not matter here (nvinfer builds either way), so it is not asked.
+    match ctx.ws.resolve(loc.file, v) {
         Some(Target::Missing(_)) => true,
-        Some(Target::Exists(_)) => {
+        target @ Some(Target::Exists(_)) => {
             let batch = inf.int("batch-size").filter(|_| p.is_some()).map(|e| e.value);
+            let place = EnginePlace { target, ignored: false };
             engine_usable(v, &place, batch.or(p.map(|_| 1))) == Some(false)
         }
         Some(Target::Outside(_)) | None => false,
