@@ -853,7 +853,7 @@ fn fix_report(common: &Common, how: &FixRun, opts: &FixOptions, outcome: &engine
             };
             let mut escaped = 0;
             stdio::write(|w| write_all(&outcome.changed, shown, w).map(|n| escaped = n))?;
-            if escaped > 0 && !how.quiet {
+            if escaped > 0 {
                 dslint::errln!(
                     "{} control characters shown escaped (\\x0d): {} not apply; `fix --diff > FILE` writes the bytes as they are.",
                     if escaped == 1 {

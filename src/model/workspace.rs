@@ -179,17 +179,17 @@ pub struct Workspace {
     /// (`git_ignored`), read the first time a path is missing.
     git_ignores: std::sync::OnceLock<crate::files::walk::GitIgnores>,
     /// `git_ignored`'s answers by the path asked (at most
-    /// [`GIT_IGNORED_MEMO_MAX`]): DS202, DS206 and DS207 each ask it of an
+    /// [`PATH_MEMO_MAX`]): DS202, DS206 and DS207 each ask it of an
     /// nvinfer's one missing engine (`rules::nvinfer::engine_usable`), and
     /// placing the path and matching it three times over was +4.4% of the
     /// 10k bench tree's instructions. Not carried into a later pass of
     /// `fix` (it is rebuilt with the workspace), though nothing a fix edits
     /// changes an answer.
-    git_ignored_memo: PathMemo<bool, GIT_IGNORED_MEMO_MAX>,
+    git_ignored_memo: PathMemo<bool, PATH_MEMO_MAX>,
     /// `model_has_qdq_nodes`' answers by the model's path: every nvinfer
     /// naming one model would read it to its end again (bounded by
     /// [`crate::model::onnx`]'s cap, but once a model is enough).
-    qdq_memo: PathMemo<Option<bool>, GIT_IGNORED_MEMO_MAX>,
+    qdq_memo: PathMemo<Option<bool>, PATH_MEMO_MAX>,
     /// What the containers are given of each file, by id, found the first
     /// time one of its paths is missing (`unknown_in_container`): a file
     /// names many paths, and most files are in no container. Sized to the
@@ -300,9 +300,10 @@ fn key_path(bytes: Vec<u8>) -> PathBuf {
 /// does: ~10 instructions a byte, for every reference resolved).
 type BytesMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
 
-/// The most answers `Workspace::git_ignored` remembers (one an nvinfer's
-/// missing engine or calibration table, a script's missing path).
-const GIT_IGNORED_MEMO_MAX: usize = 1 << 16;
+/// The most answers each path memo of a workspace remembers
+/// (`git_ignored`'s: one an nvinfer's missing engine or calibration table,
+/// a script's missing path; `model_has_qdq_nodes`': one a model).
+const PATH_MEMO_MAX: usize = 1 << 16;
 
 /// At most this many placements of paths no walk listed are remembered,
 /// plus [`PLACED_PER_LISTED`] for each file a walk listed (those are

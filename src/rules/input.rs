@@ -469,7 +469,7 @@ struct PythonReaders(std::sync::Mutex<Vec<(String, Option<Place>)>>);
 type Place = (FileId, Span);
 
 impl PythonReaders {
-    fn get(&self, ctx: &Ctx, tracker: FileId, key: &str) -> Option<(FileId, Span)> {
+    fn get(&self, ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
         let mut known = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((_, reader)) = known.iter().find(|(k, _)| k == key) {
             return reader.clone();
@@ -491,7 +491,7 @@ impl PythonReaders {
 /// elsewhere that reads a file of the same name is not this file's
 /// reader. The place: the quoted name. Modules outside the root are not
 /// looked at (nothing there is shown).
-fn python_tracker_reader(ctx: &Ctx, tracker: FileId, key: &str) -> Option<(FileId, Span)> {
+fn python_tracker_reader(ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
     let path = &ctx.ws.files[tracker].path;
     let name = path.file_name()?.to_str()?;
     ctx.ws.files.iter().enumerate().find_map(|(id, f)| {
