@@ -97,6 +97,18 @@ pub fn raises_unread_triton_batch(ctx: &Ctx, p: &Pipeline, from: i64, to: i64) -
         && ctx.facts.and_then(crate::model::facts::Facts::plateau_batch).is_none()
 }
 
+/// How many batches of at most `batch` (> 0) a run of `total` units is cut
+/// into, and those batches said in words ("3 batches, 2 of 4 and the last
+/// of 1"): DS701's split streammux batch and DS707's split tensor alike.
+fn split_into_batches(total: i64, batch: i64) -> (i64, String) {
+    let parts = (total + batch - 1) / batch;
+    let split = match total % batch {
+        0 => format!("{parts} batches of {batch}"),
+        r => format!("{parts} batches, {} of {batch} and the last of {r}", parts - 1),
+    };
+    (parts, split)
+}
+
 /// What a primary of batch `batch` does with streammux batches of `mux`
 /// frames (DS701's why), said for the side the mux is on. Neither side
 /// waits: nvinfer submits a batch when it holds `batch-size` frames or at
@@ -114,11 +126,7 @@ fn mismatch_effect(factory: &str, mux: i64, batch: i64) -> String {
         } else {
             "gst_nvinfer_process_full_frame submits a batch whenever it holds batch-size frames"
         };
-        let parts = (mux + batch - 1) / batch;
-        let split = match mux % batch {
-            0 => format!("{parts} batches of {batch}"),
-            r => format!("{parts} batches, {} of {batch} and the last of {r}", parts - 1),
-        };
+        let (parts, split) = split_into_batches(mux, batch);
         format!(
             "{factory} splits each streammux batch into batches of at most {batch} ({submits}): a full one of {mux} \
              frames runs as {split}, {parts} engine launches where one would do"
@@ -256,11 +264,7 @@ fn preprocess_launches(batch: i64, tensor: i64) -> String {
     if batch <= 0 {
         return "nvinfer queues the preprocessed tensor in chunks of its batch-size".to_string();
     }
-    let parts = (tensor + batch - 1) / batch;
-    let split = match tensor % batch {
-        0 => format!("{parts} batches of {batch}"),
-        r => format!("{parts} batches, {} of {batch} and the last of {r}", parts - 1),
-    };
+    let (parts, split) = split_into_batches(tensor, batch);
     format!(
         "nvinfer queues a full tensor of {tensor} units (ROIs, frames or objects) as {split}, each from the next \
          unit's offset (gst_nvinfer_process_tensor_input moves the tensor's buffer past every batch it queues): \
