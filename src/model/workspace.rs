@@ -64,7 +64,7 @@ impl SourceFile {
     }
 
     /// Move the file's text, line starts and path to new allocations
-    /// made on this thread (the first half of [`Workspace::reallocate`]).
+    /// made on this thread.
     fn reallocate_text(&mut self) {
         self.doc.text = self.doc.text.as_str().to_owned();
         self.lines = self.lines.clone();
@@ -858,22 +858,22 @@ impl Workspace {
         self.root.as_ref().is_some_and(|r| r.follow_outside)
     }
 
-    /// Move every file's text and parse to new allocations made on the
-    /// pool's threads (and the list of files to one of its length), the
-    /// texts first, then the parses, so that neither shares a page with
-    /// the other; for a check, once everything is loaded. The walk's
-    /// tasks read and parsed each file in turn, leaving a text, its parse
-    /// and the parser's scratch in the same pages, which stayed in use
-    /// until the last of them was freed; moved, they
-    /// are given back, and the parses' pages are freed whole when the
-    /// parses are dropped ([`SourceFile::drop_parse_compacting`]).
-    pub fn reallocate(&mut self) {
-        use rayon::prelude::*;
-        // The walk and the references pushed the files one by one: the
-        // vector's doubling left up to half of it as room no check fills.
+    /// The list of files cut to its length, for a check once everything
+    /// is loaded: the walk and the references pushed the files one by one,
+    /// and the vector's doubling left up to half of it as room no check
+    /// fills.
+    ///
+    /// The texts and parses are left where the walk made them. Moving
+    /// every text, then every parse, to new allocations here (so that the
+    /// parses' pages came back whole when they were dropped) cost ~5% of
+    /// the 100k bench tree's CPU (fresh pages faulted in, the old ones
+    /// given back), and no longer lowered the peak measurably (bench/LOG.md,
+    /// check100k14): a parse is now dropped with its text moved
+    /// ([`SourceFile::drop_parse_compacting`]), early, a chunk of app
+    /// configs at a time, so a walk's page comes back once the files in
+    /// it are dropped.
+    pub fn trim_files(&mut self) {
         self.files.shrink_to_fit();
-        self.files.par_iter_mut().for_each(SourceFile::reallocate_text);
-        self.files.par_iter_mut().for_each(|f| f.doc.reallocate_parse());
     }
 
     /// The candidate files under a folder, read and parsed on the walk's

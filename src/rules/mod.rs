@@ -170,7 +170,7 @@ pub fn check_for_report(
     sel: &Settings,
     parses_after: bool,
 ) -> CheckResult {
-    ws.reallocate();
+    ws.trim_files();
     // Where a read of a dropped parse is found, everything again, every
     // parse kept until the rules are done (`early` false: always `Some`).
     let mut early = (!parses_after).then_some(Dropping::Done);
@@ -1816,7 +1816,7 @@ mod tests {
             let lean = check_for_report(&mut load(), None, Profile::Display, &sel, false);
             assert_eq!(show(&whole), show(&lean), "{}", dir.display());
             let mut ws = load();
-            ws.reallocate();
+            ws.trim_files();
             let eager = match check_reporting(&mut ws, None, Profile::Display, &sel, false, Some(Dropping::Eager)) {
                 Some(r) => {
                     dropped += usize::from(ws.parse_dropped_early());

@@ -470,29 +470,6 @@ impl Document {
         }
     }
 
-    /// Move the parse (groups, entries, names, errors, lookups) to new
-    /// allocations made on this thread, the text staying where it is: see
-    /// `SourceFile::reallocate`. Entries are moved, not cloned (their
-    /// texts are shared), and the document reads the same after.
-    pub fn reallocate_parse(&mut self) {
-        let groups = std::mem::take(&mut self.groups);
-        let mut moved = Vec::with_capacity(groups.len());
-        for mut g in groups {
-            let mut entries = Vec::with_capacity(g.entries.len());
-            entries.append(&mut g.entries);
-            moved.push(Group {
-                name: g.name,
-                name_span: g.name_span,
-                entries,
-                insert_at: g.insert_at,
-                indent: g.indent,
-            });
-        }
-        self.groups = moved;
-        self.errors = self.errors.clone();
-        self.by_name = self.by_name.clone();
-    }
-
     /// Drop what the parser made (groups, errors, lookups, kept trees),
     /// keeping the text, format, BOM and line ending: for a run done with
     /// every reader and rule (`check`'s report and output read texts and
