@@ -219,6 +219,10 @@ pub struct ReaderKeys {
     /// CONFIG_GROUP_DSEXAMPLE_CAMERA_ID "camera-id"`): the define's group
     /// (`syntax::c_keys::group_defines`) by key.
     grouped: HashMap<String, HashSet<String>>,
+    /// The `[property]` keys whose nvinfer enumeration a project source
+    /// extends (`syntax::c_enums::extended_keys`: a fork's new network
+    /// type).
+    extended_enums: HashSet<&'static str>,
     /// The walk for them was stopped (`Workspace::walk_stopped`): any name
     /// may be one.
     unknown: bool,
@@ -237,6 +241,16 @@ impl ReaderKeys {
         for (group, key) in source.grouped {
             self.grouped.entry(key).or_default().insert(group);
         }
+        self.extended_enums.extend(source.extended_enums);
+    }
+
+    /// Whether a reader of the project may take values of nvinfer's `key`
+    /// (`network-type`, `network-mode`) that NVIDIA's parser refuses: a
+    /// project source names a member of its enumeration that DeepStream
+    /// 9.1 lacks (a fork's `NvDsInferNetworkType_FaceDetection`), or the
+    /// sources were not all read.
+    pub fn extends_enum(&self, key: &str) -> bool {
+        self.unknown || self.extended_enums.contains(key)
     }
 
     /// Whether a reader of the project reads `key` in `group` by a define
@@ -1696,6 +1710,7 @@ pub struct Walked {
 struct SourceKeys {
     keys: Vec<String>,
     grouped: Vec<(String, String)>,
+    extended_enums: Vec<&'static str>,
     unread: bool,
 }
 
@@ -1732,8 +1747,14 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
             };
         }
     };
+    // A fork's header names its new enumeration members without any
+    // reader's marks (`nvdsinfer_context.h`): looked for in every source.
+    let extended_enums = crate::syntax::c_enums::extended_keys(&bytes);
     if !crate::syntax::c_keys::may_read_keys(&bytes) {
-        return SourceKeys::default();
+        return SourceKeys {
+            extended_enums,
+            ..SourceKeys::default()
+        };
     }
     let mut keys = crate::syntax::c_keys::keys(&bytes);
     keys.retain(|k| !crate::model::keys::known_name(k));
@@ -1742,6 +1763,7 @@ fn scan_reader_source(l: crate::files::walk::Listed) -> SourceKeys {
     SourceKeys {
         keys,
         grouped,
+        extended_enums,
         unread: false,
     }
 }

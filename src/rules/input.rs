@@ -393,7 +393,7 @@ fn check_entries(
             out.push(d);
             continue;
         };
-        check_type(file, doc, e, value, spec, out);
+        check_type(ctx, file, doc, e, value, spec, out);
     }
 }
 
@@ -534,6 +534,7 @@ fn unknown_key_why(schema: Schema, group: &str) -> &'static str {
 }
 
 fn check_type(
+    ctx: &Ctx,
     file: FileId,
     doc: &Document,
     e: &crate::syntax::Entry,
@@ -586,7 +587,7 @@ fn check_type(
     }
     if matches!(spec.ty, T::Int) {
         if let Some(n) = glib::parse_int(value.trim()) {
-            if !spec.accepts(n) {
+            if !spec.accepts(n) && !range_is_the_projects(ctx, spec, &e.key) {
                 out.push(
                     Diagnostic::new(
                         Rule::InvalidValue,
@@ -600,6 +601,19 @@ fn check_type(
             }
         }
     }
+}
+
+/// Whether the values nvinfer takes for `key` are decided by a reader the
+/// project ships rather than NVIDIA's: a fork that adds a member to the
+/// key's enumeration (`NvDsInferNetworkType_FaceDetection`, with its `case`
+/// in the fork's `gst_nvinfer_parse_props`) accepts a value the table's
+/// range refuses, so the range is unknown (`syntax::c_enums`). Asked only
+/// of a value out of range: the project's sources are read once, for all
+/// readers (`Workspace::reader_keys`).
+fn range_is_the_projects(ctx: &Ctx, spec: &keys::KeySpec, key: &str) -> bool {
+    spec.schema == Schema::NvInfer
+        && crate::syntax::c_enums::STOCK_ENUMS.iter().any(|s| s.key == key)
+        && ctx.ws.reader_keys().extends_enum(key)
 }
 
 fn check_trailing_comment(

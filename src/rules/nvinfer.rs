@@ -87,8 +87,20 @@ fn caffe_uff(version: Option<(u32, u32)>) -> CaffeUff {
 /// library exports is not in the config: unknown, as for a named function.
 fn engine_from_function(inf: &Element) -> bool {
     let set = |k: &&str| inf.str(k).is_some_and(|e| !e.value.trim().is_empty());
-    ["engine-create-func-name", "tlt-encoded-model"].iter().any(set)
-        || (set(&"custom-lib-path") && !BUILT_IN_SOURCE_KEYS.iter().any(set))
+    ["engine-create-func-name", "tlt-encoded-model"].iter().any(set) || library_network(inf)
+}
+
+/// Whether only a custom library can give nvinfer a network: a
+/// `custom-lib-path` and no ONNX or TAO model. DS 9.1's
+/// `TrtModelBuilder::buildModel` then takes the library's engine-create
+/// function (named, or the deprecated `NvDsInferCudaEngineGet` it looks up
+/// unnamed), else `buildNetwork` its `NvDsInferCreateModelParser`; it has
+/// no Caffe or UFF parser of its own, so a library that exports none of
+/// them builds nothing ("failed to build network since there is no model
+/// file matched"). Which it exports is not in the config.
+fn library_network(inf: &Element) -> bool {
+    let set = |k: &&str| inf.str(k).is_some_and(|e| !e.value.trim().is_empty());
+    set(&"custom-lib-path") && !BUILT_IN_SOURCE_KEYS.iter().any(set)
 }
 
 /// Whether the network nvinfer builds is known to take its precision from
@@ -340,6 +352,17 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // A Caffe or UFF model on a release that builds it (DS 6.x) is a model
     // nvinfer builds the engine from, as ONNX is.
     let builds = model_source || (caffe_or_uff && release == CaffeUff::Built);
+    // A network only a custom library gives, with no engine-create function
+    // named (`library_network`): built at start if the library exports
+    // `NvDsInferCudaEngineGet` or a model parser, a failed start if it
+    // exports neither; the config does not say which. Not so for a Caffe or
+    // UFF model on DS 6.x, whose own parsers build it.
+    let library_only = library_network(inf)
+        && inf
+            .str("engine-create-func-name")
+            .is_none_or(|e| e.value.trim().is_empty())
+        && !(caffe_or_uff && release == CaffeUff::Built);
+    const LIBRARY_BUILDS: &str = "nvinfer can build this engine only through the custom library (no ONNX or TAO model; DS 9.1 has no Caffe or UFF parser of its own): TrtModelBuilder::buildModel takes the library's NvDsInferCudaEngineGet, buildNetwork its NvDsInferCreateModelParser";
     let no_build: std::borrow::Cow<'static, str> = match release {
         _ if !caffe_or_uff => "nvinfer has no model it can build an engine from (DS 9.1 builds ONNX and TAO models; Caffe and UFF only through a custom library's parser, TrtModelBuilder::buildNetwork): without the engine it fails to start".into(),
         CaffeUff::Fails((major, minor)) => format!(
@@ -353,7 +376,9 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
             Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
                 .when(When::BenchProfile, bench)
                 .expected("the path of the serialized TensorRT engine")
-                .why(if builds {
+                .why(if library_only {
+                    format!("{LIBRARY_BUILDS}; a library that exports either builds the engine at every start (minutes inside every run and profile), one that exports neither fails to start without it").into()
+                } else if builds {
                     "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile".into()
                 } else {
                     no_build.clone()
@@ -370,7 +395,9 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                     Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(p)))
                         .when(When::BenchProfile, bench)
                         .expected("an existing engine file")
-                        .why(if builds {
+                        .why(if library_only {
+                            format!("{LIBRARY_BUILDS}; a library that exports either rebuilds the engine at start, inside any profile (ENGINE_BUILD_CONTAMINATED), one that exports neither fails to start without it").into()
+                        } else if builds {
                             "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)".into()
                         } else {
                             no_build
@@ -650,8 +677,10 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
     // refuses an engine whose dims differ from a set `infer-dims`: an
     // engine-only config, or one whose custom `engine-create-func-name`
     // builds the network, gains nothing from the key and may be broken by
-    // it. Elsewhere its absence is advice (info) unless facts give the dims.
-    let custom_engine = inf.str("engine-create-func-name").is_some();
+    // it; so does one whose network only its custom library gives (no ONNX
+    // or TAO model: `library_network`), whose network's input is the size.
+    // Elsewhere its absence is advice (info) unless facts give the dims.
+    let custom_engine = inf.str("engine-create-func-name").is_some() || library_network(inf);
     match entry {
         None if !has_model_source(inf) || custom_engine => {}
         None => {

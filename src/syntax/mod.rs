@@ -2,6 +2,7 @@
 //! the original text, so a fix can replace exactly the bytes it means to and
 //! printing an unedited document is the identity.
 
+pub mod c_enums;
 pub mod c_keys;
 pub mod dockerfile;
 pub mod glib;
