@@ -171,6 +171,10 @@ pub struct Workspace {
     /// The key names the project's own C/C++ readers read
     /// (`reader_keys`), found the first time a rule asks.
     reader_keys: std::sync::OnceLock<ReaderKeys>,
+    /// The project's Python modules that name, quoted, a key a release
+    /// stopped reading in a test app's `[tracker]` file
+    /// (`python_tracker_key_modules`), found the first time a rule asks.
+    python_tracker_keys: std::sync::OnceLock<Vec<PythonKeyModule>>,
     /// What the project's Dockerfiles and Containerfiles copy into an
     /// image, and its scripts and Compose files bind-mount into a container
     /// (`unknown_in_container`), found the first time a path is missing.
@@ -234,6 +238,19 @@ impl ReaderKeys {
         self.unknown || self.keys.contains(name)
     }
 
+    /// Whether a source of the project was seen to read `key` (in `group`,
+    /// for a name NVIDIA's readers read too: a define that gives it to the
+    /// group, as a vendored copy of an older parser does): not just "may",
+    /// so a walk that stopped gives no name.
+    pub fn names(&self, group: &str, key: &str) -> bool {
+        self.keys.contains(key)
+            || self.grouped.get(key).is_some_and(|groups| {
+                crate::syntax::c_keys::define_groups_for(group)
+                    .iter()
+                    .any(|g| groups.contains(g))
+            })
+    }
+
     /// Take in what one source gives (`scan_reader_source`).
     fn add(&mut self, source: SourceKeys) {
         self.unknown |= source.unread;
@@ -267,6 +284,15 @@ impl ReaderKeys {
                     .any(|g| groups.contains(g))
             })
     }
+}
+
+/// A Python module of the project that names a removed tracker key
+/// (`Workspace::python_tracker_key_modules`).
+#[derive(Debug)]
+pub struct PythonKeyModule {
+    /// Below the project root (as the walk lists it where it is not).
+    pub path: PathBuf,
+    pub text: String,
 }
 
 /// Lookups on `Workspace::skipped`, which held a list scan each: "is this
@@ -537,6 +563,7 @@ impl Workspace {
             placed: previous.placed,
             missing_dirs: previous.missing_dirs,
             reader_keys: previous.reader_keys,
+            python_tracker_keys: previous.python_tracker_keys,
             container_copies: previous.container_copies,
             git_ignores: previous.git_ignores,
             walk_stopped: previous.walk_stopped,
@@ -743,6 +770,46 @@ impl Workspace {
                     ..ReaderKeys::default()
                 },
             }
+        })
+    }
+
+    /// The Python modules under the project root that name, in quotes, a
+    /// key a release stopped reading in a test app's `[tracker]` file
+    /// (`enable-batch-process`, `enable-past-frame`: the tracker table's
+    /// keys with an `until`), each with its text: a helper module that
+    /// reads a tracker file by the path it is given builds no pipeline, so
+    /// it is not among the loaded files. Found by one walk of the root the
+    /// first time it is asked (DS002 asks only for such a key that no
+    /// loaded module reads), whatever paths were named; each file read
+    /// under the size cap, inside the root; a file it cannot read, or a
+    /// stopped walk, gives none (the why then names the test apps, as
+    /// without the module). Empty without a root.
+    pub fn python_tracker_key_modules(&self) -> &[PythonKeyModule] {
+        self.python_tracker_keys.get_or_init(|| {
+            let Some(root) = &self.root else {
+                return Vec::new();
+            };
+            let quoted: Vec<String> = crate::model::keys::table()
+                .iter()
+                .filter(|k| k.schema == crate::model::keys::Schema::Tracker && k.until.is_some())
+                .flat_map(|k| ['"', '\''].map(|q| format!("{q}{}{q}", k.key)))
+                .collect();
+            let is_python = |p: &Path| crate::files::extension(p).is_some_and(|e| e.eq_ignore_ascii_case("py"));
+            let scan = |l: crate::files::walk::Listed| -> Option<String> {
+                let bytes = read_walked(&l).ok()?;
+                let text = String::from_utf8(bytes).ok()?;
+                quoted.iter().any(|q| text.contains(q.as_str())).then_some(text)
+            };
+            self.walk_whole_root(root, &is_python, &scan)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(path, text)| {
+                    // Shown from the root: the walk's path is the
+                    // canonical root's, not as the user spelled it.
+                    let path = path.strip_prefix(root.path()).map_or(path.clone(), Path::to_path_buf);
+                    Some(PythonKeyModule { path, text: text? })
+                })
+                .collect()
         })
     }
 

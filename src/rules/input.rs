@@ -354,7 +354,7 @@ fn check_entries(
             d = match reader {
                 // The project's own app reads the key: "test apps pass
                 // over it" is not what happens to this file.
-                Some((py, span)) => {
+                Some(TrackerReader::Linked((py, span))) => {
                     let (line, _) = ctx.ws.files[py].position(span.start);
                     d.why(format!(
                         "this project's own code reads the key ({}:{line}), but nvtracker has no `{}` property from DS 6.3 (DS 9.1 gstnvtracker.cpp registers none), so no reader can give it the setting there: PyGObject's set_property raises TypeError (\"does not have property\") on a property the element lacks",
@@ -363,6 +363,22 @@ fn check_entries(
                     ))
                     .related(py, span)
                 }
+                // The project's own code reads a key of this name, but no
+                // module ties it to this file: which reader reads the file
+                // is unknown, so the why says what holds for every one.
+                Some(TrackerReader::Named((py, span))) => {
+                    let (line, _) = ctx.ws.files[py].position(span.start);
+                    let by = format!("this project's own code names the key ({}:{line})", ctx.ws.files[py].path.display());
+                    d.why(any_reader_why(&e.key, &by)).related(py, span)
+                }
+                Some(TrackerReader::Unloaded(module, line)) => {
+                    let by = format!("this project's own code names the key ({module}:{line} under the project root)");
+                    d.why(any_reader_why(&e.key, &by))
+                }
+                Some(TrackerReader::Source) => d.why(any_reader_why(
+                    &e.key,
+                    "a C or C++ source of this project reads a key of this name (a `#define CONFIG_…` string, or one it compares or asks GLib for)",
+                )),
                 // A test app's `[tracker]` file: see `unknown_key_why`.
                 None if schema == Schema::Tracker => d.why("a release whose test apps no longer read the key passes over it (deepstream-test2's C reader, set_tracker_properties, prints \"Unknown key\"; the Python apps' loop over config['tracker'] says nothing), so the setting has no effect there"),
                 None => d.why("a release that no longer reads the key prints \"Unknown key\" and ignores it, so the setting has no effect there"),
@@ -459,25 +475,132 @@ fn app_refuses_source_group(file: FileId, doc: &Document, group: &crate::syntax:
     Some(d)
 }
 
-/// The project's Python reader of each removed key of one tracker group
-/// (`python_tracker_reader`), looked up once a key: a file may repeat the
-/// key on every line, and a large group's runs of entries share it.
+/// The project's own reader of each removed key of one tracker group
+/// (`tracker_reader`), looked up once a key: a file may repeat the key on
+/// every line, and a large group's runs of entries share it.
 #[derive(Default)]
-struct PythonReaders(std::sync::Mutex<Vec<(String, Option<Place>)>>);
+struct PythonReaders(std::sync::Mutex<Vec<(String, Option<TrackerReader>)>>);
 
 /// A place in a file: a module's quoted key name.
 type Place = (FileId, Span);
 
+/// Code of the project that reads a removed key of a tracker key-file.
+#[derive(Clone)]
+enum TrackerReader {
+    /// A Python module that reads this very file (`python_tracker_reader`).
+    Linked(Place),
+    /// A Python module that names the key but not this file
+    /// (`python_key_mention`): a helper given the file's path, or another
+    /// app's reader.
+    Named(Place),
+    /// The same of a module no front end loaded (it builds no pipeline:
+    /// `Workspace::python_tracker_key_modules`): its path and line.
+    Unloaded(String, usize),
+    /// A C or C++ source of the project reads a key of this name
+    /// (`Workspace::reader_keys`); where is not kept.
+    Source,
+}
+
 impl PythonReaders {
-    fn get(&self, ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
+    fn get(&self, ctx: &Ctx, tracker: FileId, key: &str) -> Option<TrackerReader> {
         let mut known = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((_, reader)) = known.iter().find(|(k, _)| k == key) {
             return reader.clone();
         }
-        let reader = python_tracker_reader(ctx, tracker, key);
+        let reader = tracker_reader(ctx, tracker, key);
         known.push((key.to_string(), reader.clone()));
         reader
     }
+}
+
+/// The project's code that reads `key` of the tracker key-file `tracker`,
+/// nearest tie first: a Python module that reads this file, one that
+/// names the key, a C or C++ source that reads a key of this name.
+fn tracker_reader(ctx: &Ctx, tracker: FileId, key: &str) -> Option<TrackerReader> {
+    if let Some(place) = python_tracker_reader(ctx, tracker, key) {
+        return Some(TrackerReader::Linked(place));
+    }
+    if let Some(place) = python_key_mention(ctx, tracker, key) {
+        return Some(TrackerReader::Named(place));
+    }
+    if let Some((module, line)) = unloaded_key_mention(ctx, tracker, key) {
+        return Some(TrackerReader::Unloaded(module, line));
+    }
+    ctx.ws
+        .reader_keys()
+        .names("tracker", key)
+        .then_some(TrackerReader::Source)
+}
+
+/// DS002's why for a removed tracker key where the project's own code
+/// (`by`) may be the file's reader but nothing ties it to the file: what
+/// holds whichever reader reads it. nvtracker registers no such property
+/// from DS 6.3 (DS 9.1 gstnvtracker.cpp); deepstream-test2's readers pass
+/// over the key (`unknown_key_why`); a reader that still sets it asks for
+/// a property the element lacks: PyGObject's `set_property` raises
+/// TypeError, GLib's `g_object_set` warns "object class … has no property
+/// named …" and sets nothing.
+fn any_reader_why(key: &str, by: &str) -> String {
+    format!(
+        "nvtracker has no `{key}` property from DS 6.3 (DS 9.1 gstnvtracker.cpp registers none), so no reader gives it the setting there: DeepStream's test apps pass over the key, and a reader that still sets it fails (PyGObject's set_property raises TypeError, GLib's g_object_set warns \"has no property named\" and sets nothing); {by}, so which of these happens depends on the reader"
+    )
+}
+
+/// A Python module of the project, outside the ties
+/// `python_tracker_reader` looks for, that names the removed `key` in
+/// quotes (`if key == 'enable-batch-process':`, `{"enable-batch-process":
+/// getint}`): a helper that reads whatever path it is given may be this
+/// file's reader. A module that names a file of this file's name and
+/// lies outside this file's folder and those above it reads another app's
+/// file of that name, not this one (`python_tracker_reader`'s rule), and
+/// is passed over. The place: the quoted name. Modules outside the root
+/// are not looked at.
+fn python_key_mention(ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
+    let path = &ctx.ws.files[tracker].path;
+    let name = path.file_name()?.to_str()?;
+    ctx.ws.files.iter().enumerate().find_map(|(id, f)| {
+        if f.doc.format != Format::Python || f.outside {
+            return None;
+        }
+        quoted_key_in(&f.path, &f.doc.text, path, name, key).map(|at| (id, at))
+    })
+}
+
+/// `python_key_mention` for the project's modules no front end loaded (a
+/// helper that builds no pipeline), from one walk of the root: the
+/// module's path as the walk spells it and the line of the quoted name.
+fn unloaded_key_mention(ctx: &Ctx, tracker: FileId, key: &str) -> Option<(String, usize)> {
+    let path = &ctx.ws.files[tracker].path;
+    let name = path.file_name()?.to_str()?;
+    ctx.ws.python_tracker_key_modules().iter().find_map(|m| {
+        // The module's path is the root's and the tracker's as given:
+        // "above" is not told apart, so a module naming a file of this
+        // name is taken for another app's reader (passed over).
+        let at = quoted_key_in(&m.path, &m.text, std::path::Path::new(""), name, key)?;
+        let line = m.text[..at.start].matches('\n').count() + 1;
+        Some((m.path.display().to_string(), line))
+    })
+}
+
+/// Where the module at `module` (text `text`) names `key` in quotes,
+/// unless it names a file called `name` and lies outside the folder of
+/// the tracker file `tracker` and those above it (another app's reader of
+/// a file of that name: `python_key_mention`).
+fn quoted_key_in(
+    module: &std::path::Path,
+    text: &str,
+    tracker: &std::path::Path,
+    name: &str,
+    key: &str,
+) -> Option<Span> {
+    let above = module.parent().is_some_and(|folder| tracker.starts_with(folder));
+    if !above && text.contains(name) {
+        return None;
+    }
+    ['"', '\''].iter().find_map(|q| {
+        let quoted = format!("{q}{key}{q}");
+        text.find(&quoted).map(|at| at..at + quoted.len())
+    })
 }
 
 /// A Python module of the project that reads `key` of the tracker
