@@ -47,7 +47,7 @@ pub fn comparator<'p>(mut paths: impl Iterator<Item = &'p Path>) -> fn(&Path, &P
 }
 
 /// Bytes two slices share at the start, eight at a time.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let mut i = 0;
     while i + 8 <= n {

@@ -669,11 +669,15 @@ enum Followed {
 /// time, so past the bytes they share they differ only in names and
 /// single `/`s. Comparing their bytes with `/` below every other byte is
 /// then comparing their components (a name never holds a `/`), without
-/// parsing them (the sort's comparisons were most of its time).
+/// parsing them (the sort's comparisons were most of its time). The
+/// bytes they share are passed over eight at a time
+/// ([`common_prefix`](crate::base::path_order::common_prefix)): a byte at a
+/// time, the ~40 bytes two of a tree's paths share cost ~140 instructions
+/// a comparison, most of the walk's sort.
 fn listed_order(a: &Path, b: &Path) -> std::cmp::Ordering {
     use std::os::unix::ffi::OsStrExt;
     let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
-    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let same = crate::base::path_order::common_prefix(a, b);
     let rank = |c: Option<&u8>| c.map(|&c| if c == b'/' { 0 } else { u16::from(c) + 1 });
     rank(a.get(same)).cmp(&rank(b.get(same)))
 }
@@ -1142,9 +1146,37 @@ mod tests {
     /// walked.
     #[test]
     fn listed_paths_sort_by_component() {
-        for top in ["t", "./t", "t/", "/x/./t", "t//u"] {
+        // Tops of several words: the bytes two paths share are passed over
+        // eight at a time, the first that differs found within a word.
+        for top in [
+            "t",
+            "./t",
+            "t/",
+            "/x/./t",
+            "t//u",
+            "/tmp/tree-100k/site00",
+            "/tmp/tree-100k/site0/p1",
+        ] {
             let names = [
-                "a", "a/b", "a.txt", "a-b", "a/b/c", "a b", "ab", "a/c", "b", "a/b.txt", "A", "é", "a\u{1}",
+                "a",
+                "a/b",
+                "a.txt",
+                "a-b",
+                "a/b/c",
+                "a b",
+                "ab",
+                "a/c",
+                "b",
+                "a/b.txt",
+                "A",
+                "é",
+                "a\u{1}",
+                "config_a/b",
+                "config_a-b",
+                "config_a",
+                "config_infer/x",
+                "config_infer.txt",
+                "config_inf",
             ];
             let mut by_bytes: Vec<PathBuf> = names.iter().map(|n| Path::new(top).join(n)).collect();
             let mut by_path = by_bytes.clone();
