@@ -90,6 +90,19 @@ fn engine_from_function(inf: &Element) -> bool {
     ["engine-create-func-name", "tlt-encoded-model"].iter().any(set) || library_network(inf)
 }
 
+/// DS205's why where only a custom library gives the network
+/// ([`library_network`]), its engine `missing` or not set. Out of line:
+/// rare, and kept out of `check`'s body, which runs for every nvinfer.
+#[cold]
+#[inline(never)]
+fn library_builds_why(missing: bool) -> &'static str {
+    if missing {
+        "nvinfer can build this engine only through the custom library (no ONNX or TAO model; DS 9.1 has no Caffe or UFF parser of its own): TrtModelBuilder::buildModel takes the library's NvDsInferCudaEngineGet, buildNetwork its NvDsInferCreateModelParser; a library that exports either rebuilds the engine at start, inside any profile (ENGINE_BUILD_CONTAMINATED), one that exports neither fails to start without it"
+    } else {
+        "nvinfer can build this engine only through the custom library (no ONNX or TAO model; DS 9.1 has no Caffe or UFF parser of its own): TrtModelBuilder::buildModel takes the library's NvDsInferCudaEngineGet, buildNetwork its NvDsInferCreateModelParser; a library that exports either builds the engine at every start (minutes inside every run and profile), one that exports neither fails to start without it"
+    }
+}
+
 /// Whether only a custom library can give nvinfer a network: a
 /// `custom-lib-path` and no ONNX or TAO model. DS 9.1's
 /// `TrtModelBuilder::buildModel` then takes the library's engine-create
@@ -357,12 +370,14 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
     // `NvDsInferCudaEngineGet` or a model parser, a failed start if it
     // exports neither; the config does not say which. Not so for a Caffe or
     // UFF model on DS 6.x, whose own parsers build it.
-    let library_only = library_network(inf)
-        && inf
-            .str("engine-create-func-name")
-            .is_none_or(|e| e.value.trim().is_empty())
-        && !(caffe_or_uff && release == CaffeUff::Built);
-    const LIBRARY_BUILDS: &str = "nvinfer can build this engine only through the custom library (no ONNX or TAO model; DS 9.1 has no Caffe or UFF parser of its own): TrtModelBuilder::buildModel takes the library's NvDsInferCudaEngineGet, buildNetwork its NvDsInferCreateModelParser";
+    // Asked only where a DS205 finding is made.
+    let library_only = || {
+        library_network(inf)
+            && inf
+                .str("engine-create-func-name")
+                .is_none_or(|e| e.value.trim().is_empty())
+            && !(caffe_or_uff && release == CaffeUff::Built)
+    };
     let no_build: std::borrow::Cow<'static, str> = match release {
         _ if !caffe_or_uff => "nvinfer has no model it can build an engine from (DS 9.1 builds ONNX and TAO models; Caffe and UFF only through a custom library's parser, TrtModelBuilder::buildNetwork): without the engine it fails to start".into(),
         CaffeUff::Fails((major, minor)) => format!(
@@ -372,18 +387,26 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
         _ => "on DeepStream 8.0 and later (TensorRT 10, no Caffe or UFF parser; DS 9.1's TrtModelBuilder::buildNetwork has none of its own) nvinfer cannot build an engine from this Caffe or UFF model and fails to start without the engine; DeepStream 6.x builds it at start (set `deepstream-version` under [options] in dslint.toml to say which release runs it)".into(),
     };
     match &engine {
-        None => out.push(
-            Diagnostic::new(Rule::EngineFileMissing, prop_file, prop_span.clone(), "model-engine-file is not set")
+        None => {
+            let why: std::borrow::Cow<'static, str> = if library_only() {
+                library_builds_why(false).into()
+            } else if builds {
+                "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile".into()
+            } else {
+                no_build.clone()
+            };
+            out.push(
+                Diagnostic::new(
+                    Rule::EngineFileMissing,
+                    prop_file,
+                    prop_span.clone(),
+                    "model-engine-file is not set",
+                )
                 .when(When::BenchProfile, bench)
                 .expected("the path of the serialized TensorRT engine")
-                .why(if library_only {
-                    format!("{LIBRARY_BUILDS}; a library that exports either builds the engine at every start (minutes inside every run and profile), one that exports neither fails to start without it").into()
-                } else if builds {
-                    "without it nvinfer builds the engine from the model at every start: minutes of build inside every run and profile".into()
-                } else {
-                    no_build.clone()
-                }),
-        ),
+                .why(why),
+            )
+        }
         Some((v, loc)) => {
             // A trailing ` # note` is DS006's finding: report the cause once.
             let without_comment = v.find(" #").map(|i| v[..i].trim_end());
@@ -391,17 +414,23 @@ pub fn check(ctx: &Ctx, inf: &Element, p: Option<&Pipeline>, out: &mut Vec<Diagn
                 without_comment.is_some_and(|c| matches!(ws.resolve(loc.file, c), Some(Target::Exists(_))));
             let target = engine_place.as_ref().and_then(|at| at.target.as_ref());
             if let (Some(Target::Missing(p)), false) = (target, comment_is_the_cause) {
+                let why: std::borrow::Cow<'static, str> = if library_only() {
+                    library_builds_why(true).into()
+                } else if builds {
+                    "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)".into()
+                } else {
+                    no_build
+                };
                 out.push(
-                    Diagnostic::new(Rule::EngineFileMissing, loc.file, loc.spans.value(), format!("model-engine-file {} does not exist", crate::files::shown(p)))
-                        .when(When::BenchProfile, bench)
-                        .expected("an existing engine file")
-                        .why(if library_only {
-                            format!("{LIBRARY_BUILDS}; a library that exports either rebuilds the engine at start, inside any profile (ENGINE_BUILD_CONTAMINATED), one that exports neither fails to start without it").into()
-                        } else if builds {
-                            "nvinfer rebuilds the engine from the model at start, which lands inside any profile (ENGINE_BUILD_CONTAMINATED)".into()
-                        } else {
-                            no_build
-                        }),
+                    Diagnostic::new(
+                        Rule::EngineFileMissing,
+                        loc.file,
+                        loc.spans.value(),
+                        format!("model-engine-file {} does not exist", crate::files::shown(p)),
+                    )
+                    .when(When::BenchProfile, bench)
+                    .expected("an existing engine file")
+                    .why(why),
                 );
             }
         }
@@ -680,9 +709,9 @@ fn check_infer_dims(ctx: &Ctx, inf: &Element, prop: &Home, out: &mut Vec<Diagnos
     // it; so does one whose network only its custom library gives (no ONNX
     // or TAO model: `library_network`), whose network's input is the size.
     // Elsewhere its absence is advice (info) unless facts give the dims.
-    let custom_engine = inf.str("engine-create-func-name").is_some() || library_network(inf);
+    let custom_engine = || inf.str("engine-create-func-name").is_some() || library_network(inf);
     match entry {
-        None if !has_model_source(inf) || custom_engine => {}
+        None if !has_model_source(inf) || custom_engine() => {}
         None => {
             let fix = facts_dims.and_then(|(h, w)| ctx.insert(prop, "infer-dims", &format!("{channels};{h};{w}")));
             out.push(
