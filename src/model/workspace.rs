@@ -174,6 +174,8 @@ pub struct Workspace {
     /// The project's Python modules that name, quoted, a key a release
     /// stopped reading in a test app's `[tracker]` file
     /// (`python_tracker_key_modules`), found the first time a rule asks.
+    /// Not carried into a later pass of `fix`: a fix may edit a Python
+    /// module (its lines move), so it is walked again if asked.
     python_tracker_keys: std::sync::OnceLock<Vec<PythonKeyModule>>,
     /// What the project's Dockerfiles and Containerfiles copy into an
     /// image, and its scripts and Compose files bind-mount into a container
@@ -563,7 +565,6 @@ impl Workspace {
             placed: previous.placed,
             missing_dirs: previous.missing_dirs,
             reader_keys: previous.reader_keys,
-            python_tracker_keys: previous.python_tracker_keys,
             container_copies: previous.container_copies,
             git_ignores: previous.git_ignores,
             walk_stopped: previous.walk_stopped,

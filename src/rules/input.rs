@@ -553,8 +553,9 @@ fn any_reader_why(key: &str, by: &str) -> String {
 /// file's reader. A module that names a file of this file's name and
 /// lies outside this file's folder and those above it reads another app's
 /// file of that name, not this one (`python_tracker_reader`'s rule), and
-/// is passed over. The place: the quoted name. Modules outside the root
-/// are not looked at.
+/// is passed over, and so is one that names another tracker key-file of
+/// the project (`reads_another_tracker_file`). The place: the quoted
+/// name. Modules outside the root are not looked at.
 fn python_key_mention(ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
     let path = &ctx.ws.files[tracker].path;
     let name = path.file_name()?.to_str()?;
@@ -562,7 +563,23 @@ fn python_key_mention(ctx: &Ctx, tracker: FileId, key: &str) -> Option<Place> {
         if f.doc.format != Format::Python || f.outside {
             return None;
         }
+        if reads_another_tracker_file(ctx, &f.doc.text, name) {
+            return None;
+        }
         quoted_key_in(&f.path, &f.doc.text, path, name, key).map(|at| (id, at))
+    })
+}
+
+/// Whether a module's text names another tracker key-file of the project
+/// (a file name none but `name`): it is that file's reader (the Python
+/// apps name their own file), not a helper that may read this one.
+fn reads_another_tracker_file(ctx: &Ctx, text: &str, name: &str) -> bool {
+    ctx.ws.files.iter().any(|f| {
+        f.kind == Some(Kind::Tracker)
+            && f.path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|other| other != name && text.contains(other))
     })
 }
 
@@ -576,6 +593,9 @@ fn unloaded_key_mention(ctx: &Ctx, tracker: FileId, key: &str) -> Option<(String
         // The module's path is the root's and the tracker's as given:
         // "above" is not told apart, so a module naming a file of this
         // name is taken for another app's reader (passed over).
+        if reads_another_tracker_file(ctx, &m.text, name) {
+            return None;
+        }
         let at = quoted_key_in(&m.path, &m.text, std::path::Path::new(""), name, key)?;
         let line = m.text[..at.start].matches('\n').count() + 1;
         Some((m.path.display().to_string(), line))
