@@ -102,18 +102,26 @@ pub fn merged(
     let mut again = rules::report_distinct(ws, pipelines, again, sel, suppressions);
     // Unused suppressions of the other files: their part is the last one.
     again.retain(|d| touched[d.file]);
-    let touched = &touched;
     let out = match Arc::try_unwrap(std::mem::take(last)) {
-        // The findings kept are moved once, straight into their place; the
-        // replaced ones are dropped where they are met, on the pool.
-        Ok(last) => merge_pieces(split_last(last), again, order, move |piece| {
-            piece.into_iter().filter(move |d| !touched[d.file])
-        }),
+        Ok(last) => {
+            // The findings kept are moved once, straight into their place.
+            let mut gone = Vec::new();
+            let kept = last.into_iter().filter_map(|d| {
+                if touched[d.file] {
+                    gone.push(d);
+                    None
+                } else {
+                    Some(d)
+                }
+            });
+            let out = merge(kept, again, order);
+            // The replaced findings' texts are freed off the main thread.
+            rayon::spawn(move || drop(gone));
+            out
+        }
         // The load's report, kept for the guard's restart: the findings
         // kept are copied.
-        Err(shared) => merge_pieces(shared.chunks(PIECE).collect(), again, order, move |piece| {
-            piece.iter().filter(move |d| !touched[d.file]).cloned()
-        }),
+        Err(shared) => merge(shared.iter().filter(|d| !touched[d.file]).cloned(), again, order),
     };
     debug_assert_eq!(
         format!("{out:?}"),
@@ -166,91 +174,6 @@ fn closure(files: usize, found: &Findings, seeds: &[FileId]) -> Vec<bool> {
         if !added {
             return touched;
         }
-    }
-}
-
-/// Findings of the last report merged a piece at a time, on all threads
-/// (one thread's walk over every finding of the last report, each pass of
-/// `fix`, was most of a merged report's main-thread instructions on the
-/// 10k bench tree).
-const PIECE: usize = 4096;
-
-/// The last report cut into pieces of `PIECE` findings, in order, each
-/// moved out once (`split_off` from the end) and the whole's buffer let go.
-fn split_last(mut last: Vec<Diagnostic>) -> Vec<Vec<Diagnostic>> {
-    let mut pieces = Vec::with_capacity(last.len() / PIECE + 1);
-    while last.len() > PIECE {
-        let at = (last.len() - 1) / PIECE * PIECE;
-        pieces.push(last.split_off(at));
-    }
-    last.shrink_to_fit();
-    pieces.push(last);
-    pieces.reverse();
-    pieces
-}
-
-/// [`merge`] of the findings `kept` keeps of each piece of the last report
-/// (its pieces in order) and `again`, a piece at a time on all threads,
-/// joined in order. Each piece takes the findings made again that rank
-/// from its first finding's file (for the first piece: from the start) up
-/// to the next piece's: the two reports have no file in common (`merged`),
-/// so a finding made again ranks before or after each finding kept, never
-/// beside it, and the pieces' merges joined are the whole merge.
-fn merge_pieces<P, I>(
-    pieces: Vec<P>,
-    again: Vec<Diagnostic>,
-    order: &Order,
-    kept: impl Fn(P) -> I + Sync,
-) -> Vec<Diagnostic>
-where
-    P: Send + Pieced,
-    I: Iterator<Item = Diagnostic>,
-{
-    use rayon::prelude::*;
-    // Where each piece's findings made again start.
-    let rank = |d: &Diagnostic| order.rank[d.file];
-    let starts: Vec<usize> = pieces
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match (i, p.first_file()) {
-            (0, _) | (_, None) => 0,
-            (_, Some(f)) => again.partition_point(|d| rank(d) < order.rank[f]),
-        })
-        .collect();
-    let mut again_pieces = Vec::with_capacity(pieces.len());
-    let mut again = again;
-    for &at in starts.iter().skip(1).rev() {
-        again_pieces.push(again.split_off(at.min(again.len())));
-    }
-    again_pieces.push(again);
-    again_pieces.reverse();
-    let merged: Vec<Vec<Diagnostic>> = pieces
-        .into_par_iter()
-        .zip(again_pieces)
-        .with_max_len(1)
-        .map(|(piece, again)| merge(kept(piece), again, order))
-        .collect();
-    let mut out = Vec::with_capacity(merged.iter().map(Vec::len).sum());
-    for piece in merged {
-        out.extend(piece);
-    }
-    out
-}
-
-/// A piece of a report: where its first finding is.
-trait Pieced {
-    fn first_file(&self) -> Option<FileId>;
-}
-
-impl Pieced for Vec<Diagnostic> {
-    fn first_file(&self) -> Option<FileId> {
-        self.first().map(|d| d.file)
-    }
-}
-
-impl Pieced for &[Diagnostic] {
-    fn first_file(&self) -> Option<FileId> {
-        self.first().map(|d| d.file)
     }
 }
 
@@ -315,43 +238,8 @@ mod tests {
             again.sort_by_key(by_place);
             let mut all: Vec<Diagnostic> = kept.iter().chain(&again).cloned().collect();
             all.sort_by_key(by_place);
-            let out = merge(kept.clone().into_iter(), again.clone(), &order);
+            let out = merge(kept.into_iter(), again, &order);
             prop_assert_eq!(format!("{out:?}"), format!("{all:?}"));
-            // The same merge a piece at a time, however the last report is
-            // cut (between a file's findings too), its findings moved or
-            // copied, and with a touched file's findings among them.
-            let mut last = kept.clone();
-            let gone = Diagnostic::new(Rule::EngineNameMismatch, files.len(), 0..1, "gone");
-            // Between two files' findings.
-            let mut at = (seed as usize) % (last.len() + 1);
-            while at > 0 && at < last.len() && last[at].file == last[at - 1].file {
-                at += 1;
-            }
-            last.insert(at, gone);
-            // Ranks spaced out, the touched file's just after the finding
-            // before it (or first).
-            let mut spaced: Vec<usize> = rank.iter().map(|r| 2 * r + 2).collect();
-            spaced.push(if at == 0 { 1 } else { spaced[last[at - 1].file] + 1 });
-            let order = Order { rank: spaced, distinct: true };
-            let touched = |d: &Diagnostic| d.file == files.len();
-            let mut pieces = Vec::new();
-            let mut rest = last.clone();
-            let mut x = seed;
-            while !rest.is_empty() {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let len = 1 + (x >> 33) as usize % 4;
-                let tail = rest.split_off(len.min(rest.len()));
-                pieces.push(std::mem::replace(&mut rest, tail));
-            }
-            let moved = merge_pieces(pieces.clone(), again.clone(), &order, |p: Vec<Diagnostic>| {
-                p.into_iter().filter(|d| !touched(d))
-            });
-            prop_assert_eq!(format!("{moved:?}"), format!("{all:?}"));
-            let slices: Vec<&[Diagnostic]> = pieces.iter().map(Vec::as_slice).collect();
-            let copied = merge_pieces(slices, again, &order, |p: &[Diagnostic]| {
-                p.iter().filter(|d| !touched(d)).cloned()
-            });
-            prop_assert_eq!(format!("{copied:?}"), format!("{all:?}"));
         }
     }
 }
